@@ -1,0 +1,112 @@
+// Seeded random numbers: the shim's stand-in for numpy's `np.random.Generator`.
+//
+// Gymnasium seeds every environment and space through `gymnasium.utils.seeding.np_random(seed)`. We keep the
+// same *semantics* (same seed -> same stream, `seed=undefined` -> fresh entropy, each env/space owns its own
+// generator) but not numpy's PCG64 bit stream: matching numpy bit-for-bit is not needed for learning results
+// to be comparable, only the distributions are. The generator is xoshiro128** (Blackman & Vigna), seeded
+// through splitmix32 so that nearby seeds (0, 1, 2, ...) give unrelated streams.
+
+import { randomBytes } from "node:crypto";
+
+export class RandomGenerator {
+  private s0 = 0;
+  private s1 = 0;
+  private s2 = 0;
+  private s3 = 0;
+  private spareNormal: number | null = null;
+
+  constructor(seed?: number) {
+    this.reseed(seed ?? randomSeed());
+  }
+
+  reseed(seed: number): void {
+    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
+    // splitmix32 over the low and high 32-bit halves, so seeds above 2^32 still matter.
+    let x = (seed >>> 0) ^ Math.floor(seed / 2 ** 32);
+    const next = () => {
+      x = (x + 0x9e3779b9) | 0;
+      let z = x;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.s0 = next();
+    this.s1 = next();
+    this.s2 = next();
+    this.s3 = next();
+    this.spareNormal = null;
+  }
+
+  /** Next raw 32-bit unsigned integer (xoshiro128**). */
+  nextUint32(): number {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0;
+    const t = this.s1 << 9;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+
+  /** Uniform double in [0, 1) with 53 random bits, like `rng.random()`. */
+  random(): number {
+    const hi = this.nextUint32() >>> 5; // 27 bits
+    const lo = this.nextUint32() >>> 6; // 26 bits
+    return (hi * 67108864 + lo) / 9007199254740992;
+  }
+
+  /** Uniform double in [low, high), like `rng.uniform(low, high)`. */
+  uniform(low = 0, high = 1): number {
+    return low + (high - low) * this.random();
+  }
+
+  /** Uniform integer in [low, high), like `rng.integers(low, high)`. Unbiased (rejection sampling). */
+  integers(low: number, high: number): number {
+    const range = high - low;
+    if (!(range >= 1) || range > 2 ** 32) throw new RangeError(`integers(${low}, ${high}): need 1 <= high - low <= 2^32`);
+    const limit = 2 ** 32 - (2 ** 32 % range);
+    let r = this.nextUint32();
+    while (r >= limit) r = this.nextUint32();
+    return low + (r % range);
+  }
+
+  /** Standard normal (Box–Muller; the second value of each pair is kept for the next call). */
+  normal(mean = 0, std = 1): number {
+    if (this.spareNormal !== null) {
+      const z = this.spareNormal;
+      this.spareNormal = null;
+      return mean + std * z;
+    }
+    let u = 0;
+    while (u === 0) u = this.random();
+    const v = this.random();
+    const r = Math.sqrt(-2 * Math.log(u));
+    this.spareNormal = r * Math.sin(2 * Math.PI * v);
+    return mean + std * r * Math.cos(2 * Math.PI * v);
+  }
+
+  /** Exponential with scale 1, like `rng.exponential()` (used by Box.sample on half-bounded dimensions). */
+  exponential(): number {
+    return -Math.log(1 - this.random());
+  }
+}
+
+function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}
+
+/** A fresh seed from OS entropy, used when the caller gives none (numpy does the same with SeedSequence). */
+export function randomSeed(): number {
+  return randomBytes(4).readUInt32LE(0);
+}
+
+/**
+ * Mirrors `gymnasium.utils.seeding.np_random(seed)`: returns the generator and the seed actually used,
+ * so an unseeded env can still report (and reproduce) its seed.
+ */
+export function npRandom(seed?: number): [RandomGenerator, number] {
+  const used = seed ?? randomSeed();
+  return [new RandomGenerator(used), used];
+}

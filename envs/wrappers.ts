@@ -1,0 +1,254 @@
+// Wrappers, as `gymnasium.wrappers` (0.29). Each one changes one thing and says where its semantics come from.
+
+import { ActionWrapper, type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, Wrapper } from "./core.ts";
+import { RunningMeanStd } from "./running_mean_std.ts";
+import { Box, type TypedArray, zerosOf } from "./spaces.ts";
+
+export { RunningMeanStd, type RunningMeanStdState } from "./running_mean_std.ts";
+
+/** Truncates an episode after `maxEpisodeSteps` steps (`truncated = true`), as `gymnasium.wrappers.TimeLimit`. */
+export class TimeLimit<Obs, Act> extends Wrapper<Obs, Act> {
+  private elapsedSteps: number | null = null;
+  constructor(
+    env: Env<Obs, Act>,
+    readonly maxEpisodeSteps: number,
+  ) {
+    super(env);
+  }
+  override reset(args: ResetArgs = {}): [Obs, Info] {
+    this.elapsedSteps = 0;
+    return this.env.reset(args);
+  }
+  override step(action: Act): StepResult<Obs> {
+    const result = this.env.step(action);
+    this.elapsedSteps = (this.elapsedSteps ?? 0) + 1;
+    if (this.elapsedSteps >= this.maxEpisodeSteps) result[3] = true;
+    return result;
+  }
+}
+
+/** Throws if `step` is called before the first `reset`, as `gymnasium.wrappers.OrderEnforcing`. */
+export class OrderEnforcing<Obs, Act> extends Wrapper<Obs, Act> {
+  private hasReset = false;
+  override reset(args: ResetArgs = {}): [Obs, Info] {
+    this.hasReset = true;
+    return this.env.reset(args);
+  }
+  override step(action: Act): StepResult<Obs> {
+    if (!this.hasReset) throw new Error("Cannot call env.step() before calling env.reset()");
+    return this.env.step(action);
+  }
+}
+
+/** What RecordEpisodeStatistics puts in `info.episode` at the end of an episode. */
+export interface EpisodeStatistics {
+  /** Undiscounted return of the episode. */
+  r: number;
+  /** Length of the episode in steps. */
+  l: number;
+  /** Wall-clock seconds from the start of the episode, rounded to microseconds. */
+  t: number;
+}
+
+/**
+ * Records each episode's return and length, as `gymnasium.wrappers.RecordEpisodeStatistics` (0.29). When
+ * `step` ends an episode (terminated or truncated) the step's info gains `episode: { r, l, t }`; CleanRL logs
+ * `info.episode.r` / `.l` from there (inside SyncVectorEnv's `final_info`, since the vector env autoresets).
+ *
+ * 0.29 details carried over:
+ * - the running return is a float32 accumulator (`np.zeros(num_envs, dtype=np.float32)`), hence `Math.fround`;
+ * - `t` is measured from the episode's start (the last `reset` or the previous episode end), not from the
+ *   wrapper's creation as in old gym, and rounded to 6 decimals (`np.round(..., 6)`). We keep the start time in
+ *   float64 where 0.29 stores `perf_counter()` in float32, which only loses precision there;
+ * - an inner info that already has `episode` is an error ("Attempted to add episode stats when they already exist").
+ */
+export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapper<Obs, Act> {
+  /** Returns of the last `bufferLength` episodes, oldest first (0.29's `return_queue`, a deque). */
+  readonly returnQueue: number[] = [];
+  /** Lengths of the last `bufferLength` episodes, oldest first (0.29's `length_queue`). */
+  readonly lengthQueue: number[] = [];
+  episodeCount = 0;
+  private episodeReturn = 0;
+  private episodeLength = 0;
+  private episodeStartTime = performance.now();
+
+  constructor(
+    env: Env<Obs, Act>,
+    readonly bufferLength = 100,
+  ) {
+    super(env);
+  }
+
+  override reset(args: ResetArgs = {}): [Obs, Info] {
+    const result = this.env.reset(args);
+    this.episodeReturn = 0;
+    this.episodeLength = 0;
+    this.episodeStartTime = performance.now();
+    return result;
+  }
+
+  override step(action: Act): StepResult<Obs> {
+    const result = this.env.step(action);
+    const [, reward, terminated, truncated, info] = result;
+    this.episodeReturn = Math.fround(this.episodeReturn + reward);
+    this.episodeLength += 1;
+    if (terminated || truncated) {
+      if ("episode" in info || "_episode" in info) throw new Error("RecordEpisodeStatistics: attempted to add episode stats when they already exist");
+      const now = performance.now();
+      const episode: EpisodeStatistics = {
+        r: this.episodeReturn,
+        l: this.episodeLength,
+        t: Math.round((now - this.episodeStartTime) * 1000) / 1e6,
+      };
+      // A new object rather than writing into the inner env's info, which an env may reuse between steps.
+      result[4] = { ...info, episode };
+      pushBounded(this.returnQueue, episode.r, this.bufferLength);
+      pushBounded(this.lengthQueue, episode.l, this.bufferLength);
+      this.episodeCount += 1;
+      this.episodeReturn = 0;
+      this.episodeLength = 0;
+      this.episodeStartTime = now;
+    }
+    return result;
+  }
+}
+
+function pushBounded(queue: number[], value: number, maxLength: number): void {
+  queue.push(value);
+  if (queue.length > maxLength) queue.shift();
+}
+
+/**
+ * Clips Box actions to the action space's bounds before they reach the env, as `gymnasium.wrappers.ClipAction`.
+ * In 0.29 the wrapper's `action_space` stays the inner env's bounded Box (only 1.0 widens it to
+ * Box(-inf, inf)); we keep 0.29's, so sampling from it still gives in-bounds actions.
+ */
+export class ClipAction<Obs> extends ActionWrapper<Obs, TypedArray> {
+  private readonly box: Box;
+  constructor(env: Env<Obs, TypedArray>) {
+    if (!(env.actionSpace instanceof Box)) throw new TypeError(`ClipAction: action space must be a Box, got ${env.actionSpace}`);
+    super(env);
+    this.box = env.actionSpace;
+  }
+  action(action: TypedArray): TypedArray {
+    const { low, high, dtype, size } = this.box;
+    if (action.length !== size) throw new RangeError(`ClipAction: expected ${size} action values, got ${action.length}`);
+    const clipped = zerosOf(dtype, size);
+    // Math.min/max propagate NaN exactly like np.clip does.
+    for (let i = 0; i < size; i++) clipped[i] = Math.min(Math.max(action[i], low[i]), high[i]);
+    return clipped;
+  }
+}
+
+/**
+ * Normalizes each observation coordinate to roughly zero mean and unit variance with running statistics, as
+ * `gymnasium.wrappers.NormalizeObservation` (0.29): every observation, from `reset` and from `step`, first
+ * updates `obsRms` (a batch of one) and is then mapped to `(obs - mean) / sqrt(var + epsilon)`.
+ *
+ * dtype: in 0.29 the result is float64 (float32 obs minus a float64 mean) while `observation_space` stays the
+ * float32 Box, and SyncVectorEnv then casts it back to float32 when batching. We return the observation space's
+ * dtype directly (Float32Array for float32 Boxes, Float64Array otherwise), which is what a CleanRL agent sees.
+ *
+ * `updateRunningMean = false` freezes the statistics (Gymnasium 1.0's `update_running_mean`; 0.29 cannot),
+ * which evaluation with saved statistics needs.
+ */
+export class NormalizeObservation<Act = unknown> extends ObservationWrapper<TypedArray, Act, ArrayLike<number>> {
+  readonly obsRms: RunningMeanStd;
+  updateRunningMean = true;
+  private readonly outputFloat32: boolean;
+
+  constructor(
+    env: Env<ArrayLike<number>, Act>,
+    readonly epsilon = 1e-8,
+  ) {
+    super(env);
+    this.obsRms = new RunningMeanStd(env.observationSpace.shape);
+    this.outputFloat32 = env.observationSpace.dtype === "float32";
+  }
+
+  observation(obs: ArrayLike<number>): TypedArray {
+    const rms = this.obsRms;
+    if (obs.length !== rms.size) throw new RangeError(`NormalizeObservation: expected ${rms.size} values, got ${obs.length}`);
+    if (this.updateRunningMean) rms.update(obs, 1);
+    const out = this.outputFloat32 ? new Float32Array(rms.size) : new Float64Array(rms.size);
+    for (let i = 0; i < rms.size; i++) out[i] = (obs[i] - rms.mean[i]) / Math.sqrt(rms.var[i] + this.epsilon);
+    return out;
+  }
+}
+
+/**
+ * Scales rewards so that their discounted sum has roughly unit variance, as `gymnasium.wrappers.NormalizeReward`
+ * (0.29):
+ *   returns = returns * gamma * (1 - terminated) + reward;  returnRms.update([returns]);
+ *   reward / sqrt(returnRms.var + epsilon)
+ * Note the 0.29 order: a termination zeroes the accumulator *before* adding that step's reward, so the terminal
+ * step's return is just its own reward, and the first step of the next episode still carries it
+ * (`gamma * r_terminal + r`). Truncation does not reset the accumulator at all. (Gym <= 0.25 instead zeroed
+ * `returns[dones]` after normalizing; we follow 0.29.) The reward is not centred, only scaled.
+ */
+export class NormalizeReward<Obs = unknown, Act = unknown> extends Wrapper<Obs, Act> {
+  readonly returnRms = new RunningMeanStd([]);
+  /** The discounted-return accumulator (0.29's `self.returns`, one env). */
+  discountedReturn = 0;
+  updateRunningMean = true;
+  private readonly single = new Float64Array(1);
+
+  constructor(
+    env: Env<Obs, Act>,
+    readonly gamma = 0.99,
+    readonly epsilon = 1e-8,
+  ) {
+    super(env);
+  }
+
+  override step(action: Act): StepResult<Obs> {
+    const result = this.env.step(action);
+    const [, reward, terminated] = result;
+    this.discountedReturn = this.discountedReturn * this.gamma * (terminated ? 0 : 1) + reward;
+    if (this.updateRunningMean) {
+      this.single[0] = this.discountedReturn;
+      this.returnRms.update(this.single, 1);
+    }
+    result[1] = reward / Math.sqrt(this.returnRms.var[0] + this.epsilon);
+    return result;
+  }
+}
+
+/** Applies `f` to every observation, as `gymnasium.wrappers.TransformObservation` (0.29): the space is left as is. */
+export class TransformObservation<Obs, Act = unknown, InnerObs = Obs> extends ObservationWrapper<Obs, Act, InnerObs> {
+  constructor(
+    env: Env<InnerObs, Act>,
+    readonly f: (obs: InnerObs) => Obs,
+  ) {
+    super(env);
+  }
+  observation(obs: InnerObs): Obs {
+    return this.f(obs);
+  }
+}
+
+/** Applies `f` to every reward, as `gymnasium.wrappers.TransformReward` (0.29). */
+export class TransformReward<Obs = unknown, Act = unknown> extends RewardWrapper<Obs, Act> {
+  constructor(
+    env: Env<Obs, Act>,
+    readonly f: (reward: number) => number,
+  ) {
+    super(env);
+  }
+  reward(reward: number): number {
+    return this.f(reward);
+  }
+}
+
+/**
+ * Reshapes a Box observation space to one dimension, as `gymnasium.wrappers.FlattenObservation` (CleanRL's
+ * continuous PPO applies it first). Values are already stored flat and row-major, so observations pass through.
+ */
+export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> {
+  constructor(env: Env<TypedArray, Act>) {
+    if (!(env.observationSpace instanceof Box)) throw new TypeError(`FlattenObservation: only Box observation spaces are supported, got ${env.observationSpace}`);
+    super(env);
+    const box = env.observationSpace;
+    this.observationSpace = new Box(box.low, box.high, [box.size], box.dtype);
+  }
+}
