@@ -17,7 +17,7 @@ import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
 import { type ArgValues, bool, float, int, kebab, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
-import { clipGradNorm, orthogonal } from "./envs/nn.ts";
+import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
 const ARGS = {
@@ -84,7 +84,7 @@ function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator
 
 /** `nn.Linear`: one fused op for x·W + b. */
 function linear(x: tf.Tensor2D, layer: Linear): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: layer.weight, bias: layer.bias });
+  return tf.fused.matMul({ a: x, b: layer.weight, bias: layer.bias }) as tf.Tensor2D;
 }
 
 /** Linear → Tanh → Linear → Tanh → Linear, the `nn.Sequential` of CleanRL's actor and critic. */
@@ -395,7 +395,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
     if (args.annealLr) {
       const frac = 1.0 - (iteration - 1.0) / args.numIterations;
-      optimizer.learningRate = frac * args.learningRate;
+      setLearningRate(optimizer, frac * args.learningRate);
     }
 
     for (let step = 0; step < args.numSteps; step++) {
@@ -431,7 +431,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
     const clipfracs: number[] = [];
-    let stats = new Float32Array(6);
+    let stats: Float32Array = new Float32Array(6);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
       shuffle(bInds, rng);
       for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
@@ -464,7 +464,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const explainedVar = explainedVariance(values, returns);
 
     // TRY NOT TO MODIFY: record rewards for plotting purposes
-    writer.addScalar("charts/learning_rate", optimizer.learningRate, globalStep);
+    writer.addScalar("charts/learning_rate", getLearningRate(optimizer), globalStep);
     writer.addScalar("losses/value_loss", vLoss, globalStep);
     writer.addScalar("losses/policy_loss", pgLoss, globalStep);
     writer.addScalar("losses/entropy", entropyLoss, globalStep);

@@ -192,36 +192,46 @@ export async function setupBackend(cuda: boolean, opts: SetupBackendOptions = {}
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// WASM gradient overrides
+// WASM gradient fixes
 //
 // Measured on tfjs-backend-wasm 4.22 (1 thread, SIMD), Nature-CNN shapes at batch 256:
-//   * There is no Conv2DBackpropFilter kernel, so the stock Conv2D gradient throws on wasm (and tfjs does not fall
-//     back to another backend per kernel).
+//   * There is no Conv2DBackpropFilter kernel, so the stock Conv2D gradient throws on wasm (tfjs does not fall back
+//     to another backend per kernel).
 //   * Conv2DBackpropInput is a naive loop: 363 ms (4x4/2 layer) and 256 ms (3x3/1 layer) against 35 / 23 ms for the
 //     forward conv of the same layer.
 //   * BatchMatMul with transposeA/transposeB bypasses XNNPACK's packed GEMM (10-20x slower); tfjs's own gradient
 //     (tfjs-core/src/gradients/BatchMatMul_grad.ts) uses exactly those flags, so every dense layer's backward pass
 //     hits the slow path.
-// The overrides below express both gradients through forward kernels that XNNPACK runs fast (plain matMul,
-// forward conv2d, transpose, pad, slice, reshape). tfjs keeps one gradient per kernel name for all backends, so the
-// overrides are global; by default they defer to the original gradient unless the active backend is wasm, so
-// cpu and tensorflow keep their native backprop kernels. The math is backend-independent (the tests check it on
-// cpu too).
-//
-// Not covered: tf.fused.conv2d / tf.fused.matMul (and therefore tf.layers.conv2d / tf.layers.dense, which use the
-// fused ops) compute their gradients in a customGrad that calls conv2DBackpropFilter and transposed matMuls
-// directly. On wasm, build networks from tf.conv2d / tf.matMul / tf.add / tf.relu instead.
+// The fixes express both gradients through kernels that XNNPACK runs fast (plain matMul, forward conv2d,
+// transpose, pad, slice, reshape). They are installed at two levels, sharing the same math:
+//   1. Gradient overrides for the kernel names `Conv2D` and `BatchMatMul` (tf.registerGradient). tfjs keeps one
+//      gradient per kernel name for all backends, so these are global; they defer to tfjs's own gradient unless
+//      the active backend is wasm, so cpu and tensorflow keep their native backprop kernels. The math itself is
+//      backend-independent (the tests check it on cpu as well).
+//   2. wasm kernels for `Conv2DBackpropFilter` (missing), `Conv2DBackpropInput` (replacing the naive loop) and a
+//      `BatchMatMul` wrapper that turns transposeA/transposeB into an explicit Transpose before the fast GEMM.
+//      Needed because tf.fused.matMul / tf.fused.conv2d (ppo.ts's `linear`, and tf.layers) compute their gradients
+//      in a customGrad that calls those kernels directly, never consulting the registered Conv2D/BatchMatMul
+//      gradients. The kernels are implemented with ordinary tf ops: tfjs's engine supports ops nested inside a
+//      kernel (they are not taped at kernelDepth > 0) and accepts a Tensor as a kernel's output.
 // ---------------------------------------------------------------------------------------------------------------
 
-interface GradOverride {
-  original: tf.GradConfig;
-  kernelName: string;
+type ConvPad = "valid" | "same" | number | tf.backend_util.ExplicitPadding;
+type RoundingMode = "floor" | "round" | "ceil" | undefined;
+
+interface ConvAttrs {
+  strides: [number, number] | number;
+  pad: ConvPad;
+  dataFormat?: "NHWC" | "NCHW";
+  dilations?: [number, number] | number;
+  dimRoundingMode?: RoundingMode;
 }
 
-let installed: GradOverride[] | null = null;
+let gradOriginals: Map<string, tf.GradConfig> | null = null;
+let kernelOriginals: Map<string, tf.KernelConfig | undefined> | null = null;
 let overridesOnAllBackends = false;
 
-/** Whether the overrides should run for the backend active at backprop time. */
+/** Whether the gradient overrides should run for the backend active at backprop time. */
 function overrideActive(): boolean {
   return overridesOnAllBackends || tf.getBackend() === "wasm";
 }
@@ -257,10 +267,9 @@ function reduceToShape(g: tf.Tensor, shape: number[]): tf.Tensor {
  *   (T,F): dA = B·dCᵀ         dB = A·dC
  *   (T,T): dA = (dC·B)ᵀ       dB = (A·dC)ᵀ
  */
-const batchMatMulGrad: tf.GradFunc = (dyIn, saved, attrs) => {
-  const dy = dyIn as tf.Tensor;
-  const [a, b] = saved;
-  const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
+function batchMatMulGradThunks(
+  dy: tf.Tensor, a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: boolean,
+): { a: () => tf.Tensor; b: () => tf.Tensor } {
   const mm = (p: tf.Tensor, q: tf.Tensor): tf.Tensor => tf.matMul(p, q, false, false);
   let da: () => tf.Tensor;
   let db: () => tf.Tensor;
@@ -278,7 +287,7 @@ const batchMatMulGrad: tf.GradFunc = (dyIn, saved, attrs) => {
     db = () => transposeInner(mm(a, dy));
   }
   return { a: () => reduceToShape(da(), a.shape), b: () => reduceToShape(db(), b.shape) };
-};
+}
 
 /**
  * Returns t[:, offH + h, offW + w, :] for h < outH, w < outW, with zeros where that index falls outside t
@@ -302,123 +311,199 @@ function window4d(t: tf.Tensor4D, offH: number, offW: number, outH: number, outW
   return y;
 }
 
+// Conv2D backprop (NHWC, dilation 1, any stride and padding) from forward ops only.
+//
+// Notation: x [N,H,W,Ci], filter w [Kh,Kw,Ci,Co], dy [N,OH,OW,Co], stride (sh, sw), padding (top, left) from
+// computeConv2DInfo. The forward conv reads only xf = zero-padded x cropped to Hf = (OH-1)·sh + Kh rows (Wf
+// columns) and is a VALID conv on xf: y[n,i,j,o] = Σ_{p,q,c} xf[n, i·sh+p, j·sw+q, c] · w[p,q,c,o].
+
+function convGeometry(xShape: number[], filterShape: number[], dyShape: number[], a: ConvAttrs) {
+  const info = tf.backend_util.computeConv2DInfo(
+    xShape as [number, number, number, number], filterShape as [number, number, number, number],
+    a.strides, 1, a.pad, a.dimRoundingMode, false, "channelsLast");
+  const sh = info.strideHeight;
+  const sw = info.strideWidth;
+  const kh = info.filterHeight;
+  const kw = info.filterWidth;
+  return {
+    sh, sw, kh, kw, top: info.padInfo.top, left: info.padInfo.left,
+    hf: (dyShape[1] - 1) * sh + kh, wf: (dyShape[2] - 1) * sw + kw,
+  };
+}
+
 /**
- * Conv2D gradient (NHWC, dilation 1, any stride and padding) from forward ops only.
- *
- * Notation: x [N,H,W,Ci], filter w [Kh,Kw,Ci,Co], dy [N,OH,OW,Co], stride (sh, sw), padding (top, left) from
- * computeConv2DInfo. The forward conv reads only xf = zero-padded x cropped to Hf = (OH-1)·sh + Kh rows (Wf
- * columns) and is a VALID conv on xf: y[n,i,j,o] = Σ_{p,q,c} xf[n, i·sh+p, j·sw+q, c] · w[p,q,c,o].
- *
  * Filter gradient: dW[p,q,c,o] = Σ_{n,i,j} xf[n, p + i·sh, q + j·sw, c] · dy[n,i,j,o]. With xf transposed to
  * [Ci, Hf, Wf, N] (input channels as batch, batch as channels) and dy transposed to [OH, OW, N, Co] (used as the
- * filter), that is one forward VALID conv with stride 1 and dilation (sh, sw); its output is [Ci, Kh, Kw, Co].
- * XNNPACK supports dilation. Measured (batch 256, wasm): 92 / 54 / 36 ms for the 8x8/4, 4x4/2, 3x3/1 layers,
- * vs 371 / 143 / 99 ms for im2col from space-to-depth + one matMul and 2.7 s / 1.1 s / 80 ms for im2col built
- * from strided slices (wasm StridedSlice is slow); space-to-depth + undilated conv lost to its 6-D transpose.
- *
- * Input gradient ("sub-pixel" transposed convolution): dxf[n, a·sh + r, ...] = Σ_t dy[n, a - t, ...] ·
- * w[t·sh + r, ...], for r < sh. Zero-padding w to Jh·sh rows (Jh = ceil(Kh/sh)) and splitting rows into
- * (t, r) turns this into ONE stride-1 forward conv of dy (padded by Jh-1 on both sides) with a Jh x Jw filter
- * whose output channels are (r_h, r_w, ci), followed by a depth-to-space shuffle (reshape + transpose). It does the
- * same FLOPs as the forward conv, whereas the textbook zero-insertion + full conv does sh·sw times more. Measured:
- * 51 ms (4x4/2) and 40 ms (3x3/1) vs 170 / 48 ms with zero insertion and 363 / 256 ms for the wasm kernel;
- * tf.depthToSpace on wasm took 101 ms for what the 6-D transpose does in 3 ms.
+ * filter), that is one forward VALID conv with stride 1 and dilation (sh, sw), whose output is [Ci, Kh, Kw, Co].
+ * XNNPACK supports dilation. Measured (batch 256, wasm): 92 / 54 / 36 ms for the 8x8/4, 4x4/2, 3x3/1 layers, vs
+ * 371 / 143 / 99 ms for im2col from space-to-depth + one matMul, 2.7 s / 1.1 s / 80 ms for im2col built from
+ * strided slices (wasm StridedSlice is slow), and 573 / 212 / 37 ms for space-to-depth + undilated conv (its 6-D
+ * transpose with N innermost is slow).
  */
-function conv2dGradThunks(
-  x: tf.Tensor4D,
-  w: tf.Tensor4D,
-  dy: tf.Tensor4D,
-  attrs: {
-    strides: [number, number] | number;
-    pad: "valid" | "same" | number | tf.backend_util.ExplicitPadding;
-    dimRoundingMode?: "floor" | "round" | "ceil";
-  },
-): { x: () => tf.Tensor; filter: () => tf.Tensor } {
-  const info = tf.backend_util.computeConv2DInfo(
-    x.shape, w.shape, attrs.strides, 1, attrs.pad, attrs.dimRoundingMode, false, "channelsLast");
-  const { strideHeight: sh, strideWidth: sw, filterHeight: kh, filterWidth: kw } = info;
-  const { top, left } = info.padInfo;
-  const [N, H, W, Ci] = x.shape;
-  const [, OH, OW, Co] = dy.shape;
-  const Hf = (OH - 1) * sh + kh;
-  const Wf = (OW - 1) * sw + kw;
-
-  const filterGrad = (): tf.Tensor => {
-    const xf = window4d(x, -top, -left, Hf, Wf);
+export function conv2dFilterGrad(x: tf.Tensor4D, dy: tf.Tensor4D, filterShape: number[], attrs: ConvAttrs): tf.Tensor4D {
+  return tf.tidy(() => {
+    const g = convGeometry(x.shape, filterShape, dy.shape, attrs);
+    const xf = window4d(x, -g.top, -g.left, g.hf, g.wf);
     const xT = tf.transpose(xf, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, Hf, Wf, N]
     const dyT = tf.transpose(dy, [1, 2, 0, 3]) as tf.Tensor4D; // [OH, OW, N, Co]
     // Stride 1 with dilation (sh, sw): tfjs allows dilation > 1 only when the stride is 1, which it is here.
-    const r = tf.conv2d(xT, dyT, 1, "valid", "NHWC", [sh, sw]); // [Ci, kh, kw, Co]
+    const r = tf.conv2d(xT, dyT, 1, "valid", "NHWC", [g.sh, g.sw]); // [Ci, Kh, Kw, Co]
     return tf.transpose(r, [1, 2, 0, 3]);
-  };
-
-  const inputGrad = (): tf.Tensor => {
-    const jh = Math.ceil(kh / sh);
-    const jw = Math.ceil(kw / sw);
-    // g[t_h, t_w, o, (r_h, r_w, c)] = w_padded[(jh-1-t_h)·sh + r_h, (jw-1-t_w)·sw + r_w, c, o]
-    let wp: tf.Tensor = w;
-    if (jh * sh > kh || jw * sw > kw) wp = tf.pad(w, [[0, jh * sh - kh], [0, jw * sw - kw], [0, 0], [0, 0]]);
-    const g = tf.reshape(
-      tf.transpose(tf.reverse(tf.reshape(wp, [jh, sh, jw, sw, Ci, Co]), [0, 2]), [0, 2, 5, 1, 3, 4]),
-      [jh, jw, Co, sh * sw * Ci]) as tf.Tensor4D;
-    const dyp = tf.pad(dy, [[0, 0], [jh - 1, jh - 1], [jw - 1, jw - 1], [0, 0]]) as tf.Tensor4D;
-    const out = tf.conv2d(dyp, g, 1, "valid"); // [N, qh, qw, sh·sw·Ci], qh = OH + jh - 1
-    const [, qh, qw] = out.shape;
-    const up = sh === 1 && sw === 1
-      ? out
-      : tf.reshape(tf.transpose(tf.reshape(out, [N, qh, qw, sh, sw, Ci]), [0, 1, 3, 2, 4, 5]),
-        [N, qh * sh, qw * sw, Ci]) as tf.Tensor4D;
-    // Rows of `up` past Hf are zero (they pair only with the zero padding of w). Undo the forward padding:
-    // dx[h] = dxf[h + top], and input rows the conv never read get zero gradient.
-    return window4d(up, top, left, H, W);
-  };
-
-  return { x: inputGrad, filter: filterGrad };
-}
-
-function conv2dGrad(original: tf.GradConfig): tf.GradFunc {
-  return (dy, saved, attrs) => {
-    const a = attrs as unknown as {
-      strides: [number, number] | number;
-      pad: "valid" | "same" | number | tf.backend_util.ExplicitPadding;
-      dataFormat: "NHWC" | "NCHW";
-      dilations: [number, number] | number;
-      dimRoundingMode?: "floor" | "round" | "ceil";
-    };
-    const dil = typeof a.dilations === "number" ? [a.dilations, a.dilations] : (a.dilations ?? [1, 1]);
-    // Dilated or NCHW convs: the original gradient (which itself rejects dilation > 1); wasm has no NCHW conv.
-    if (!overrideActive() || a.dataFormat === "NCHW" || dil[0] !== 1 || dil[1] !== 1) {
-      return original.gradFunc(dy, saved, attrs);
-    }
-    const [x, w] = saved as [tf.Tensor4D, tf.Tensor4D];
-    return conv2dGradThunks(x, w, dy as tf.Tensor4D, a);
-  };
+  });
 }
 
 /**
- * Re-registers the gradients of the `Conv2D` and `BatchMatMul` kernels so they use only fast forward kernels on
- * wasm (see the measurements above). Idempotent. By default the overrides are active only while the wasm backend
- * is selected and defer to tfjs's gradients elsewhere; `allBackends: true` uses them on every backend (tests).
- * `setupBackend` calls this when it selects wasm.
+ * Input gradient as a "sub-pixel" transposed convolution: for r < sh, dxf[n, a·sh + r, ...] =
+ * Σ_t dy[n, a - t, ...] · w[t·sh + r, ...]. Zero-padding w to Jh·sh rows (Jh = ceil(Kh/sh)) and splitting kernel
+ * rows into (t, r) turns this into ONE stride-1 forward conv of dy (padded by Jh-1 on both sides) with a Jh x Jw
+ * filter whose output channels are (r_h, r_w, ci), followed by a depth-to-space shuffle (reshape + transpose).
+ * It does the forward conv's FLOPs, whereas the textbook zero-insertion + full conv does sh·sw times more.
+ * Measured (batch 256, wasm): 51 ms (4x4/2) and 40 ms (3x3/1), vs 170 / 48 ms with zero insertion and 363 / 256 ms
+ * for the wasm kernel; tf.depthToSpace on wasm took 101 ms for what the 6-D transpose does in 3 ms.
+ */
+export function conv2dInputGrad(xShape: number[], dy: tf.Tensor4D, w: tf.Tensor4D, attrs: ConvAttrs): tf.Tensor4D {
+  return tf.tidy(() => {
+    const [n, h, wd, ci] = xShape;
+    const co = w.shape[3];
+    const g = convGeometry(xShape, w.shape, dy.shape, attrs);
+    const { sh, sw, kh, kw } = g;
+    const jh = Math.ceil(kh / sh);
+    const jw = Math.ceil(kw / sw);
+    // f[t_h, t_w, o, (r_h, r_w, c)] = w_padded[(jh-1-t_h)·sh + r_h, (jw-1-t_w)·sw + r_w, c, o]
+    const wp = jh * sh > kh || jw * sw > kw ? tf.pad(w, [[0, jh * sh - kh], [0, jw * sw - kw], [0, 0], [0, 0]]) : w;
+    const f = tf.reshape(
+      tf.transpose(tf.reverse(tf.reshape(wp, [jh, sh, jw, sw, ci, co]), [0, 2]), [0, 2, 5, 1, 3, 4]),
+      [jh, jw, co, sh * sw * ci]) as tf.Tensor4D;
+    const dyp = tf.pad(dy, [[0, 0], [jh - 1, jh - 1], [jw - 1, jw - 1], [0, 0]]) as tf.Tensor4D;
+    const out = tf.conv2d(dyp, f, 1, "valid"); // [N, qh, qw, sh·sw·Ci], qh = OH + jh - 1
+    const [, qh, qw] = out.shape;
+    const up = sh === 1 && sw === 1
+      ? out
+      : tf.reshape(tf.transpose(tf.reshape(out, [n, qh, qw, sh, sw, ci]), [0, 1, 3, 2, 4, 5]),
+        [n, qh * sh, qw * sw, ci]) as tf.Tensor4D;
+    // Rows of `up` past Hf are zero (they pair only with w's zero padding). Undo the forward padding,
+    // dx[h] = dxf[h + top]; input rows the conv never read get zero gradient.
+    return window4d(up, g.top, g.left, h, wd);
+  });
+}
+
+function dilationsAreOne(d: ConvAttrs["dilations"]): boolean {
+  return d == null || (typeof d === "number" ? d === 1 : d.every((v) => v === 1));
+}
+
+function makeConv2DGrad(original: tf.GradConfig): tf.GradFunc {
+  return (dy, saved, attrs) => {
+    const a = attrs as unknown as ConvAttrs;
+    // Dilated convs keep the original gradient (which itself rejects dilation > 1); wasm has no NCHW conv at all.
+    if (!overrideActive() || a.dataFormat === "NCHW" || !dilationsAreOne(a.dilations)) {
+      return original.gradFunc(dy, saved, attrs);
+    }
+    const [x, w] = saved as [tf.Tensor4D, tf.Tensor4D];
+    return {
+      x: () => conv2dInputGrad(x.shape, dy as tf.Tensor4D, w, a),
+      filter: () => conv2dFilterGrad(x, dy as tf.Tensor4D, w.shape, a),
+    };
+  };
+}
+
+function makeBatchMatMulGrad(original: tf.GradConfig): tf.GradFunc {
+  return (dy, saved, attrs) => {
+    if (!overrideActive()) return original.gradFunc(dy, saved, attrs);
+    const { transposeA, transposeB } = attrs as unknown as { transposeA: boolean; transposeB: boolean };
+    return batchMatMulGradThunks(dy as tf.Tensor, saved[0], saved[1], transposeA, transposeB);
+  };
+}
+
+/** Kernel inputs are the op's Tensors when dispatched by the engine; anything else goes to the original kernel. */
+function asTensor(t: tf.TensorInfo | undefined): tf.Tensor | null {
+  return t != null && (t as tf.Tensor).rank != null ? (t as tf.Tensor) : null;
+}
+
+function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): tf.KernelConfig[] {
+  const fallback = (name: string, args: Parameters<tf.KernelFunc>[0]) => {
+    const orig = originals.get(name);
+    if (orig == null) throw new Error(`wasm backend has no ${name} kernel for these arguments`);
+    return orig.kernelFunc(args);
+  };
+  const mmOrig = originals.get(tf.BatchMatMul);
+  return [
+    {
+      kernelName: tf.BatchMatMul,
+      backendName: "wasm",
+      // Keep the original setupFunc: the wasm backend calls it at initialisation to bind the C++ function.
+      setupFunc: mmOrig?.setupFunc,
+      kernelFunc: (args) => {
+        const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
+        const a = asTensor(args.inputs.a);
+        const b = asTensor(args.inputs.b);
+        if ((!transposeA && !transposeB) || a == null || b == null) return fallback(tf.BatchMatMul, args);
+        return tf.tidy(() => tf.matMul(transposeA ? transposeInner(a) : a, transposeB ? transposeInner(b) : b));
+      },
+    },
+    {
+      kernelName: tf.Conv2DBackpropFilter,
+      backendName: "wasm",
+      kernelFunc: (args) => {
+        const a = args.attrs as unknown as ConvAttrs & { filterShape: number[] };
+        const x = asTensor(args.inputs.x);
+        const dy = asTensor(args.inputs.dy);
+        if (x == null || dy == null || a.dataFormat === "NCHW") return fallback(tf.Conv2DBackpropFilter, args);
+        return conv2dFilterGrad(x as tf.Tensor4D, dy as tf.Tensor4D, a.filterShape, a);
+      },
+    },
+    {
+      kernelName: tf.Conv2DBackpropInput,
+      backendName: "wasm",
+      setupFunc: originals.get(tf.Conv2DBackpropInput)?.setupFunc,
+      kernelFunc: (args) => {
+        const a = args.attrs as unknown as ConvAttrs & { inputShape: number[] };
+        const dy = asTensor(args.inputs.dy);
+        const w = asTensor(args.inputs.filter);
+        if (dy == null || w == null || a.dataFormat === "NCHW") return fallback(tf.Conv2DBackpropInput, args);
+        return conv2dInputGrad(a.inputShape, dy as tf.Tensor4D, w as tf.Tensor4D, a);
+      },
+    },
+  ];
+}
+
+/**
+ * Installs the WASM gradient fixes described above. Idempotent. By default the gradient overrides are active only
+ * while the wasm backend is selected (they defer to tfjs's gradients elsewhere); `allBackends: true` uses them on
+ * every backend (tests). The wasm kernel fixes need @tensorflow/tfjs-backend-wasm to be imported first (it
+ * registers the kernels being wrapped); `setupBackend` calls this right after selecting wasm.
  */
 export function registerWasmGradientFixes(opts: { allBackends?: boolean } = {}): void {
   overridesOnAllBackends = opts.allBackends ?? false;
-  if (installed != null) return;
-  const convOrig = tf.getGradient(tf.Conv2D);
-  const mmOrig = tf.getGradient(tf.BatchMatMul);
-  tf.registerGradient({ kernelName: tf.Conv2D, inputsToSave: ["x", "filter"], gradFunc: conv2dGrad(convOrig) });
-  tf.registerGradient({
-    kernelName: tf.BatchMatMul,
-    inputsToSave: ["a", "b"],
-    gradFunc: (dy, saved, attrs) => (overrideActive() ? batchMatMulGrad : mmOrig.gradFunc)(dy, saved, attrs),
-  });
-  installed = [{ kernelName: tf.Conv2D, original: convOrig }, { kernelName: tf.BatchMatMul, original: mmOrig }];
+  if (gradOriginals == null) {
+    const conv = tf.getGradient(tf.Conv2D);
+    const mm = tf.getGradient(tf.BatchMatMul);
+    tf.registerGradient({ kernelName: tf.Conv2D, inputsToSave: ["x", "filter"], gradFunc: makeConv2DGrad(conv) });
+    tf.registerGradient({ kernelName: tf.BatchMatMul, inputsToSave: ["a", "b"], gradFunc: makeBatchMatMulGrad(mm) });
+    gradOriginals = new Map([[tf.Conv2D, conv], [tf.BatchMatMul, mm]]);
+  }
+  if (kernelOriginals == null && tf.getKernel(tf.BatchMatMul, "wasm") != null) {
+    const names = [tf.BatchMatMul, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
+    kernelOriginals = new Map(names.map((k) => [k, tf.getKernel(k, "wasm")]));
+    for (const config of wasmKernelFixes(kernelOriginals)) {
+      // registerKernel warns when a kernel already exists; unregister first.
+      if (kernelOriginals.get(config.kernelName) != null) tf.unregisterKernel(config.kernelName, "wasm");
+      tf.registerKernel(config);
+    }
+  }
 }
 
-/** Restores tfjs's own Conv2D and BatchMatMul gradients (e.g. to compare against them). Idempotent. */
+/** Restores tfjs's own gradients and wasm kernels (e.g. to measure or compare against them). Idempotent. */
 export function unregisterWasmGradientFixes(): void {
-  if (installed == null) return;
-  for (const { original } of installed) tf.registerGradient(original);
-  installed = null;
+  if (gradOriginals != null) {
+    for (const config of gradOriginals.values()) tf.registerGradient(config);
+    gradOriginals = null;
+  }
+  if (kernelOriginals != null) {
+    for (const [name, config] of kernelOriginals) {
+      tf.unregisterKernel(name, "wasm");
+      if (config != null) tf.registerKernel(config);
+    }
+    kernelOriginals = null;
+  }
   overridesOnAllBackends = false;
 }

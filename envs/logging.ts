@@ -144,6 +144,7 @@ const EVENT_STEP = 2;
 const EVENT_FILE_VERSION = 3;
 const EVENT_SUMMARY = 5;
 const EVENT_SOURCE_METADATA = 10;
+const SOURCE_WRITER = 1;
 // summary.proto: Summary { repeated Value value = 1; }
 // Value { string tag = 1; float simple_value = 2; TensorProto tensor = 8; SummaryMetadata metadata = 9; }
 // SummaryMetadata { PluginData plugin_data = 1; }  PluginData { string plugin_name = 1; bytes content = 2; }
@@ -193,8 +194,6 @@ function frameRecord(data: Uint8Array): Buffer {
 // ---------------------------------------------------------------------------
 
 export interface SummaryWriterOptions {
-  /** Forward every addScalar to this tracker (CleanRL's `sync_tensorboard=True`). */
-  tracker?: Tracker | null;
   /** Write buffered records at most this often (torch flushes every 120 s; we keep crash loss small). */
   flushSecs?: number;
   /** ...or as soon as this many records are buffered. */
@@ -212,22 +211,27 @@ export class SummaryWriter {
   private readonly tracker: Tracker | null;
   private readonly flushMs: number;
   private readonly maxQueue: number;
-  private fd: number;
+  private readonly fd: number;
   private pending: Buffer[] = [];
   private lastWrite = Date.now();
   private closed = false;
   private readonly timer: NodeJS.Timeout;
   private readonly onExit = (): void => this.writePending();
 
-  constructor(logDir: string, options: SummaryWriterOptions = {}) {
+  /**
+   * torch: `SummaryWriter(f"runs/{run_name}")`. With a `tracker` (from initTracking),
+   * every addScalar is also sent to it: CleanRL's `wandb.init(sync_tensorboard=True)`.
+   */
+  constructor(logDir: string, tracker: Tracker | null = null, options: SummaryWriterOptions = {}) {
     this.logDir = logDir;
-    this.tracker = options.tracker ?? null;
+    this.tracker = tracker;
     this.flushMs = (options.flushSecs ?? 2) * 1000;
     this.maxQueue = options.maxQueue ?? 100;
     fs.mkdirSync(logDir, { recursive: true });
 
-    // Same name as tensorboard's EventFileWriter: events.out.tfevents.%010d.host.pid.counter
-    // (TensorBoard only requires the "events.out.tfevents." prefix... and "tfevents" in the name).
+    // Named as tensorboard's EventFileWriter (which torch uses) names it:
+    // events.out.tfevents.%010d.<hostname>.<pid>.<counter>. TensorBoard itself picks up
+    // any file whose name contains "tfevents".
     const seconds = String(Math.floor(Date.now() / 1000)).padStart(10, "0");
     let fd = -1;
     let filePath = "";
@@ -247,7 +251,7 @@ export class SummaryWriter {
     const first = new ProtoWriter()
       .double(EVENT_WALL_TIME, Date.now() / 1000)
       .string(EVENT_FILE_VERSION, FILE_VERSION)
-      .message(EVENT_SOURCE_METADATA, new ProtoWriter().string(1, WRITER_NAME))
+      .message(EVENT_SOURCE_METADATA, new ProtoWriter().string(SOURCE_WRITER, WRITER_NAME))
       .finish();
     this.pending.push(frameRecord(first));
     this.writePending();
@@ -625,9 +629,12 @@ class WandbTracker implements Tracker {
     private readonly timeoutMs: number,
   ) {}
 
-  // One wandb row per global step, holding every tag logged at that step plus
-  // `global_step`, as wandb's tensorboard sync produces: CleanRL's wandb charts are
-  // drawn against global_step. Batching also keeps this cheap (one message per step).
+  // One wandb row per global step, holding every tag logged at that step plus a
+  // `global_step` column, as wandb's tensorboard sync produces (CleanRL's wandb charts
+  // are drawn against global_step). The row is logged without a wandb step, so `_step`
+  // just counts rows, again like the sync: steps that go backwards (CleanRL's eval
+  // returns are logged at steps 0..9 after training) are kept, not dropped. Batching
+  // also keeps this cheap: one message to the SDK per step, not per scalar.
   logScalar(tag: string, value: number, step: number): void {
     if (this.dead) return;
     // A repeated tag at the same step (two episodes ending together) starts a new row
@@ -644,7 +651,7 @@ class WandbTracker implements Tracker {
     this.row = {};
     this.rowSize = 0;
     try {
-      this.run.log(row, this.rowStep);
+      this.run.log(row);
     } catch (e) {
       this.fail(e);
     }
@@ -663,11 +670,12 @@ class WandbTracker implements Tracker {
   }
 
   private async finishRun(): Promise<void> {
-    const wasDead = this.dead;
     this.flush();
     this.dead = true;
+    // Even after a failure: finishing is what stops the SDK's upload loop, whose timers
+    // would otherwise keep the process from exiting.
     try {
-      if (!wasDead) await withTimeout(this.run.finish(), this.timeoutMs, "wandb finish");
+      await withTimeout(this.run.finish(), this.timeoutMs, "wandb finish");
     } catch (e) {
       this.log(`wandb: could not finish the run cleanly: ${reasonOf(e)}`);
     } finally {

@@ -57,3 +57,15 @@ export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads
   for (const n of names) clipped[n] = tf.mul(grads[n], coef);
   return { grads: clipped, norm };
 }
+
+/**
+ * `optimizer.param_groups[0]["lr"] = lr`: tfjs optimizers read their (TypeScript-protected) `learningRate`
+ * field at every `applyGradients`, so assigning it anneals the rate (measured: it takes effect).
+ */
+export function setLearningRate(optimizer: tf.Optimizer, lr: number): void {
+  (optimizer as unknown as { learningRate: number }).learningRate = lr;
+}
+
+export function getLearningRate(optimizer: tf.Optimizer): number {
+  return (optimizer as unknown as { learningRate: number }).learningRate;
+}

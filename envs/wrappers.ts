@@ -123,11 +123,12 @@ function pushBounded(queue: number[], value: number, maxLength: number): void {
  * In 0.29 the wrapper's `action_space` stays the inner env's bounded Box (only 1.0 widens it to
  * Box(-inf, inf)); we keep 0.29's, so sampling from it still gives in-bounds actions.
  */
-export class ClipAction<Obs> extends ActionWrapper<Obs, TypedArray> {
+export class ClipAction<Obs = unknown> extends ActionWrapper<Obs, TypedArray> {
   private readonly box: Box;
-  constructor(env: Env<Obs, TypedArray>) {
+  /** Also takes an untyped `Env` (what `make` returns): the Box action space is checked at run time. */
+  constructor(env: Env<Obs, TypedArray> | Env) {
     if (!(env.actionSpace instanceof Box)) throw new TypeError(`ClipAction: action space must be a Box, got ${env.actionSpace}`);
-    super(env);
+    super(env as Env<Obs, TypedArray>);
     this.box = env.actionSpace;
   }
   action(action: TypedArray): TypedArray {
@@ -157,11 +158,12 @@ export class NormalizeObservation<Act = unknown> extends ObservationWrapper<Type
   updateRunningMean = true;
   private readonly outputFloat32: boolean;
 
+  /** Also takes an untyped `Env` (what `make` returns); observations must be arrays of the space's size. */
   constructor(
-    env: Env<ArrayLike<number>, Act>,
+    env: Env<ArrayLike<number>, Act> | Env,
     readonly epsilon = 1e-8,
   ) {
-    super(env);
+    super(env as Env<ArrayLike<number>, Act>);
     this.obsRms = new RunningMeanStd(env.observationSpace.shape);
     this.outputFloat32 = env.observationSpace.dtype === "float32";
   }
@@ -216,11 +218,12 @@ export class NormalizeReward<Obs = unknown, Act = unknown> extends Wrapper<Obs, 
 
 /** Applies `f` to every observation, as `gymnasium.wrappers.TransformObservation` (0.29): the space is left as is. */
 export class TransformObservation<Obs, Act = unknown, InnerObs = Obs> extends ObservationWrapper<Obs, Act, InnerObs> {
+  /** Also takes an untyped `Env` (what `make` returns), trusting `f`'s parameter type as Python would. */
   constructor(
-    env: Env<InnerObs, Act>,
+    env: Env<InnerObs, Act> | Env,
     readonly f: (obs: InnerObs) => Obs,
   ) {
-    super(env);
+    super(env as Env<InnerObs, Act>);
   }
   observation(obs: InnerObs): Obs {
     return this.f(obs);
@@ -245,9 +248,10 @@ export class TransformReward<Obs = unknown, Act = unknown> extends RewardWrapper
  * continuous PPO applies it first). Values are already stored flat and row-major, so observations pass through.
  */
 export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> {
-  constructor(env: Env<TypedArray, Act>) {
+  /** Also takes an untyped `Env` (what `make` returns): the Box observation space is checked at run time. */
+  constructor(env: Env<TypedArray, Act> | Env) {
     if (!(env.observationSpace instanceof Box)) throw new TypeError(`FlattenObservation: only Box observation spaces are supported, got ${env.observationSpace}`);
-    super(env);
+    super(env as Env<TypedArray, Act>);
     const box = env.observationSpace;
     this.observationSpace = new Box(box.low, box.high, [box.size], box.dtype);
   }

@@ -1,0 +1,16 @@
+// The `gym` namespace: `import * as gym from "./envs/index.ts"` makes the PPO files read like their Python
+// originals (`gym.make(id)`, `gym.vector.SyncVectorEnv`, `gym.wrappers.RecordEpisodeStatistics`,
+// `gym.spaces.Discrete`). Importing it registers the bundled environments, as `import gymnasium` does.
+
+import "./classic_control/index.ts";
+
+export { ActionWrapper, Env, ObservationWrapper, RewardWrapper, Wrapper } from "./core.ts";
+export type { EnvSpec, Info, Metadata, ResetArgs, StepResult } from "./core.ts";
+export { make, register, registeredIds, spec } from "./registration.ts";
+export type { EnvCreator, MakeOptions } from "./registration.ts";
+export { Space } from "./spaces.ts";
+export * as spaces from "./spaces.ts";
+export * as wrappers from "./wrappers.ts";
+export * as vector from "./vector.ts";
+/** `gym.utils.checkEnv`, Gymnasium's `gymnasium.utils.env_checker.check_env`. */
+export * as utils from "./env_checker.ts";

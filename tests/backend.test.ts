@@ -1,0 +1,223 @@
+// Backend selection and the WASM gradient fixes of envs/backend.ts.
+//
+// Gradients are checked against the cpu backend's built-in gradients (the fixes defer to those on cpu), on the
+// same small random inputs, by switching backends inside one process: tf.setBackend("cpu") / ("wasm").
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import * as tf from "@tensorflow/tfjs";
+import {
+  backendReport,
+  registerWasmGradientFixes,
+  setupBackend,
+  unregisterWasmGradientFixes,
+} from "../envs/backend.ts";
+
+const TOL = 1e-4;
+
+/** Deterministic inputs, independent of any backend's RNG. */
+function randomArray(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 32 - 0.5;
+  }
+  return out;
+}
+
+const size = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
+
+/** max |a - b| / max |b|: one number per gradient, robust to entries near zero. */
+function relError(actual: Float32Array, expected: Float32Array): number {
+  assert.equal(actual.length, expected.length);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < expected.length; i++) {
+    num = Math.max(num, Math.abs(actual[i] - expected[i]));
+    den = Math.max(den, Math.abs(expected[i]));
+  }
+  return num / Math.max(den, 1e-12);
+}
+
+/** Gradients of sum(f(inputs) · r) w.r.t. all inputs, computed on `backend`; r weights outputs non-uniformly. */
+async function gradsOn(
+  backend: string,
+  shapes: number[][],
+  f: (...xs: tf.Tensor[]) => tf.Tensor,
+  seed: number,
+): Promise<Float32Array[]> {
+  await tf.setBackend(backend);
+  return tf.tidy(() => {
+    const xs = shapes.map((s, i) => tf.tensor(randomArray(size(s), seed + i), s));
+    const outShape = tf.tidy(() => f(...xs).shape);
+    const r = tf.tensor(randomArray(size(outShape), seed + 100), outShape);
+    const g = tf.grads((...args: tf.Tensor[]) => tf.sum(tf.mul(f(...args), r)))(xs);
+    return g.map((t) => t.dataSync() as Float32Array);
+  });
+}
+
+async function assertWasmMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed = 1): Promise<void> {
+  const expected = await gradsOn("cpu", shapes, f, seed);
+  const actual = await gradsOn("wasm", shapes, f, seed);
+  expected.forEach((e, i) => {
+    const err = relError(actual[i], e);
+    assert.ok(err < TOL, `gradient of input ${i} (shape ${shapes[i]}): relative error ${err.toExponential(2)}`);
+  });
+}
+
+const gpuInstalled = ((): boolean => {
+  try {
+    createRequire(import.meta.url).resolve("@tensorflow/tfjs-node-gpu");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+before(async () => {
+  // Initialise cpu first (quietly, which also suppresses its Node.js banner); wasm is then set up by the tests below.
+  await setupBackend(false, { quiet: true, prefer: "cpu" });
+});
+
+describe("setupBackend", () => {
+  test("setupBackend(false) selects wasm and prints nothing when quiet", async (t) => {
+    const log = t.mock.method(console, "log", () => {});
+    const name = await setupBackend(false, { quiet: true });
+    assert.equal(name, "wasm");
+    assert.equal(tf.getBackend(), "wasm");
+    assert.equal(log.mock.callCount(), 0);
+  });
+
+  test("setupBackend prints exactly one line naming the backend and why", async (t) => {
+    const log = t.mock.method(console, "log", () => {});
+    await setupBackend(false);
+    assert.equal(log.mock.callCount(), 1);
+    const line = String(log.mock.calls[0].arguments[0]);
+    assert.match(line, /^backend: wasm \((no )?SIMD, \d+ threads?\) — --cuda off$/);
+    assert.equal(line, backendReport()?.line);
+  });
+
+  test("setupBackend(true) falls back to wasm when tfjs-node-gpu is missing and the reason says so",
+    { skip: gpuInstalled ? "tfjs-node-gpu is installed here" : false }, async () => {
+      const name = await setupBackend(true, { quiet: true });
+      assert.equal(name, "wasm");
+      assert.equal(tf.getBackend(), "wasm");
+      const report = backendReport();
+      assert.match(report?.reason ?? "", /tfjs-node-gpu not installed; see README "GPU"/);
+      assert.match(report?.line ?? "", /^backend: wasm .* — tfjs-node-gpu not installed; see README "GPU"$/);
+    });
+
+  test("setupBackend is idempotent: a second call selects the same backend and tensors keep working", async () => {
+    assert.equal(await setupBackend(false, { quiet: true }), "wasm");
+    const a = tf.tensor([1, 2, 3]);
+    assert.equal(await setupBackend(false, { quiet: true }), "wasm");
+    assert.deepEqual(Array.from(tf.add(a, 1).dataSync()), [2, 3, 4]);
+    a.dispose();
+  });
+
+  test("setupBackend(false, {prefer: 'cpu'}) selects the cpu backend", async () => {
+    assert.equal(await setupBackend(false, { quiet: true, prefer: "cpu" }), "cpu");
+    assert.equal(tf.getBackend(), "cpu");
+  });
+});
+
+describe("WASM conv2d gradients match the cpu backend", () => {
+  before(async () => {
+    await setupBackend(false, { quiet: true }); // registers the fixes
+  });
+
+  // [x shape NHWC, filter size, stride, output channels, padding]
+  const cases: [number[], number, number, number, "valid" | "same"][] = [
+    [[2, 7, 6, 3], 3, 1, 4, "valid"],
+    [[3, 11, 10, 2], 4, 2, 5, "valid"],
+    [[2, 13, 12, 3], 3, 2, 2, "valid"], // (H - K) not a multiple of the stride: trailing input rows unused
+    [[2, 20, 19, 4], 8, 4, 3, "valid"], // Nature-CNN first layer, scaled down
+    [[2, 9, 9, 3], 3, 2, 4, "same"],
+  ];
+  for (const [xShape, k, s, co, pad] of cases) {
+    test(`conv2d ${k}x${k} stride ${s} ${pad}, x ${xShape.join("x")} -> ${co} channels: dx and dW`, async () => {
+      await assertWasmMatchesCpu([xShape, [k, k, xShape[3], co]],
+        (x, w) => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, s, pad), 10 * k + s);
+    });
+  }
+
+  test("three stacked convs with relu (Nature-CNN 8/4, 4/2, 3/1 on a 36x36 input): all filter gradients", async () => {
+    const shapes = [[2, 36, 36, 4], [8, 8, 4, 8], [4, 4, 8, 6], [3, 3, 6, 5]];
+    await assertWasmMatchesCpu(shapes, (x, w1, w2, w3) => {
+      const h1 = tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid"));
+      const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
+      return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
+    }, 7);
+  });
+
+  test("fused conv2d with bias (gradient via its customGrad -> wasm backprop kernels)", async () => {
+    // Only a linear fused op stays fused while taping gradients (tfjs's shouldFuse), so add relu separately.
+    await assertWasmMatchesCpu([[2, 12, 12, 3], [4, 4, 3, 5], [5]],
+      (x, w, b) => tf.relu(tf.fused.conv2d({
+        x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 2, pad: "valid", bias: b,
+      })), 3);
+  });
+});
+
+describe("WASM matMul gradients match the cpu backend", () => {
+  before(async () => {
+    await setupBackend(false, { quiet: true });
+  });
+
+  for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+    test(`matMul transposeA=${ta} transposeB=${tb}`, async () => {
+      const a = ta ? [5, 3] : [3, 5];
+      const b = tb ? [4, 5] : [5, 4];
+      await assertWasmMatchesCpu([a, b], (x, y) => tf.matMul(x, y, ta, tb), ta ? 11 : 13);
+    });
+  }
+
+  test("batched 3-D matMul with transposeB", async () => {
+    await assertWasmMatchesCpu([[3, 4, 5], [3, 6, 5]], (x, y) => tf.matMul(x, y, false, true), 17);
+  });
+
+  test("fused matMul with bias (ppo.ts's linear layer) followed by tanh", async () => {
+    await assertWasmMatchesCpu([[6, 4], [4, 7], [7]],
+      (x, w, b) => tf.tanh(tf.fused.matMul({ a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: b })), 19);
+  });
+
+  test("broadcast batch dims: gradient of the broadcast operand is summed over the batch", async () => {
+    // tfjs's own gradient cannot do this (shape mismatch), so the reference tiles b explicitly on cpu.
+    const expected = await gradsOn("cpu", [[2, 3, 4], [4, 5]],
+      (x, y) => tf.matMul(x, tf.tile(tf.expandDims(y, 0), [2, 1, 1])), 23);
+    const actual = await gradsOn("wasm", [[2, 3, 4], [4, 5]], (x, y) => tf.matMul(x, y), 23);
+    expected.forEach((e, i) => assert.ok(relError(actual[i], e) < TOL, `input ${i}`));
+  });
+});
+
+describe("gradient overrides on other backends", () => {
+  after(async () => {
+    registerWasmGradientFixes(); // back to wasm-only overrides
+    await tf.setBackend("wasm");
+  });
+
+  test("with allBackends the override math also matches tfjs's own gradients on cpu", async () => {
+    unregisterWasmGradientFixes();
+    const conv = (x: tf.Tensor, w: tf.Tensor) => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, 2, "valid");
+    const mm = (x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y, true, false);
+    const refConv = await gradsOn("cpu", [[2, 11, 10, 3], [4, 4, 3, 5]], conv, 29);
+    const refMm = await gradsOn("cpu", [[5, 3], [5, 4]], mm, 31);
+    registerWasmGradientFixes({ allBackends: true });
+    const gotConv = await gradsOn("cpu", [[2, 11, 10, 3], [4, 4, 3, 5]], conv, 29);
+    const gotMm = await gradsOn("cpu", [[5, 3], [5, 4]], mm, 31);
+    refConv.forEach((e, i) => assert.ok(relError(gotConv[i], e) < TOL, `conv input ${i}`));
+    refMm.forEach((e, i) => assert.ok(relError(gotMm[i], e) < TOL, `matMul input ${i}`));
+  });
+
+  test("without the fixes, the wasm conv2d filter gradient throws (the limitation being fixed)", async () => {
+    unregisterWasmGradientFixes();
+    await tf.setBackend("wasm");
+    const x = tf.ones([1, 5, 5, 1]) as tf.Tensor4D;
+    const w = tf.ones([3, 3, 1, 1]) as tf.Tensor4D;
+    assert.throws(() => tf.grad((ww: tf.Tensor) => tf.sum(tf.conv2d(x, ww as tf.Tensor4D, 1, "valid")))(w),
+      /Conv2DBackpropFilter/);
+    tf.dispose([x, w]);
+  });
+});
