@@ -256,3 +256,6 @@ export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> 
     this.observationSpace = new Box(box.low, box.high, [box.size], box.dtype);
   }
 }
+
+// RecordVideo lives in its own file (ffmpeg discovery and encoding); exported here so it is `gym.wrappers.RecordVideo`.
+export { RecordVideo, cappedCubicVideoSchedule } from "./video.ts";

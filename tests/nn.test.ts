@@ -1,0 +1,79 @@
+import * as tf from "@tensorflow/tfjs";
+import assert from "node:assert/strict";
+import { before, test } from "node:test";
+
+import { setupBackend } from "../envs/backend.ts";
+import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/nn.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+
+before(async () => {
+  await setupBackend(false, { quiet: true });
+});
+
+/** Gram matrix of the columns (tall) or rows (wide) of a row-major [rows, cols] weight, divided by gain². */
+function gram(w: Float32Array, rows: number, cols: number, gain: number, ofColumns: boolean): number[][] {
+  const n = ofColumns ? cols : rows;
+  const len = ofColumns ? rows : cols;
+  const at = (vec: number, k: number) => (ofColumns ? w[k * cols + vec] : w[vec * cols + k]);
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
+    let dot = 0;
+    for (let k = 0; k < len; k++) dot += at(i, k) * at(j, k);
+    return dot / gain ** 2;
+  }));
+}
+
+function assertIdentity(m: number[][]) {
+  m.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - (i === j ? 1 : 0)) < 1e-5, `entry (${i},${j}) = ${v}`)));
+}
+
+test("orthogonal init of a wide [in, out] weight has orthonormal columns scaled by the gain", () => {
+  // out (6) > in (4): torch makes the 6 rows of its [out, in] view... only 4 can be orthonormal, so the 4 in-vectors are.
+  const w = orthogonal([4, 6], Math.SQRT2, new RandomGenerator(0));
+  assertIdentity(gram(w, 4, 6, Math.SQRT2, false));
+});
+
+test("orthogonal init of a tall [in, out] weight has orthonormal out-vectors scaled by the gain", () => {
+  const w = orthogonal([64, 2], 0.01, new RandomGenerator(0));
+  assertIdentity(gram(w, 64, 2, 0.01, true));
+});
+
+test("orthogonal init is reproducible from the seed and differs across seeds", () => {
+  assert.deepEqual(orthogonal([8, 8], 1, new RandomGenerator(5)), orthogonal([8, 8], 1, new RandomGenerator(5)));
+  assert.notDeepEqual(orthogonal([8, 8], 1, new RandomGenerator(5)), orthogonal([8, 8], 1, new RandomGenerator(6)));
+});
+
+test("clipGradNorm scales every gradient by maxNorm / (global norm + 1e-6) when the norm exceeds maxNorm", () => {
+  tf.tidy(() => {
+    // Global norm of [3] and [4] is 5.
+    const { grads, norm } = clipGradNorm({ a: tf.tensor1d([3]), b: tf.tensor1d([4]) }, 0.5);
+    assert.ok(Math.abs(norm.dataSync()[0] - 5) < 1e-6);
+    const coef = 0.5 / (5 + 1e-6);
+    assert.ok(Math.abs(grads.a.dataSync()[0] - 3 * coef) < 1e-6);
+    assert.ok(Math.abs(grads.b.dataSync()[0] - 4 * coef) < 1e-6);
+  });
+});
+
+test("clipGradNorm leaves gradients whose global norm is within maxNorm unchanged", () => {
+  tf.tidy(() => {
+    const { grads } = clipGradNorm({ a: tf.tensor1d([0.3]), b: tf.tensor1d([0.1]) }, 0.5);
+    assert.ok(Math.abs(grads.a.dataSync()[0] - 0.3) < 1e-7);
+    assert.ok(Math.abs(grads.b.dataSync()[0] - 0.1) < 1e-7);
+  });
+});
+
+test("setting the learning rate changes the size of the next Adam step", () => {
+  const v = tf.variable(tf.scalar(0));
+  const optimizer: tf.Optimizer = tf.train.adam(0.1, 0.9, 0.999, 1e-5);
+  const step = () => {
+    const before = v.dataSync()[0];
+    tf.tidy(() => optimizer.applyGradients({ [v.name]: tf.scalar(1) }));
+    return v.dataSync()[0] - before;
+  };
+  // Adam's first steps move by ≈ lr for a constant gradient.
+  assert.ok(Math.abs(step() + 0.1) < 1e-3);
+  setLearningRate(optimizer, 0.01);
+  assert.equal(getLearningRate(optimizer), 0.01);
+  assert.ok(Math.abs(step() + 0.01) < 1e-3);
+  optimizer.dispose();
+  v.dispose();
+});
