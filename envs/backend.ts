@@ -9,7 +9,8 @@
 //   2. `wasm` (XNNPACK kernels, SIMD). Single-threaded: in Node tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false,
 //      and forcing threads needs fragile hacks that collapsed under load on a 2-core machine (see
 //      shared/notes/tfjs-in-node.md), so we deliberately do not try.
-//   3. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but 10-100x slower than WASM for conv nets.
+//   3. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
+//      batch 8 took 290 ms forward (wasm 7 ms) and 8-12 s forward+backward (wasm 34 ms).
 //
 // tfjs refuses to create tensors while a higher-priority backend is still initialising (importing
 // tfjs-backend-wasm makes wasm the top priority), so `setupBackend` must run before the first tensor is created.
@@ -202,6 +203,9 @@ export async function setupBackend(cuda: boolean, opts: SetupBackendOptions = {}
 //   * BatchMatMul with transposeA/transposeB bypasses XNNPACK's packed GEMM (10-20x slower); tfjs's own gradient
 //     (tfjs-core/src/gradients/BatchMatMul_grad.ts) uses exactly those flags, so every dense layer's backward pass
 //     hits the slow path.
+// Whole Nature-CNN agent (3 convs, 3136->512 dense, actor and critic heads), forward+backward at batch 256
+// (benchmark/backend_bench.ts cnn): stock tfjs throws; all fixes ~510 ms (forward alone ~130 ms); conv fixes with
+// stock matMul ~1,240 ms. Timings vary ~10-20% run to run on the shared 2-core machine they were taken on.
 // The fixes express both gradients through kernels that XNNPACK runs fast (plain matMul, forward conv2d,
 // transpose, pad, slice, reshape). They are installed at two levels, sharing the same math:
 //   1. Gradient overrides for the kernel names `Conv2D` and `BatchMatMul` (tf.registerGradient). tfjs keeps one
