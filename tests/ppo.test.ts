@@ -97,16 +97,17 @@ test("PPO loss terms match hand-computed values (clipped surrogate, clipped valu
 });
 
 test("advantage normalization uses the unbiased standard deviation, like torch's .std()", () => {
-  // Ratio 1 everywhere: pg_loss = -mean(normalized advantages) = 0, but the clipped branch sees their signs.
+  // Uniform policy and a log-ratio of 0.5 on every sample, so pg_loss depends only on the normalized advantages.
   const agent = constantAgent([0, 0], 0);
   const advantages = [1, 2, 3, 6];
   const mean = 3;
-  const std = Math.sqrt(((1 - mean) ** 2 + (2 - mean) ** 2 + 0 + (6 - mean) ** 2) / 3);
-  // With log-ratio 0.5 on every sample the clipped term wins for positive normalized advantages only.
-  const mb = minibatch([Math.log(0.5) - 0.5, Math.log(0.5) - 0.5, Math.log(0.5) - 0.5, Math.log(0.5) - 0.5], advantages, [0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 1]);
+  const unbiasedStd = Math.sqrt(((1 - mean) ** 2 + (2 - mean) ** 2 + 0 + (6 - mean) ** 2) / 3);
+  const oldLogprob = Math.log(0.5) - 0.5;
+  const mb = minibatch([oldLogprob, oldLogprob, oldLogprob, oldLogprob], advantages, [0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 1]);
   const pgLoss = tf.tidy(() => ppoLoss(agent, mb, { ...LOSS_ARGS, normAdv: true }).pgLoss.dataSync()[0]);
-  const r = Math.exp(0.5);
-  const expected = advantages.map((a) => (a - mean) / (std + 1e-8)).map((n) => Math.max(-n * r, -n * 1.2)).reduce((x, y) => x + y) / 4;
+  const ratio = Math.exp(0.5);
+  const normalized = advantages.map((a) => (a - mean) / (unbiasedStd + 1e-8));
+  const expected = normalized.map((n) => Math.max(-n * ratio, -n * 1.2)).reduce((x, y) => x + y) / 4;
   close(pgLoss, expected);
   tf.dispose(mb);
 });
