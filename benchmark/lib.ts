@@ -52,8 +52,14 @@ async function runOne(script: string, envId: string, seed: number, extra: string
   });
   writeFileSync(logFile, output.join(""));
   if (code !== 0) throw new Error(`${script} --env-id ${envId} --seed ${seed} exited ${code}; see ${logFile}`);
-  const seconds = (Date.now() - started) / 1000;
-  // The run directory is the newest runs/{env}__{exp}__{seed}__{time}.
+  const result = readRun(script, envId, seed, (Date.now() - started) / 1000);
+  console.log(`${envId} seed ${seed}: final return ${result.finalReturn.toFixed(2)}, SPS ${result.sps}, ${result.seconds.toFixed(0)} s`);
+  return result;
+}
+
+/** Reads the newest runs/{env}__bench_{script}__{seed}__{time} directory back into a RunResult. */
+export function readRun(script: string, envId: string, seed: number, seconds = NaN): RunResult {
+  const expName = `bench_${script.replace(/\.ts$/, "")}`;
   const prefix = `${envId}__${expName}__${seed}__`;
   const runDir = readdirSync(join(ROOT, "runs")).filter((d) => d.startsWith(prefix)).sort().at(-1);
   if (!runDir) throw new Error(`no runs/${prefix}* directory`);
@@ -63,7 +69,6 @@ async function runOne(script: string, envId: string, seed: number, extra: string
   const curve = events.filter((e) => e.tag === "charts/episodic_return").map((e) => [e.step, e.value] as [number, number]);
   const last = curve.slice(-20).map(([, r]) => r);
   const sps = events.filter((e) => e.tag === "charts/SPS").at(-1)?.value ?? NaN;
-  console.log(`${envId} seed ${seed}: final return ${mean(last).toFixed(2)}, SPS ${sps}, ${seconds.toFixed(0)} s (runs/${runDir})`);
   return { envId, seed, finalReturn: mean(last), sps, seconds, curve };
 }
 
@@ -91,18 +96,18 @@ export function markdownTable(results: RunResult[], reference: Record<string, st
 
 /** An SVG learning curve: episodic return against global step, one line per seed (moving average of 20 episodes). */
 export function learningCurveSvg(envId: string, results: RunResult[]): string {
-  const [width, height, pad] = [640, 400, 50];
+  const [width, height, pad, legendWidth] = [720, 400, 50, 80];
   const runs = results.filter((r) => r.envId === envId);
   const smoothed = runs.map((r) => r.curve.map(([step], i) => [step, mean(r.curve.slice(Math.max(0, i - 19), i + 1).map(([, v]) => v))] as [number, number]));
   const points = smoothed.flat();
   const maxX = Math.max(...points.map(([x]) => x));
   let [minY, maxY] = [Math.min(...points.map(([, y]) => y)), Math.max(...points.map(([, y]) => y))];
   if (minY === maxY) [minY, maxY] = [minY - 1, maxY + 1];
-  const sx = (x: number) => pad + (x / maxX) * (width - 2 * pad);
+  const sx = (x: number) => pad + (x / maxX) * (width - 2 * pad - legendWidth);
   const sy = (y: number) => height - pad - ((y - minY) / (maxY - minY)) * (height - 2 * pad);
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"];
   const lines = smoothed.map((curve, i) => `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.5" points="${curve.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`);
-  const legend = runs.map((r, i) => `<text x="${width - pad - 60}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">seed ${r.seed}</text>`);
+  const legend = runs.map((r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">seed ${r.seed}</text>`);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const y = minY + f * (maxY - minY);
     const x = f * maxX;
@@ -111,7 +116,7 @@ export function learningCurveSvg(envId: string, results: RunResult[]): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${width / 2}" y="24" font-size="15" text-anchor="middle">${envId}: episodic return (moving average of 20 episodes)</text>
-<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="black"/>
+<line x1="${pad}" y1="${height - pad}" x2="${width - pad - legendWidth}" y2="${height - pad}" stroke="black"/>
 <line x1="${pad}" y1="${pad}" x2="${pad}" y2="${height - pad}" stroke="black"/>
 ${ticks.join("\n")}
 <text x="${width / 2}" y="${height - 10}" font-size="12" text-anchor="middle">global step</text>

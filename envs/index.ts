@@ -3,6 +3,7 @@
 // `gym.spaces.Discrete`). Importing it registers the bundled environments, as `import gymnasium` does.
 
 import "./classic_control/index.ts";
+import "./box2d/index.ts";
 
 export { ActionWrapper, Env, ObservationWrapper, RewardWrapper, Wrapper } from "./core.ts";
 export type { EnvSpec, Info, Metadata, ResetArgs, StepResult } from "./core.ts";

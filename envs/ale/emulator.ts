@@ -1,0 +1,545 @@
+// An Atari 2600 driven the way the Arcade Learning Environment drives Stella, on the 6502.ts emulator core.
+//
+// 6502.ts (the Stellerator engine) emulates the CPU, RIOT and TIA cycle by cycle but is built to run in a browser
+// against a wall clock. We use its chips directly and replace the two parts whose behaviour ALE defines differently:
+//
+// * Frames. ALE (Stella 3.x, TIA.cxx) ends a frame when the program clears VSYNC at least one scanline (228 colour
+//   clocks) after setting it, or on any TIA write once more than 290 scanlines have passed without that. The next
+//   frame starts at the beginning of the scanline on which the CPU stopped. The screen is the `height` scanlines
+//   starting `yStart` lines into the frame (the cartridge properties Display.YStart / Display.Height; 34 / 210 unless
+//   the game's properties say otherwise), 160 pixels wide, one byte per pixel holding the TIA colour value (0 during
+//   VBLANK). Our `AleFrameClock` stands in for 6502.ts's FrameManager to give exactly those boundaries.
+// * Paddles. ALE turns a paddle's "resistance" r into the number of CPU cycles after the dump transistor is released
+//   (VBLANK bit 7 cleared) before INPTx reads high: trunc(1.6 * r * 0.01e-6 * 1.19e6) (TIA.cxx `peek`). `AlePaddle`
+//   replaces 6502.ts's RC-circuit model with that rule, so paddle positions mean what they mean in ALE.
+//
+// One `emulateFrame()` runs the CPU until that frame boundary; `emulateFrame(false)` skips producing pixels (the
+// sprites still move and collide, only the per-pixel colour writes are skipped), which is what frame-skipping
+// callers want for the frames whose screen nobody looks at.
+
+import Board from "6502.ts/lib/machine/stella/Board.js";
+import Config from "6502.ts/lib/machine/stella/Config.js";
+import CartridgeDetector from "6502.ts/lib/machine/stella/cartridge/CartridgeDetector.js";
+import CartridgeFactory from "6502.ts/lib/machine/stella/cartridge/CartridgeFactory.js";
+import CartridgeInfo from "6502.ts/lib/machine/stella/cartridge/CartridgeInfo.js";
+import * as rngFactory from "6502.ts/lib/tools/rng/factory.js";
+
+import { screenToGrayscale, screenToRgb } from "./palette.ts";
+
+/** ALE's `Action` enum (src/common/Constants.h): the 18 joystick actions, then the console's RESET switch. */
+export const Action = {
+  NOOP: 0,
+  FIRE: 1,
+  UP: 2,
+  RIGHT: 3,
+  LEFT: 4,
+  DOWN: 5,
+  UPRIGHT: 6,
+  UPLEFT: 7,
+  DOWNRIGHT: 8,
+  DOWNLEFT: 9,
+  UPFIRE: 10,
+  RIGHTFIRE: 11,
+  LEFTFIRE: 12,
+  DOWNFIRE: 13,
+  UPRIGHTFIRE: 14,
+  UPLEFTFIRE: 15,
+  DOWNRIGHTFIRE: 16,
+  DOWNLEFTFIRE: 17,
+  RESET: 18,
+} as const;
+
+/** Names of actions 0..17 in enum order, as ale-py's `get_action_meanings()` spells them. */
+export const ACTION_MEANINGS: readonly string[] = Object.keys(Action).slice(0, 18);
+
+const UP_BIT = 1;
+const DOWN_BIT = 2;
+const LEFT_BIT = 4;
+const RIGHT_BIT = 8;
+const FIRE_BIT = 16;
+/** Joystick switches pressed by each action 0..17 (ALEState::applyActionJoysticks). */
+const ACTION_SWITCHES: readonly number[] = ACTION_MEANINGS.map(
+  (name) =>
+    (name.includes("UP") ? UP_BIT : 0) |
+    (name.includes("DOWN") ? DOWN_BIT : 0) |
+    (name.includes("LEFT") ? LEFT_BIT : 0) |
+    (name.includes("RIGHT") ? RIGHT_BIT : 0) |
+    (name.includes("FIRE") ? FIRE_BIT : 0),
+);
+
+// Paddle constants from ALE's ale_state.hpp. MIN/MAX come from Stella 3.3's Paddles.cxx (1400000 * [5, 235] / 255);
+// MAX was lowered by ALE's authors so that Pong's bat cannot leave the screen.
+export const PADDLE_DELTA = 23000;
+export const PADDLE_MIN = 27450;
+export const PADDLE_MAX = 790196;
+/** ALEState::resetPaddles centres both paddles at (min + max) / 2 (integer division). */
+export const PADDLE_DEFAULT_VALUE = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
+/** Stella's Controller::minimumResistance / maximumResistance: INPTx reads always high / always low. */
+const MINIMUM_RESISTANCE = 0;
+const MAXIMUM_RESISTANCE = 0x7fffffff;
+
+/** NTSC: Stella 3.x ends a frame that never VSYNCs on the first TIA write after this many scanlines. */
+const MAXIMUM_SCANLINES = 290;
+/** Stella gives up on a frame after 25000 instructions; we bound the frame by scanlines instead (same purpose). */
+const RUNAWAY_FRAME_SCANLINES = 1000;
+
+export type ControllerType = "joystick" | "paddles";
+
+export interface ConsoleOptions {
+  /** Display.YStart: first frame scanline of the screen (ALE default 34). */
+  yStart?: number;
+  /** Display.Height: screen height in scanlines (ALE default 210). */
+  height?: number;
+  /** Controller.Left / Controller.Right; player A uses the left port. */
+  leftController?: ControllerType;
+  rightController?: ControllerType;
+  /** Controller.SwapPaddles: paddle 0 (player A) is wired to the jack's second pot and button, as for Pong. */
+  swapPaddles?: boolean;
+  /** Override the bank-switching scheme; by default it is detected from the image (size and signatures). */
+  cartridgeType?: string;
+}
+
+// The parts of 6502.ts's chips we touch. They are private in its type declarations, so we describe them here.
+interface TiaInternals {
+  cycle(): void;
+  write(address: number, value: number): void;
+  _hctr: number;
+  _palette: Uint32Array;
+  _colorBk: number;
+  _frameManager: unknown;
+  _paddles: unknown[];
+}
+interface CpuInternals {
+  cycle(): void;
+  executionState: number;
+  _rng: unknown;
+}
+interface PiaInternals {
+  cycle(): void;
+  ram: Uint8Array;
+  _rng: unknown;
+}
+interface SwitchLike {
+  toggle(state: boolean): void;
+}
+interface BusInternals {
+  read(address: number): number;
+  write(address: number, value: number): void;
+  event: { read: { hasHandlers: boolean }; write: { hasHandlers: boolean }; transition: { hasHandlers: boolean } };
+  _cartridge: { read(a: number): number; write(a: number, v: number): void };
+  _pia: { read(a: number): number; write(a: number, v: number): void };
+  _tia: { read(a: number): number; write(a: number, v: number): void };
+  _lastDataBusValue: number;
+  _lastAddressBusValue: number;
+}
+interface CartridgeInternals {
+  reset(): void;
+  randomize(rng: unknown): void;
+  setRng(rng: unknown): unknown;
+}
+
+/**
+ * Stella 3.x frame timing for 6502.ts's TIA. The TIA calls `nextLine()` at the end of every scanline, `setVsync` and
+ * `setVblank` when the program writes those registers, and asks `isRendering()` / `getCurrentLine()` where to put
+ * each pixel; the pixel values are TIA colour bytes because the emulator installs an identity palette.
+ */
+class AleFrameClock {
+  vblank = false;
+  surfaceBuffer: Uint8Array;
+  /** Scanline within the current frame; 0 is the line on which the previous frame ended. */
+  line = 0;
+  frameEnded = false;
+  renderEnabled = true;
+  private rendering = false;
+  private row = 0;
+  private vsyncFinishClock = Infinity;
+
+  constructor(
+    private readonly tia: TiaInternals,
+    readonly yStart: number,
+    readonly height: number,
+  ) {
+    this.surfaceBuffer = new Uint8Array(160 * height);
+  }
+
+  /** Power-on: the frame starts now (TIA::frameReset). */
+  reset(): void {
+    this.vblank = false;
+    this.vsyncFinishClock = Infinity;
+    this.frameEnded = false;
+    this.startFrame();
+  }
+
+  /** Begins the next frame at the start of the current scanline (TIA::startFrame). */
+  startFrame(): void {
+    this.line = 0;
+    this.frameEnded = false;
+    this.updateWindow();
+  }
+
+  nextLine(): void {
+    this.line++;
+    this.updateWindow();
+  }
+
+  private updateWindow(): void {
+    const row = this.line - this.yStart;
+    this.row = row;
+    this.rendering = this.renderEnabled && row >= 0 && row < this.height;
+  }
+
+  isRendering(): boolean {
+    return this.rendering;
+  }
+
+  getCurrentLine(): number {
+    return this.row;
+  }
+
+  getHeight(): number {
+    return this.height;
+  }
+
+  setVblank(vblank: boolean): void {
+    this.vblank = vblank;
+  }
+
+  /** TIA.cxx, VSYNC: clearing VSYNC at least 228 colour clocks after setting it ends the frame. */
+  setVsync(vsync: boolean): void {
+    const clock = this.line * 228 + this.tia._hctr;
+    if (vsync) {
+      this.vsyncFinishClock = clock + 228;
+    } else if (clock >= this.vsyncFinishClock) {
+      this.vsyncFinishClock = Infinity;
+      this.frameEnded = true;
+    }
+  }
+
+  /** Called before every TIA write, like the scanline check at the top of Stella's TIA::poke. */
+  checkRunaway(): void {
+    if (this.line > MAXIMUM_SCANLINES) this.frameEnded = true;
+  }
+
+  setSurfaceFactory(): void {}
+  getDebugState(): string {
+    return `line ${this.line}`;
+  }
+}
+
+/** One paddle input (INPT0..INPT3) with ALE's resistance-to-delay rule. */
+class AlePaddle {
+  private resistance = MAXIMUM_RESISTANCE;
+  private neededCycles = 0;
+  private dumped = false;
+  private dumpReleasedAt = 0;
+
+  constructor(private readonly clock: { cpuCycles: number }) {}
+
+  setResistance(r: number): void {
+    this.resistance = r;
+    // Evaluated in the same order as TIA.cxx so the truncation lands on the same cycle.
+    const t = 1.6 * r * 0.01e-6;
+    this.neededCycles = Math.trunc(t * 1.19e6);
+  }
+
+  inpt(): number {
+    const r = this.resistance;
+    if (r === MINIMUM_RESISTANCE) return 0x80;
+    if (r === MAXIMUM_RESISTANCE || this.dumped) return 0;
+    return this.clock.cpuCycles > this.dumpReleasedAt + this.neededCycles ? 0x80 : 0;
+  }
+
+  /** Called on every VBLANK write; bit 7 grounds the paddle capacitors. */
+  vblank(value: number): void {
+    const dump = (value & 0x80) !== 0;
+    if (dump === this.dumped) return;
+    this.dumped = dump;
+    if (!dump) this.dumpReleasedAt = this.clock.cpuCycles;
+  }
+
+  reset(): void {
+    this.dumped = false;
+    this.dumpReleasedAt = 0;
+  }
+
+  setCpuTimeProvider(): void {}
+}
+
+/** Detects the cartridge type from the image, as 6502.ts's factory does. */
+export function detectCartridgeType(rom: Uint8Array): string {
+  return new CartridgeDetector.default().detectCartridgeType(rom);
+}
+
+/**
+ * An Atari 2600 console with ALE's frame, screen and input conventions.
+ *
+ * `ram` and `screen` are live views: they change as frames are emulated. Inputs are set with `applyAction` and hold
+ * until the next call, exactly like ALE's event object between `emulate` calls.
+ */
+export class Atari2600 {
+  readonly width = 160;
+  readonly height: number;
+  /** The 128 bytes of RIOT RAM ($80-$FF), live. */
+  readonly ram: Uint8Array;
+  /** The screen, one TIA colour byte per pixel, row-major `height x 160`, live. */
+  readonly screen: Uint8Array;
+  readonly cartridgeType: string;
+  readonly usesPaddles: boolean;
+  /** CPU cycles since power-on (read by the paddle inputs). */
+  cpuCycles = 0;
+  /** Frames emulated since construction. */
+  framesEmulated = 0;
+
+  private readonly board: Board;
+  private readonly tia: TiaInternals;
+  private readonly cpu: CpuInternals;
+  private readonly pia: PiaInternals;
+  private readonly cartridge: CartridgeInternals;
+  private readonly frame: AleFrameClock;
+  private readonly paddles: AlePaddle[];
+  private readonly joystick0: { up: SwitchLike; down: SwitchLike; left: SwitchLike; right: SwitchLike; fire: SwitchLike };
+  private readonly joystick1: { up: SwitchLike; down: SwitchLike; left: SwitchLike; right: SwitchLike; fire: SwitchLike };
+  private readonly resetSwitch: SwitchLike;
+  private readonly selectSwitch: SwitchLike;
+  private readonly difficultyP0: SwitchLike;
+  private readonly difficultyP1: SwitchLike;
+  private readonly leftPaddles: boolean;
+  private readonly rightPaddles: boolean;
+  private readonly swapPaddles: boolean;
+  private leftPaddle = PADDLE_DEFAULT_VALUE;
+  private rightPaddle = PADDLE_DEFAULT_VALUE;
+  private paddleMin = PADDLE_MIN;
+  private paddleMax = PADDLE_MAX;
+
+  constructor(rom: Uint8Array, options: ConsoleOptions = {}) {
+    const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
+    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
+    if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
+    this.height = height;
+    this.leftPaddles = leftController === "paddles";
+    this.rightPaddles = rightController === "paddles";
+    this.usesPaddles = this.leftPaddles || this.rightPaddles;
+    this.swapPaddles = swapPaddles;
+
+    const image = new Uint8Array(rom); // 6502.ts keeps a reference; never alias the caller's buffer
+    const type = (options.cartridgeType ?? detectCartridgeType(image)) as CartridgeInfo.CartridgeType;
+    if (type === CartridgeInfo.default.CartridgeType.unknown) throw new Error(`Atari2600: unrecognised cartridge image (${image.length} bytes)`);
+    if (type === CartridgeInfo.default.CartridgeType.bankswitch_dpc_plus || type === CartridgeInfo.default.CartridgeType.bankswitch_cdf) {
+      throw new Error(`Atari2600: cartridge type ${type} needs an ARM coprocessor, which this driver does not support`);
+    }
+    this.cartridgeType = type;
+    const factory = new CartridgeFactory.default() as unknown as { _createCartridge(buffer: Uint8Array, type: string): unknown };
+    const cartridge = factory._createCartridge(image, type);
+
+    // Audio off (we never read it) and paddles on (our AlePaddle objects answer INPT0-3). The seed is replaced at
+    // every power-on, see `powerOn`.
+    const config = Config.default.create({ tvMode: 0, enableAudio: false, randomSeed: 0, emulatePaddles: true, pcmAudio: false });
+    this.board = new Board.default(config, cartridge as ConstructorParameters<typeof Board.default>[1]);
+    const board = this.board as unknown as { _tia: TiaInternals; _cpu: CpuInternals; _pia: PiaInternals; _bus: BusInternals };
+    this.tia = board._tia;
+    this.cpu = board._cpu;
+    this.pia = board._pia;
+    this.cartridge = cartridge as CartridgeInternals;
+    this.ram = this.pia.ram;
+
+    // Identity palette: colour register value v becomes pixel byte (v & 0xFE), ALE's screen format. 6502.ts writes
+    // 0xFF000000 for blanked pixels; stored into a Uint8Array that is 0, ALE's VBLANK colour.
+    const identity = new Uint32Array(128);
+    for (let i = 0; i < 128; i++) identity[i] = i << 1;
+    this.tia._palette = identity;
+    this.tia._colorBk = 0;
+
+    this.frame = new AleFrameClock(this.tia, yStart, height);
+    this.tia._frameManager = this.frame;
+    this.screen = this.frame.surfaceBuffer;
+    this.paddles = [0, 1, 2, 3].map(() => new AlePaddle(this));
+    this.tia._paddles = this.paddles;
+
+    const tiaWrite = this.tia.write.bind(this.tia);
+    const frame = this.frame;
+    this.tia.write = (address: number, value: number) => {
+      frame.checkRunaway();
+      tiaWrite(address, value);
+    };
+    installLeanBus(board._bus);
+
+    const j0 = this.board.getJoystick0();
+    const j1 = this.board.getJoystick1();
+    this.joystick0 = { up: j0.getUp(), down: j0.getDown(), left: j0.getLeft(), right: j0.getRight(), fire: j0.getFire() };
+    this.joystick1 = { up: j1.getUp(), down: j1.getDown(), left: j1.getLeft(), right: j1.getRight(), fire: j1.getFire() };
+    const panel = this.board.getControlPanel();
+    this.resetSwitch = panel.getResetButton();
+    this.selectSwitch = panel.getSelectSwitch();
+    this.difficultyP0 = panel.getDifficultySwitchP0();
+    this.difficultyP1 = panel.getDifficultySwitchP1();
+    panel.getColorSwitch().toggle(false); // colour TV (Console.TelevisionType "COLOR")
+    this.powerOn(0);
+  }
+
+  /**
+   * Power-cycles the console (Stella's System::reset): CPU, RIOT (RAM and timer), TIA and cartridge bank return to
+   * their power-on state. The power-on contents of RAM and the CPU registers are random on real hardware and in
+   * Stella; here they come from `seed`, so the same seed always gives the same machine.
+   */
+  powerOn(seed: number): void {
+    const rng = rngFactory.createRng(seed);
+    this.pia._rng = rng;
+    this.cpu._rng = rng;
+    this.cartridge.setRng(rng);
+    this.cartridge.randomize(rng);
+    this.board.reset();
+    // Board.reset sets the switches its own way; ALE sets every input before every frame, see applyAction.
+    this.frame.reset();
+    for (const paddle of this.paddles) paddle.reset();
+    this.cpuCycles = 0;
+    this.setPaddles(PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE);
+    this.applyAction(Action.NOOP);
+  }
+
+  /** ALE's `setPaddleLimits` (settings paddle_min / paddle_max). */
+  setPaddleLimits(min: number, max: number): void {
+    this.paddleMin = min;
+    this.paddleMax = max;
+  }
+
+  /** ALEState::resetPaddles: both paddles to the middle of their range. */
+  resetPaddles(): void {
+    const centre = Math.trunc((this.paddleMin + this.paddleMax) / 2);
+    this.setPaddles(centre, centre);
+  }
+
+  /** Current paddle resistances of players A and B. */
+  get paddlePositions(): [number, number] {
+    return [this.leftPaddle, this.rightPaddle];
+  }
+
+  private setPaddles(a: number, b: number): void {
+    this.leftPaddle = a;
+    this.rightPaddle = b;
+    // Stella's Paddles.cxx: without swapping, paddle 0 is the jack's pin 9 (INPT0 / INPT2), paddle 1 pin 5.
+    const [first, second] = this.swapPaddles ? [b, a] : [a, b];
+    const left = this.leftPaddles ? [first, second] : [MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE];
+    // ALE never sets paddles 2 and 3: their events stay 0, which Stella reads as minimum resistance.
+    const right = this.rightPaddles ? [MINIMUM_RESISTANCE, MINIMUM_RESISTANCE] : [MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE];
+    this.paddles[0].setResistance(left[0]);
+    this.paddles[1].setResistance(left[1]);
+    this.paddles[2].setResistance(right[0]);
+    this.paddles[3].setResistance(right[1]);
+  }
+
+  /**
+   * Sets the inputs for the following frames, as ALEState::applyActionJoysticks / applyActionPaddles do: every key is
+   * released first, then the actions' keys pressed. `difficulty` sets the switches (bit 0: left A, bit 1: right A).
+   * For paddle games LEFT/RIGHT move the paddle by PADDLE_DELTA (RIGHT lowers the resistance) and FIRE presses its
+   * button, so call this once per frame for paddle games, as ALE does.
+   */
+  applyAction(playerA: number, playerB: number = Action.NOOP, difficulty = 0, select = false): void {
+    const j0 = this.joystick0;
+    const j1 = this.joystick1;
+    this.resetSwitch.toggle(playerA === Action.RESET || playerB === Action.RESET);
+    this.selectSwitch.toggle(select);
+    // 6502.ts reads a pressed difficulty switch as B (SWCHB bit low).
+    this.difficultyP0.toggle((difficulty & 1) === 0);
+    this.difficultyP1.toggle((difficulty & 2) === 0);
+    const a = playerA === Action.RESET ? 0 : ACTION_SWITCHES[playerA];
+    const b = playerB === Action.RESET ? 0 : ACTION_SWITCHES[playerB];
+    if (a === undefined || b === undefined) throw new RangeError(`applyAction: invalid action ${a === undefined ? playerA : playerB}`);
+    if (this.usesPaddles) {
+      const delta = (bits: number) => (bits & RIGHT_BIT ? -PADDLE_DELTA : bits & LEFT_BIT ? PADDLE_DELTA : 0);
+      const clamp = (v: number) => Math.min(this.paddleMax, Math.max(this.paddleMin, v));
+      this.setPaddles(clamp(this.leftPaddle + delta(a)), clamp(this.rightPaddle + delta(b)));
+      // Paddle buttons are the jack's pins 4 (paddle 0) and 3 (paddle 1): SWCHA bits 7 and 6 on the left port.
+      const fireA = (a & FIRE_BIT) !== 0;
+      const fireB = (b & FIRE_BIT) !== 0;
+      const [pin4, pin3] = this.swapPaddles ? [fireB, fireA] : [fireA, fireB];
+      j0.right.toggle(this.leftPaddles && pin4);
+      j0.left.toggle(this.leftPaddles && pin3);
+      j0.up.toggle(false);
+      j0.down.toggle(false);
+      j0.fire.toggle(false);
+      for (const s of [j1.up, j1.down, j1.left, j1.right, j1.fire]) s.toggle(false);
+      return;
+    }
+    j0.up.toggle((a & UP_BIT) !== 0);
+    j0.down.toggle((a & DOWN_BIT) !== 0);
+    j0.left.toggle((a & LEFT_BIT) !== 0);
+    j0.right.toggle((a & RIGHT_BIT) !== 0);
+    j0.fire.toggle((a & FIRE_BIT) !== 0);
+    j1.up.toggle((b & UP_BIT) !== 0);
+    j1.down.toggle((b & DOWN_BIT) !== 0);
+    j1.left.toggle((b & LEFT_BIT) !== 0);
+    j1.right.toggle((b & RIGHT_BIT) !== 0);
+    j1.fire.toggle((b & FIRE_BIT) !== 0);
+  }
+
+  /**
+   * Runs the console for one video frame (Stella's TIA::update). With `render = false` the TIA skips writing pixels,
+   * leaving `screen` as it was; game logic (RAM, collisions, timers) is identical either way.
+   */
+  emulateFrame(render = true): void {
+    const frame = this.frame;
+    const tia = this.tia;
+    const pia = this.pia;
+    const cpu = this.cpu;
+    frame.renderEnabled = render;
+    frame.startFrame();
+    for (;;) {
+      tia.cycle();
+      tia.cycle();
+      tia.cycle();
+      pia.cycle();
+      cpu.cycle();
+      this.cpuCycles++;
+      if (frame.frameEnded) {
+        // Stella stops the CPU after the instruction that ended the frame.
+        if (cpu.executionState === 1) break;
+      } else if (frame.line > RUNAWAY_FRAME_SCANLINES) {
+        break;
+      }
+    }
+    this.framesEmulated++;
+  }
+
+  /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
+  getScreenRGB(out: Uint8Array): Uint8Array {
+    screenToRgb(this.screen, out);
+    return out;
+  }
+
+  /** The screen as ALE's grey levels (height x 160) into `out`, ALE's getScreenGrayscale. */
+  getScreenGrayscale(out: Uint8Array): Uint8Array {
+    screenToGrayscale(this.screen, out);
+    return out;
+  }
+
+  /** A RIOT RAM byte by ALE's index 0..127 (address $80 + index), as RomUtils' readRam. */
+  readRam(index: number): number {
+    return this.ram[index & 0x7f];
+  }
+}
+
+/**
+ * 6502.ts's bus announces every access through events, which only some bank-switching schemes listen to. When none
+ * does, route reads and writes straight to the chips: this is the hottest call in the emulator (once per CPU cycle).
+ */
+function installLeanBus(bus: BusInternals): void {
+  if (bus.event.read.hasHandlers || bus.event.write.hasHandlers || bus.event.transition.hasHandlers) return;
+  const cartridge = bus._cartridge;
+  const pia = bus._pia;
+  const tia = bus._tia;
+  bus.read = (address: number): number => {
+    address &= 0x1fff;
+    bus._lastAddressBusValue = address;
+    const value = address & 0x1000 ? cartridge.read(address) : address & 0x80 ? pia.read(address) : tia.read(address);
+    bus._lastDataBusValue = value;
+    return value;
+  };
+  bus.write = (address: number, value: number): void => {
+    bus._lastDataBusValue = value;
+    address &= 0x1fff;
+    bus._lastAddressBusValue = address;
+    if (address & 0x1000) cartridge.write(address, value);
+    else if (address & 0x80) pia.write(address, value);
+    else tia.write(address, value);
+  };
+}

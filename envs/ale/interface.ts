@@ -1,0 +1,177 @@
+// ALE's environment layer (StellaEnvironment + ALEInterface) over our console: the reset procedure, sticky actions,
+// frame counters, terminal/truncation, and per-game reward/lives from RAM. AtariEnv (env.ts) puts the Gymnasium API
+// on top, as ale-py's AtariEnv does over ALEInterface.
+
+import { Action, Atari2600 } from "./emulator.ts";
+import type { GameSettings, GameSpec } from "./games.ts";
+
+/** StellaEnvironment::m_num_reset_steps: frames RESET is held by every soft reset. */
+export const NUM_RESET_STEPS = 4;
+/** StellaEnvironment::reset: NOOP frames after the power cycle, before the first soft reset. */
+export const NUM_RESET_NOOP_STEPS = 60;
+
+export interface AleSettings {
+  /** Probability that a frame repeats the previous frame's action instead of the requested one. */
+  repeatActionProbability: number;
+  /** Frame budget per episode; 0 = unlimited (ALE's max_num_frames_per_episode). */
+  maxNumFramesPerEpisode: number;
+  /** Game mode; undefined = the game's default (its first available mode). */
+  mode?: number;
+  difficulty?: number;
+}
+
+export class ALEInterface {
+  readonly console: Atari2600;
+  readonly settings: GameSettings;
+  private frameNumber = 0;
+  private episodeFrameNumber = 0;
+  /** The action actually applied on the previous frame (what sticky actions repeat). */
+  private stickyAction: number = Action.NOOP;
+  private readonly mode: number;
+  private readonly difficulty: number;
+
+  constructor(
+    readonly game: GameSpec,
+    rom: Uint8Array,
+    private readonly aleSettings: AleSettings,
+    /** Uniform [0, 1) source for sticky actions (the env's npRandom). */
+    private readonly random: () => number,
+  ) {
+    const modes = game.modes ?? [0];
+    const difficulties = game.difficulties ?? [0];
+    this.mode = aleSettings.mode ?? modes[0];
+    this.difficulty = aleSettings.difficulty ?? 0;
+    if (!modes.includes(this.mode)) throw new Error(`${game.name}: invalid game mode ${this.mode}; available: ${modes.join(", ")}`);
+    if (!difficulties.includes(this.difficulty)) {
+      throw new Error(`${game.name}: invalid difficulty ${this.difficulty}; available: ${difficulties.join(", ")}`);
+    }
+    const p = aleSettings.repeatActionProbability;
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`repeat_action_probability must be in [0, 1], got ${p}`);
+    this.console = new Atari2600(rom, game.console);
+    this.settings = game.createSettings();
+  }
+
+  /** ALE's `getMinimalActionSet()`. */
+  getMinimalActionSet(): number[] {
+    return [...this.game.minimalActions];
+  }
+
+  /** ALE's `getLegalActionSet()`: all 18 joystick actions. */
+  getLegalActionSet(): number[] {
+    return Array.from({ length: 18 }, (_, i) => i);
+  }
+
+  /**
+   * StellaEnvironment::reset: power-cycle, 60 NOOP frames, soft reset, reset the game settings, select the mode
+   * (and soft reset again), soft reset, then the game's starting actions. `powerOnSeed` fixes the power-on RAM.
+   */
+  resetGame(powerOnSeed: number): void {
+    this.episodeFrameNumber = 0;
+    const emu = this.console;
+    emu.powerOn(powerOnSeed);
+    emu.resetPaddles();
+    this.emulate(Action.NOOP, NUM_RESET_NOOP_STEPS);
+    this.softReset();
+    this.settings.reset();
+    this.setMode();
+    this.softReset();
+    for (const action of this.game.startingActions ?? []) this.emulate(action, 1);
+  }
+
+  /** Presses the console's RESET switch for NUM_RESET_STEPS frames and forgets the last action. */
+  private softReset(): void {
+    this.emulate(Action.RESET, NUM_RESET_STEPS);
+    this.stickyAction = Action.NOOP;
+  }
+
+  /** RomSettings::setMode for games that choose modes with SELECT (Breakout, Pong); a no-op for the others. */
+  private setMode(): void {
+    const select = this.game.modeSelect;
+    if (select === undefined) return;
+    const emu = this.console;
+    let guard = 0;
+    while (emu.readRam(select.ramIndex) !== this.mode) {
+      if (++guard > 256) throw new Error(`${this.game.name}: mode ${this.mode} not reached by pressing SELECT`);
+      // StellaEnvironment::pressSelect: hold SELECT (frames not stepped by the game settings), then one NOOP frame.
+      emu.applyAction(Action.NOOP, Action.NOOP, this.difficulty, true);
+      for (let i = 0; i < select.selectFrames; i++) emu.emulateFrame(false);
+      this.emulate(Action.NOOP, 1);
+      this.frameNumber++;
+      this.episodeFrameNumber++;
+    }
+    this.softReset();
+  }
+
+  /** StellaEnvironment::emulate: `frames` frames of `action`, stepping the game settings after each. */
+  private emulate(action: number, frames: number, renderLast = true): void {
+    const emu = this.console;
+    for (let t = 0; t < frames; t++) {
+      // Paddle positions move every frame, so inputs are applied per frame (joysticks just repeat the same keys).
+      emu.applyAction(action, Action.NOOP, this.difficulty);
+      emu.emulateFrame(renderLast && t === frames - 1);
+      this.settings.step(emu.ram);
+    }
+  }
+
+  /**
+   * ALE's `act(action)`: one frame (ale-py keeps ALE's own frame_skip at 1). With probability
+   * repeat_action_probability the previous frame's action is applied instead (sticky actions, Machado et al. 2018).
+   * Returns that frame's reward; once the episode is over (terminal or out of frames) nothing is emulated and 0 is
+   * returned. `render = false` skips writing the screen for this frame.
+   */
+  act(action: number, render = true): number {
+    if (!Number.isInteger(action) || action < 0 || action >= 18) throw new RangeError(`act: invalid action ${action}`);
+    if (this.random() >= this.aleSettings.repeatActionProbability) this.stickyAction = action;
+    if (this.isTerminal()) return 0;
+    this.emulate(this.stickyAction, 1, render);
+    this.frameNumber++;
+    this.episodeFrameNumber++;
+    return this.settings.reward;
+  }
+
+  /** Terminal or truncated: StellaEnvironment::isTerminal. */
+  private isTerminal(): boolean {
+    return this.settings.terminal || this.gameTruncated();
+  }
+
+  /** ale.game_over(with_truncation). */
+  gameOver(withTruncation = true): boolean {
+    return this.settings.terminal || (withTruncation && this.gameTruncated());
+  }
+
+  /** ale.game_truncated(): the episode used up max_num_frames_per_episode. */
+  gameTruncated(): boolean {
+    const max = this.aleSettings.maxNumFramesPerEpisode;
+    return max > 0 && this.episodeFrameNumber >= max;
+  }
+
+  lives(): number {
+    return this.settings.lives();
+  }
+
+  getFrameNumber(): number {
+    return this.frameNumber;
+  }
+
+  getEpisodeFrameNumber(): number {
+    return this.episodeFrameNumber;
+  }
+
+  getScreenDims(): [height: number, width: number] {
+    return [this.console.height, this.console.width];
+  }
+
+  getScreenRGB(out: Uint8Array): Uint8Array {
+    return this.console.getScreenRGB(out);
+  }
+
+  getScreenGrayscale(out: Uint8Array): Uint8Array {
+    return this.console.getScreenGrayscale(out);
+  }
+
+  /** Copies the 128 bytes of RAM into `out`. */
+  getRAM(out: Uint8Array): Uint8Array {
+    out.set(this.console.ram);
+    return out;
+  }
+}

@@ -1,0 +1,478 @@
+// Atari preprocessing wrappers: stable-baselines3's `atari_wrappers.py` (NoopResetEnv, MaxAndSkipEnv,
+// EpisodicLifeEnv, FireResetEnv, ClipRewardEnv) and Gymnasium 0.29's image wrappers (ResizeObservation,
+// GrayScaleObservation, FrameStack), with the semantics CleanRL's `ppo_atari.py` relies on.
+//
+// CleanRL's `make_env` stacks them in this order, innermost first:
+//
+//   gym.make(env_id)                      # e.g. BreakoutNoFrameskip-v4: 210x160x3 uint8 frames
+//   RecordEpisodeStatistics               # innermost, so the logged returns are raw game scores
+//   NoopResetEnv(noop_max=30)             # random number of no-ops on reset
+//   MaxAndSkipEnv(skip=4)                 # repeat each action 4 frames, max-pool the last two
+//   EpisodicLifeEnv                       # a lost life ends the (training) episode
+//   FireResetEnv                          # only if "FIRE" is among the action meanings
+//   ClipRewardEnv                         # reward -> sign(reward)
+//   ResizeObservation((84, 84))           # cv2.resize(..., INTER_AREA)
+//   GrayScaleObservation                  # cv2.cvtColor(..., COLOR_RGB2GRAY)
+//   FrameStack(4)                         # observation [4, 84, 84] uint8
+//
+// The image wrappers reproduce OpenCV's integer results bit for bit (cv2 is what Gymnasium calls), so a
+// network trained here sees the pixels a Python agent would.
+
+import { type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, Wrapper } from "./core.ts";
+import { Box, type TypedArray, zerosOf } from "./spaces.ts";
+
+/** What the wrappers need from the innermost env (ale-py's `AtariEnv.get_action_meanings`). */
+interface HasActionMeanings {
+  getActionMeanings(): string[];
+}
+
+/** The unwrapped env's action meanings, e.g. ["NOOP", "FIRE", "RIGHT", "LEFT"]; an error if it has none. */
+export function actionMeanings(env: Env): string[] {
+  const unwrapped = env.unwrapped as Partial<HasActionMeanings>;
+  if (typeof unwrapped.getActionMeanings !== "function") throw new TypeError(`${env.unwrapped} has no getActionMeanings(): not an Atari env`);
+  return unwrapped.getActionMeanings();
+}
+
+/**
+ * The lives counter. SB3 reads `env.unwrapped.ale.lives()`; ale-py puts the same number in every reset and
+ * step info as `lives`, which is what our AtariEnv exposes, so we read it from the info of the call just made.
+ */
+function livesIn(info: Info): number {
+  const lives = info.lives;
+  if (typeof lives !== "number") throw new TypeError("EpisodicLifeEnv: the env's info has no numeric `lives` (ale-py reports it on reset and step)");
+  return lives;
+}
+
+/** Checks that `env` has a Box observation space, as the image wrappers assert. */
+function boxOf(env: Env, wrapper: string): Box {
+  if (!(env.observationSpace instanceof Box)) throw new TypeError(`${wrapper}: expected a Box observation space, got ${env.observationSpace}`);
+  return env.observationSpace;
+}
+
+type AtariEnv = Env<Uint8Array, number>;
+
+/**
+ * Samples a number of no-ops in [1, noopMax] on reset and takes them (SB3 `NoopResetEnv`), so episodes start
+ * from varied states even though ALE is deterministic. The count is drawn from the *unwrapped* env's
+ * generator after the inner reset (`self.unwrapped.np_random.integers(1, self.noop_max + 1)`), so a seeded
+ * reset gives a reproducible count. An episode that ends during the no-ops is reset again and the no-ops go on.
+ */
+export class NoopResetEnv extends Wrapper<Uint8Array, number> {
+  /** SB3's `override_num_noops`: a fixed count instead of a random one. */
+  overrideNumNoops: number | null = null;
+  readonly noopAction = 0;
+
+  constructor(
+    env: AtariEnv | Env,
+    readonly noopMax = 30,
+  ) {
+    super(env as AtariEnv);
+    const meanings = actionMeanings(env);
+    if (meanings[0] !== "NOOP") throw new Error(`NoopResetEnv: action 0 must be NOOP, got ${meanings[0]}`);
+  }
+
+  override reset(args: ResetArgs = {}): [Uint8Array, Info] {
+    let [obs, info] = this.env.reset(args);
+    const noops = this.overrideNumNoops ?? this.unwrapped.npRandom.integers(1, this.noopMax + 1);
+    if (!(noops > 0)) throw new RangeError(`NoopResetEnv: the number of no-ops must be positive, got ${noops}`);
+    for (let i = 0; i < noops; i++) {
+      let terminated: boolean, truncated: boolean;
+      [obs, , terminated, truncated, info] = this.env.step(this.noopAction);
+      if (terminated || truncated) [obs, info] = this.env.reset(args);
+    }
+    return [obs, info];
+  }
+}
+
+/**
+ * Repeats each action `skip` times, summing the rewards, and returns the pixel-wise max of the last two
+ * frames (SB3 `MaxAndSkipEnv`): Atari games draw some sprites only on every other frame, and the max removes
+ * that flicker. The loop stops early when the episode ends, and then, as in SB3, the two-frame buffer still
+ * holds frames of an earlier step in the slots this step did not reach ("the observation on the done=True frame
+ * doesn't matter"). The buffer is deliberately not cleared on reset either, which SB3 does not do.
+ */
+export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
+  /** SB3's `_obs_buffer`: [second-to-last frame, last frame], each `size` values. */
+  private readonly obsBuffer: [TypedArray, TypedArray];
+
+  constructor(
+    env: AtariEnv | Env,
+    readonly skip = 4,
+  ) {
+    super(env as AtariEnv);
+    const box = boxOf(env, "MaxAndSkipEnv");
+    this.obsBuffer = [zerosOf(box.dtype, box.size), zerosOf(box.dtype, box.size)];
+  }
+
+  override step(action: number): StepResult<Uint8Array> {
+    let totalReward = 0;
+    let terminated = false;
+    let truncated = false;
+    let info: Info = {};
+    for (let i = 0; i < this.skip; i++) {
+      let obs: Uint8Array, reward: number;
+      [obs, reward, terminated, truncated, info] = this.env.step(action);
+      if (i === this.skip - 2) this.obsBuffer[0].set(obs);
+      if (i === this.skip - 1) this.obsBuffer[1].set(obs);
+      totalReward += reward;
+      if (terminated || truncated) break;
+    }
+    const [a, b] = this.obsBuffer;
+    const maxFrame = zerosOf(this.observationSpace.dtype, a.length) as Uint8Array;
+    for (let j = 0; j < a.length; j++) maxFrame[j] = a[j] > b[j] ? a[j] : b[j];
+    return [maxFrame, totalReward, terminated, truncated, info];
+  }
+}
+
+/**
+ * Makes the loss of a life look like the end of an episode to the learner, while the game itself goes on
+ * (SB3 `EpisodicLifeEnv`; Mnih et al. 2015). `terminated` is set when the lives counter drops but is still
+ * above 0 (Q*bert sits at 0 lives for a few frames before the real game over, which must not end the episode
+ * twice). `reset` after such a fake end only takes a no-op step (action 0) instead of resetting the game; a
+ * real reset happens only after a real game over (or if that no-op step itself ends the game).
+ * RecordEpisodeStatistics sits below this wrapper, so logged returns are still whole games.
+ */
+export class EpisodicLifeEnv extends Wrapper<Uint8Array, number> {
+  lives = 0;
+  /** True when the last step really ended the game (SB3's `was_real_done`); the first reset is a real one. */
+  wasRealDone = true;
+
+  constructor(env: AtariEnv | Env) {
+    super(env as AtariEnv);
+  }
+
+  override step(action: number): StepResult<Uint8Array> {
+    const result = this.env.step(action);
+    const [, , terminated, truncated, info] = result;
+    this.wasRealDone = terminated || truncated;
+    const lives = livesIn(info);
+    // Compare with the previous count before updating it, so a bonus life (lives going up) is not a loss.
+    if (lives > 0 && lives < this.lives) result[2] = true;
+    this.lives = lives;
+    return result;
+  }
+
+  override reset(args: ResetArgs = {}): [Uint8Array, Info] {
+    let obs: Uint8Array, info: Info;
+    if (this.wasRealDone) {
+      [obs, info] = this.env.reset(args);
+    } else {
+      let terminated: boolean, truncated: boolean;
+      [obs, , terminated, truncated, info] = this.env.step(0);
+      // The no-op can itself end the game; reset then, rather than hand back a finished episode.
+      if (terminated || truncated) [obs, info] = this.env.reset(args);
+    }
+    this.lives = livesIn(info);
+    return [obs, info];
+  }
+}
+
+/**
+ * Presses FIRE on reset, for games that wait for it before starting (SB3 `FireResetEnv`): after the inner
+ * reset it takes action 1 (FIRE) and then action 2, resetting again if either ends the episode, and returns
+ * the last observation with an empty info, as SB3 does.
+ */
+export class FireResetEnv extends Wrapper<Uint8Array, number> {
+  constructor(env: AtariEnv | Env) {
+    super(env as AtariEnv);
+    const meanings = actionMeanings(env);
+    if (meanings[1] !== "FIRE") throw new Error(`FireResetEnv: action 1 must be FIRE, got ${meanings[1]}`);
+    if (meanings.length < 3) throw new Error(`FireResetEnv: needs at least 3 actions, got ${meanings.length}`);
+  }
+
+  override reset(args: ResetArgs = {}): [Uint8Array, Info] {
+    this.env.reset(args);
+    let [obs, , terminated, truncated] = this.env.step(1);
+    if (terminated || truncated) this.env.reset(args);
+    [obs, , terminated, truncated] = this.env.step(2);
+    if (terminated || truncated) this.env.reset(args);
+    return [obs, {}];
+  }
+}
+
+/**
+ * Bins rewards to {-1, 0, +1} by their sign (SB3 `ClipRewardEnv`, `np.sign(float(reward))`), so one set of
+ * hyperparameters fits games whose scores differ by orders of magnitude.
+ */
+export class ClipRewardEnv<Obs = Uint8Array, Act = number> extends RewardWrapper<Obs, Act> {
+  constructor(env: Env<Obs, Act> | Env) {
+    super(env as Env<Obs, Act>);
+  }
+  reward(reward: number): number {
+    // `+ 0` turns -0 into 0; NaN stays NaN, as np.sign does.
+    return Math.sign(reward) + 0;
+  }
+}
+
+/**
+ * OpenCV's `computeResizeAreaTab` for one axis: every (destination cell, source pixel) pair that overlaps,
+ * with the fraction of the cell the pixel covers. Cell `d` spans [d * scale, (d + 1) * scale) in source
+ * coordinates; a source pixel partly inside it gets its overlap over the cell width, a pixel wholly inside
+ * gets 1 / cellWidth. Overlaps under 1e-3 are dropped and the last cell is clipped to the image, exactly as
+ * OpenCV does, and every weight is rounded to float32 as OpenCV stores it.
+ */
+function areaTable(srcSize: number, dstSize: number, scale: number): { src: Int32Array; dst: Int32Array; weight: Float32Array } {
+  const src: number[] = [];
+  const dst: number[] = [];
+  const weight: number[] = [];
+  for (let d = 0; d < dstSize; d++) {
+    const start = d * scale;
+    const end = start + scale;
+    const cellWidth = Math.min(scale, srcSize - start);
+    let first = Math.ceil(start);
+    const last = Math.min(Math.floor(end), srcSize - 1);
+    first = Math.min(first, last);
+    if (first - start > 1e-3) {
+      src.push(first - 1);
+      dst.push(d);
+      weight.push((first - start) / cellWidth);
+    }
+    for (let s = first; s < last; s++) {
+      src.push(s);
+      dst.push(d);
+      weight.push(1 / cellWidth);
+    }
+    if (end - last > 1e-3) {
+      src.push(last);
+      dst.push(d);
+      weight.push(Math.min(Math.min(end - last, 1), cellWidth) / cellWidth);
+    }
+  }
+  return { src: Int32Array.from(src), dst: Int32Array.from(dst), weight: Float32Array.from(weight) };
+}
+
+/**
+ * `cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)` for uint8 images that shrink (or keep)
+ * both sides, bit-exact with OpenCV's CPU path. The weights are computed once, in the constructor.
+ *
+ * - Non-integer ratios (210 -> 84 is 2.5, 160 -> 84 is 1.905) use OpenCV's `resizeArea_<uchar, float>`: each
+ *   output pixel is the coverage-weighted mean of the source pixels under its cell. Rows are first reduced
+ *   horizontally into a float32 buffer, then accumulated vertically, every product and sum rounded to float32
+ *   in OpenCV's order, and finally rounded half-to-even and saturated (`saturate_cast<uchar>`), which is
+ *   exactly the conversion a Uint8ClampedArray store performs.
+ * - Integer ratios use `resizeAreaFast_`: a plain block mean, `(sum + 2) >> 2` for 2x2 blocks (OpenCV's
+ *   `ResizeAreaFastVec` fast mode, 1, 3 or 4 channels) and `sum * (1 / area)` in float32, rounded half-to-even, otherwise.
+ *
+ * Enlarging is not supported: OpenCV switches INTER_AREA to a bilinear variant there, which Atari never needs.
+ */
+export class AreaResize {
+  private readonly xTable: { src: Int32Array; dst: Int32Array; weight: Float32Array };
+  private readonly yTable: { src: Int32Array; dst: Int32Array; weight: Float32Array };
+  private readonly rowBuffer: Float32Array;
+  private readonly rowSums: Float32Array;
+  private readonly fast: { x: number; y: number } | null;
+
+  constructor(
+    readonly srcHeight: number,
+    readonly srcWidth: number,
+    readonly dstHeight: number,
+    readonly dstWidth: number,
+    readonly channels: number,
+  ) {
+    for (const v of [srcHeight, srcWidth, dstHeight, dstWidth, channels]) {
+      if (!Number.isInteger(v) || v <= 0) throw new RangeError(`AreaResize: sizes must be positive integers, got ${[srcHeight, srcWidth, dstHeight, dstWidth, channels]}`);
+    }
+    // OpenCV computes the inverse scale first and inverts it; the same double operations give the same tables.
+    const scaleX = 1 / (dstWidth / srcWidth);
+    const scaleY = 1 / (dstHeight / srcHeight);
+    if (scaleX < 1 || scaleY < 1) throw new RangeError(`AreaResize: only downscaling is supported, got ${srcHeight}x${srcWidth} -> ${dstHeight}x${dstWidth}`);
+    const intX = Math.round(scaleX);
+    const intY = Math.round(scaleY);
+    const isFast = Math.abs(scaleX - intX) < Number.EPSILON && Math.abs(scaleY - intY) < Number.EPSILON;
+    this.fast = isFast ? { x: intX, y: intY } : null;
+    this.xTable = areaTable(srcWidth, dstWidth, scaleX);
+    this.yTable = areaTable(srcHeight, dstHeight, scaleY);
+    this.rowBuffer = new Float32Array(dstWidth * channels);
+    this.rowSums = new Float32Array(dstWidth * channels);
+  }
+
+  /** Resizes one row-major [srcHeight, srcWidth, channels] image into `out` (a new array if not given). */
+  apply(image: ArrayLike<number>, out = new Uint8Array(this.dstHeight * this.dstWidth * this.channels)): Uint8Array {
+    const expected = this.srcHeight * this.srcWidth * this.channels;
+    if (image.length !== expected) throw new RangeError(`AreaResize: expected ${expected} values, got ${image.length}`);
+    if (this.fast !== null) this.blockMean(image, out, this.fast.x, this.fast.y);
+    else this.coverageMean(image, out);
+    return out;
+  }
+
+  private coverageMean(image: ArrayLike<number>, out: Uint8Array): void {
+    const cn = this.channels;
+    const rowLength = this.dstWidth * cn;
+    const srcRowLength = this.srcWidth * cn;
+    const { src: xSrc, dst: xDst, weight: xWeight } = this.xTable;
+    const { src: ySrc, dst: yDst, weight: yWeight } = this.yTable;
+    const buf = this.rowBuffer;
+    const sum = this.rowSums;
+    const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
+    const fround = Math.fround;
+    sum.fill(0);
+    let prevDy = yDst[0];
+    let bufferedRow = -1;
+    for (let j = 0; j < ySrc.length; j++) {
+      const beta = yWeight[j];
+      const dy = yDst[j];
+      const sy = ySrc[j];
+      // A source row split between two output rows comes twice in a row; OpenCV reduces it twice, identically.
+      if (sy !== bufferedRow) {
+        buf.fill(0);
+        const rowStart = sy * srcRowLength;
+        for (let k = 0; k < xSrc.length; k++) {
+          const s = rowStart + xSrc[k] * cn;
+          const d = xDst[k] * cn;
+          const alpha = xWeight[k];
+          // Float32Array stores round each sum to float32; fround rounds the product first, as float math does.
+          for (let c = 0; c < cn; c++) buf[d + c] += fround(image[s + c] * alpha);
+        }
+        bufferedRow = sy;
+      }
+      if (dy !== prevDy) {
+        const outStart = prevDy * rowLength;
+        for (let x = 0; x < rowLength; x++) {
+          clamped[outStart + x] = sum[x];
+          sum[x] = beta * buf[x];
+        }
+        prevDy = dy;
+      } else {
+        for (let x = 0; x < rowLength; x++) sum[x] += fround(beta * buf[x]);
+      }
+    }
+    const outStart = prevDy * rowLength;
+    for (let x = 0; x < rowLength; x++) clamped[outStart + x] = sum[x];
+  }
+
+  private blockMean(image: ArrayLike<number>, out: Uint8Array, scaleX: number, scaleY: number): void {
+    const cn = this.channels;
+    const srcRowLength = this.srcWidth * cn;
+    const area = scaleX * scaleY;
+    const inverseArea = Math.fround(1 / area);
+    // OpenCV's vectorized fast mode covers 2x2 blocks of 1, 3 or 4 channels; the rest takes the scalar path.
+    const twoByTwo = scaleX === 2 && scaleY === 2 && cn !== 2;
+    const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
+    let o = 0;
+    for (let dy = 0; dy < this.dstHeight; dy++) {
+      for (let dx = 0; dx < this.dstWidth; dx++) {
+        for (let c = 0; c < cn; c++) {
+          let total = 0;
+          for (let sy = dy * scaleY; sy < (dy + 1) * scaleY; sy++) {
+            const rowStart = sy * srcRowLength + c;
+            for (let sx = dx * scaleX; sx < (dx + 1) * scaleX; sx++) total += image[rowStart + sx * cn];
+          }
+          if (twoByTwo) out[o++] = (total + 2) >> 2;
+          else clamped[o++] = Math.fround(total * inverseArea);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * OpenCV's fixed-point RGB -> gray for uint8 (`cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)`, OpenCV 4):
+ * Y = (9798 R + 19235 G + 3735 B + 2^14) >> 15, the BT.601 weights 0.299 / 0.587 / 0.114 scaled by 2^15 and
+ * rounded (they sum to exactly 2^15, so white stays 255). Writes `pixels` gray values into `out`.
+ */
+export function rgbToGray(rgb: ArrayLike<number>, out = new Uint8Array(rgb.length / 3)): Uint8Array {
+  const pixels = out.length;
+  if (rgb.length !== pixels * 3) throw new RangeError(`rgbToGray: ${rgb.length} values are not ${pixels} RGB pixels`);
+  for (let i = 0, j = 0; i < pixels; i++, j += 3) out[i] = (rgb[j] * 9798 + rgb[j + 1] * 19235 + rgb[j + 2] * 3735 + 16384) >> 15;
+  return out;
+}
+
+/**
+ * Resizes image observations to `shape` = [height, width] with area interpolation, as Gymnasium 0.29's
+ * `ResizeObservation` (`cv2.resize(obs, shape[::-1], interpolation=cv2.INTER_AREA)`; see AreaResize). Takes
+ * [H, W] or [H, W, C] uint8 Boxes; the new space is `Box(0, 255, [height, width, ...C], uint8)`.
+ */
+export class ResizeObservation<Act = number> extends ObservationWrapper<Uint8Array, Act, Uint8Array> {
+  readonly shape: [height: number, width: number];
+  private readonly resizer: AreaResize;
+
+  constructor(env: Env<Uint8Array, Act> | Env, shape: number | readonly [number, number]) {
+    const box = boxOf(env, "ResizeObservation");
+    super(env as Env<Uint8Array, Act>);
+    this.shape = typeof shape === "number" ? [shape, shape] : [shape[0], shape[1]];
+    if (!this.shape.every((v) => Number.isInteger(v) && v > 0)) throw new RangeError(`ResizeObservation: expected 2 positive integers, got ${shape}`);
+    const dims = box.shape.length;
+    if (dims !== 2 && dims !== 3) throw new RangeError(`ResizeObservation: expected a 2 or 3 dimensional observation space, got ${dims} dimensions`);
+    const channels = dims === 3 ? box.shape[2] : 1;
+    this.resizer = new AreaResize(box.shape[0], box.shape[1], this.shape[0], this.shape[1], channels);
+    this.observationSpace = new Box(0, 255, [...this.shape, ...box.shape.slice(2)], "uint8") as Box & typeof this.observationSpace;
+  }
+
+  observation(obs: Uint8Array): Uint8Array {
+    return this.resizer.apply(obs);
+  }
+}
+
+/**
+ * Converts RGB observations to grayscale, as Gymnasium 0.29's `GrayScaleObservation` (cv2's COLOR_RGB2GRAY;
+ * see rgbToGray). Takes a [H, W, 3] uint8 Box; the new space is Box(0, 255, [H, W], uint8), or [H, W, 1]
+ * with `keepDim`.
+ */
+export class GrayScaleObservation<Act = number> extends ObservationWrapper<Uint8Array, Act, Uint8Array> {
+  constructor(
+    env: Env<Uint8Array, Act> | Env,
+    readonly keepDim = false,
+  ) {
+    const box = boxOf(env, "GrayScaleObservation");
+    if (box.shape.length !== 3 || box.shape[2] !== 3) throw new RangeError(`GrayScaleObservation: expected a [H, W, 3] observation space, got [${box.shape}]`);
+    super(env as Env<Uint8Array, Act>);
+    const [height, width] = box.shape;
+    this.observationSpace = new Box(0, 255, keepDim ? [height, width, 1] : [height, width], "uint8") as Box & typeof this.observationSpace;
+  }
+
+  observation(obs: Uint8Array): Uint8Array {
+    return rgbToGray(obs);
+  }
+}
+
+/**
+ * Stacks the last `numStack` observations along a new first axis, as Gymnasium 0.29's `FrameStack`: the
+ * observation is [numStack, ...shape], oldest frame first, and `reset` fills every slot with the reset
+ * observation. Instead of LazyFrames each observation is one contiguous array of the space's dtype, built
+ * from a ring of the last frames (one copy per frame in, one per observation out).
+ */
+export class FrameStack<Act = number> extends Wrapper<TypedArray, Act, TypedArray, Act> {
+  private readonly frames: TypedArray[];
+  /** Ring index of the oldest frame. */
+  private oldest = 0;
+  private readonly frameSize: number;
+
+  constructor(
+    env: Env<TypedArray, Act> | Env,
+    readonly numStack: number,
+  ) {
+    const box = boxOf(env, "FrameStack");
+    super(env as Env<TypedArray, Act>);
+    if (!Number.isInteger(numStack) || numStack < 1) throw new RangeError(`FrameStack: numStack must be a positive integer, got ${numStack}`);
+    this.frameSize = box.size;
+    this.frames = Array.from({ length: numStack }, () => zerosOf(box.dtype, box.size));
+    const repeat = (values: TypedArray) => {
+      const out = zerosOf(box.dtype, values.length * numStack);
+      for (let i = 0; i < numStack; i++) out.set(values, i * values.length);
+      return out;
+    };
+    this.observationSpace = new Box(repeat(box.low), repeat(box.high), [numStack, ...box.shape], box.dtype);
+  }
+
+  override reset(args: ResetArgs = {}): [TypedArray, Info] {
+    const [obs, info] = this.env.reset(args);
+    for (const frame of this.frames) frame.set(obs);
+    this.oldest = 0;
+    return [this.stacked(), info];
+  }
+
+  override step(action: Act): StepResult<TypedArray> {
+    const result = this.env.step(action);
+    // The new frame replaces the oldest, which makes the next slot the oldest.
+    this.frames[this.oldest].set(result[0]);
+    this.oldest = (this.oldest + 1) % this.numStack;
+    result[0] = this.stacked();
+    return result;
+  }
+
+  private stacked(): TypedArray {
+    const out = zerosOf(this.observationSpace.dtype, this.numStack * this.frameSize);
+    for (let i = 0; i < this.numStack; i++) out.set(this.frames[(this.oldest + i) % this.numStack], i * this.frameSize);
+    return out;
+  }
+}

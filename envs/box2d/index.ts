@@ -1,0 +1,43 @@
+// Registers Gymnasium's Box2D environments (LunarLander and BipedalWalker, as in Gymnasium 1.0's
+// `gymnasium/envs/__init__.py`) with the same kwargs, time limits and reward thresholds. CarRacing is not ported.
+//
+// Only the v3 ids are registered. LunarLander-v2 is not an alias of v3 (v3 changed the observation bounds, the
+// wind seeding and the world rebuild on reset, see lunar_lander.ts), and BipedalWalker has no other version in
+// Gymnasium 0.29 / 1.0.
+
+import { register } from "../registration.ts";
+import { BipedalWalker, type BipedalWalkerKwargs } from "./bipedal_walker.ts";
+import { LunarLander, type LunarLanderKwargs, heuristicLander } from "./lunar_lander.ts";
+
+export { BipedalWalker, LunarLander, heuristicLander };
+export type { BipedalWalkerKwargs, LunarLanderKwargs };
+
+register({
+  id: "LunarLander-v3",
+  entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
+  maxEpisodeSteps: 1000,
+  rewardThreshold: 200,
+});
+
+register({
+  id: "LunarLanderContinuous-v3",
+  entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
+  kwargs: { continuous: true },
+  maxEpisodeSteps: 1000,
+  rewardThreshold: 200,
+});
+
+register({
+  id: "BipedalWalker-v3",
+  entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
+  maxEpisodeSteps: 1600,
+  rewardThreshold: 300,
+});
+
+register({
+  id: "BipedalWalkerHardcore-v3",
+  entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
+  kwargs: { hardcore: true },
+  maxEpisodeSteps: 2000,
+  rewardThreshold: 300,
+});
