@@ -338,7 +338,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
   if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
   if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (!gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.

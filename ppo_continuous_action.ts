@@ -366,7 +366,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
   if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
   if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (!gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
@@ -387,9 +387,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const writer = new SummaryWriter(`runs/${runName}`, tracker);
   writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
 
+  // Checked on a bare env first: ClipAction inside makeEnv would otherwise fail less clearly on a Discrete space.
+  const probe = gym.make(args.envId);
+  if (!(probe.actionSpace instanceof gym.spaces.Box)) usageError(`only continuous action space is supported; ${args.envId} has ${probe.actionSpace}`);
+  probe.close();
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   const envs = new gym.vector.SyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName, args.gamma)));
-  if (!(envs.singleActionSpace instanceof gym.spaces.Box)) usageError(`only continuous action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const obsDim = envs.singleObservationSpace.size;
   const actionDim = envs.singleActionSpace.size;
 

@@ -1,0 +1,130 @@
+// ppo_continuous_action.ts: the Gaussian policy against hand-computed values, then whole-script runs.
+import * as tf from "@tensorflow/tfjs";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { setupBackend } from "../envs/backend.ts";
+import { readEventFile } from "../envs/logging.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+import { Agent, updateStep } from "../ppo_continuous_action.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
+
+before(async () => {
+  await setupBackend(false, { quiet: true });
+});
+
+/** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
+function constantAgent(mean: number[], logstd: number[], value: number): Agent {
+  const agent = new Agent(3, mean.length, new RandomGenerator(0));
+  for (const layers of [agent.actorMean, agent.critic]) for (const l of layers) tf.tidy(() => { l.weight.assign(tf.zerosLike(l.weight)); l.bias.assign(tf.zerosLike(l.bias)); });
+  tf.tidy(() => agent.actorMean[2].bias.assign(tf.tensor1d(mean)));
+  tf.tidy(() => agent.actorLogstd.assign(tf.tensor2d([logstd])));
+  tf.tidy(() => agent.critic[2].bias.assign(tf.tensor1d([value])));
+  return agent;
+}
+
+test("the Gaussian policy's log-probability and entropy match the normal density summed over action dimensions", () => {
+  const agent = constantAgent([0.5, -1], [Math.log(2), 0], 0.25);
+  const [logprob, entropy, value] = tf.tidy(() => {
+    const out = agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[1.5, 0]]));
+    return [out.logprob.dataSync()[0], out.entropy.dataSync()[0], out.value.dataSync()[0]];
+  });
+  const logNormal = (x: number, mu: number, sigma: number) => -((x - mu) ** 2) / (2 * sigma ** 2) - Math.log(sigma * Math.sqrt(2 * Math.PI));
+  close(logprob, logNormal(1.5, 0.5, 2) + logNormal(0, -1, 1));
+  close(entropy, 0.5 * Math.log(2 * Math.PI * Math.E * 4) + 0.5 * Math.log(2 * Math.PI * Math.E));
+  close(value, 0.25);
+});
+
+test("sampled actions have the policy's mean and std, and the log-probability the training path computes", () => {
+  const agent = constantAgent([0.5, -1], [Math.log(0.5), 0], 0);
+  const rng = new RandomGenerator(1);
+  const n = 2000;
+  const samples: number[][] = [[], []];
+  let checked = 0;
+  for (let i = 0; i < n; i++) {
+    const { action, logprob } = agent.sampleActionAndValue(new Float32Array(3), rng);
+    samples[0].push(action[0]);
+    samples[1].push(action[1]);
+    if (i < 5) {
+      const expected = tf.tidy(() => agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[0], action[1]]])).logprob.dataSync()[0]);
+      close(logprob[0], expected, 1e-4);
+      checked++;
+    }
+  }
+  assert.equal(checked, 5);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const std = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
+  close(mean(samples[0]), 0.5, 0.05);
+  close(mean(samples[1]), -1, 0.1);
+  close(std(samples[0]), 0.5, 0.05);
+  close(std(samples[1]), 1, 0.1);
+});
+
+test("an update step trains the log-std too and leaks no tensors", () => {
+  const agent = new Agent(3, 2, new RandomGenerator(1));
+  const optimizer = tf.train.adam(3e-4, 0.9, 0.999, 1e-5);
+  const args = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+  const make = () => ({
+    obs: tf.randomNormal([8, 3]) as tf.Tensor2D,
+    actions: tf.randomNormal([8, 2]) as tf.Tensor2D,
+    logprobs: tf.fill([8], -2) as tf.Tensor1D,
+    advantages: tf.randomNormal([8]) as tf.Tensor1D,
+    returns: tf.randomNormal([8]) as tf.Tensor1D,
+    values: tf.zeros([8]) as tf.Tensor1D,
+  });
+  let mb = make();
+  updateStep(agent, optimizer, mb, args);
+  tf.dispose(mb);
+  const count = tf.memory().numTensors;
+  for (let i = 0; i < 3; i++) {
+    mb = make();
+    updateStep(agent, optimizer, mb, args);
+    tf.dispose(mb);
+  }
+  assert.equal(tf.memory().numTensors, count);
+  assert.ok(Array.from(agent.actorLogstd.dataSync()).some((v) => v !== 0), "log-std did not move (entropy bonus pushes it)");
+  optimizer.dispose();
+});
+
+let workDir = "";
+before(() => {
+  workDir = mkdtempSync(join(tmpdir(), "ppo-continuous-test-"));
+});
+after(() => rmSync(workDir, { recursive: true, force: true }));
+
+function runScript(args: string[]) {
+  return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_continuous_action.ts"), ...args], { cwd: workDir, encoding: "utf8", timeout: 120_000 });
+}
+
+test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries the observation statistics to evaluation", () => {
+  const run = runScript(["--env-id", "Pendulum-v1", "--total-timesteps", "1024", "--num-steps", "512", "--num-minibatches", "4", "--update-epochs", "2", "--save-model", "--eval-episodes", "1"]);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /global_step=\d+, episodic_return=-\d/);
+  assert.match(run.stdout, /eval_episode=0, episodic_return=/);
+  const [runDir] = readdirSync(join(workDir, "runs"));
+  const dir = join(workDir, "runs", runDir);
+  const eventFile = readdirSync(dir).find((f) => f.startsWith("events.out.tfevents."))!;
+  const tags = new Set(readEventFile(join(dir, eventFile)).map((e) => e.tag));
+  for (const tag of ["charts/episodic_return", "charts/SPS", "losses/value_loss", "losses/approx_kl", "losses/explained_variance", "eval/episodic_return"]) assert.ok(tags.has(tag), `missing ${tag}`);
+  const model = join(dir, "ppo_continuous_action.ppo_model.json");
+  const checkpoint = JSON.parse(readFileSync(model, "utf8"));
+  // 1024 observed steps (plus resets) went into the running mean: the saved count says so.
+  assert.ok(checkpoint.obsRms.count > 1024, `obsRms.count = ${checkpoint.obsRms.count}`);
+  assert.equal(checkpoint.obsRms.mean.length, 3);
+  const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "2"]);
+  assert.equal(evalRun.status, 0, evalRun.stderr);
+  assert.match(evalRun.stdout, /mean episodic_return over 2 episodes: -\d/);
+});
+
+test("a discrete-action env is refused with one clear line", () => {
+  const run = runScript(["--env-id", "CartPole-v1", "--total-timesteps", "4096"]);
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /error: only continuous action space is supported; CartPole-v1 has Discrete\(2\)/);
+});
