@@ -339,10 +339,10 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
   normalizer.obsRms.loadState(obsRms);
   normalizer.updateRunningMean = false;
   const rng = new RandomGenerator(seed);
-  let [obs] = envs.reset({ seed });
+  let obs = Float32Array.from(envs.reset({ seed })[0]);
   const episodicReturns: number[] = [];
   while (episodicReturns.length < evalEpisodes) {
-    const { action } = agent.sampleActionAndValue(obs as Float32Array, rng);
+    const { action } = agent.sampleActionAndValue(obs, rng);
     const [nextObs, , , , infos] = envs.step(action);
     for (const info of infos.final_info ?? []) {
       if (info?.episode) {
@@ -350,7 +350,7 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
         episodicReturns.push(info.episode.r);
       }
     }
-    obs = nextObs;
+    obs = Float32Array.from(nextObs);
   }
   envs.close();
   return episodicReturns;
@@ -375,6 +375,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const rng = new RandomGenerator(args.seed);
 
   if (args.evalCheckpoint !== null) {
+    await gym.mujoco.init();
     const { agent, envId, gamma, obsRms } = loadAgent(args.evalCheckpoint);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed, gamma, obsRms);
     console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
@@ -387,6 +388,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const writer = new SummaryWriter(`runs/${runName}`, tracker);
   writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
 
+  // MuJoCo's WASM module loads asynchronously, once, before any `gym.make` (Python does it on `import mujoco`).
+  await gym.mujoco.init();
   // Checked on a bare env first: ClipAction inside makeEnv would otherwise fail less clearly on a Discrete space.
   const probe = gym.make(args.envId);
   if (!(probe.actionSpace instanceof gym.spaces.Box)) usageError(`only continuous action space is supported; ${args.envId} has ${probe.actionSpace}`);
@@ -411,7 +414,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // TRY NOT TO MODIFY: start the game
   let globalStep = 0;
   const startTime = performance.now();
-  let [nextObs] = envs.reset({ seed: args.seed });
+  // `torch.Tensor(next_obs)`: whatever the env's dtype (MuJoCo's is float64), the agent sees float32.
+  let nextObs = Float32Array.from(envs.reset({ seed: args.seed })[0]);
   let nextDone = new Float32Array(args.numEnvs);
 
   const mbObs = new Float32Array(args.minibatchSize * obsDim);
@@ -431,18 +435,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     for (let step = 0; step < args.numSteps; step++) {
       globalStep += args.numEnvs;
-      obs.set(nextObs as Float32Array, step * args.numEnvs * obsDim);
+      obs.set(nextObs, step * args.numEnvs * obsDim);
       dones.set(nextDone, step * args.numEnvs);
 
       // ALGO LOGIC: action logic
-      const { action, logprob, value } = agent.sampleActionAndValue(nextObs as Float32Array, rng);
+      const { action, logprob, value } = agent.sampleActionAndValue(nextObs, rng);
       values.set(value, step * args.numEnvs);
       actions.set(action, step * args.numEnvs * actionDim);
       logprobs.set(logprob, step * args.numEnvs);
 
       // TRY NOT TO MODIFY: execute the game and log data.
       const [stepObs, reward, terminations, truncations, infos] = envs.step(action);
-      nextObs = stepObs;
+      nextObs = Float32Array.from(stepObs);
       rewards.set(reward, step * args.numEnvs);
       // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
       nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
@@ -457,7 +461,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor2d(nextObs as Float32Array, [args.numEnvs, obsDim])).dataSync() as Float32Array);
+    const nextValue = tf.tidy(() => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.

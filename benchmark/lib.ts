@@ -91,7 +91,7 @@ export function markdownTable(results: RunResult[], reference: Record<string, st
     const sps = rs.map((r) => r.sps);
     return `| ${envId} | ${mean(returns).toFixed(2)} ± ${std(returns).toFixed(2)} | ${rs.map((r) => r.finalReturn.toFixed(1)).join(", ")} | ${mean(sps).toFixed(0)} ± ${std(sps).toFixed(0)} | ${reference[envId] ?? ""} |`;
   });
-  return ["| env | final return (mean ± std over seeds) | per seed | SPS | CleanRL ppo.py |", "|---|---|---|---|---|", ...rows].join("\n");
+  return ["| env | final return (mean ± std over seeds) | per seed | SPS | CleanRL |", "|---|---|---|---|---|", ...rows].join("\n");
 }
 
 /** An SVG learning curve: episodic return against global step, one line per seed (moving average of 20 episodes). */

@@ -3,7 +3,9 @@
 // `gym.spaces.Discrete`). Importing it registers the bundled environments, as `import gymnasium` does.
 
 import "./classic_control/index.ts";
+import "./ale/index.ts";
 import "./box2d/index.ts";
+import "./memory_cue.ts";
 
 export { ActionWrapper, Env, ObservationWrapper, RewardWrapper, Wrapper } from "./core.ts";
 export type { EnvSpec, Info, Metadata, ResetArgs, StepResult } from "./core.ts";
@@ -15,3 +17,5 @@ export * as wrappers from "./wrappers.ts";
 export * as vector from "./vector.ts";
 /** `gym.utils.checkEnv`, Gymnasium's `gymnasium.utils.env_checker.check_env`. */
 export * as utils from "./env_checker.ts";
+/** `gym.mujoco`: registers the MuJoCo "-v4" tasks; `await gym.mujoco.init()` loads MuJoCo before `gym.make`. */
+export * as mujoco from "./mujoco/index.ts";

@@ -12,6 +12,7 @@ function float32Box(low: number | number[], high: number | number[], shape: numb
 }
 
 const quiet = { onWarning: () => {} };
+await gym.mujoco.init(); // MuJoCo loads on request; the registry-wide checks below make MuJoCo envs too.
 
 /** A well-behaved env: observation uniform in [-1, 1]^2 from its own generator, random walk on step. */
 class GoodEnv extends Env<Float32Array, number> {

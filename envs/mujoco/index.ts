@@ -1,25 +1,30 @@
 // Registers Gymnasium's MuJoCo "-v4" tasks under their Gymnasium ids, with the time limits and reward thresholds
-// of `gymnasium/envs/__init__.py` (0.29). Importing this module is what makes `make("Hopper-v4")` work.
+// of `gymnasium/envs/__init__.py` (0.29). envs/index.ts re-exports this module as `gym.mujoco`.
 //
-// MuJoCo is WebAssembly, and instantiating a WASM module is asynchronous, while `make` / `reset` / `step` are
-// synchronous (as in Gymnasium). So this module finishes loading MuJoCo at top level before anything that
-// imports it runs: `import * as gym from "./envs/index.ts"` returns with MuJoCo ready. The cost is paid once
-// per process, by every importer of envs/index.ts; it is measured in the report (about 0.15 s).
+// MuJoCo itself (WebAssembly) is loaded on request, not at import: run `await gym.mujoco.init()` once before
+// `gym.make("Hopper-v4")`. Making a MuJoCo env earlier throws an error saying so. See envs/mujoco/mujoco_env.ts
+// for why (loading costs about 0.15-0.25 s, which processes that never use MuJoCo should not pay).
 
 import type { Env } from "../core.ts";
 import { register } from "../registration.ts";
+import { ANT_KWARGS, AntEnv, type AntKwargs } from "./ant.ts";
 import { HALF_CHEETAH_KWARGS, HalfCheetahEnv, type HalfCheetahKwargs } from "./half_cheetah.ts";
 import { HOPPER_KWARGS, HopperEnv, type HopperKwargs } from "./hopper.ts";
+import { HUMANOID_KWARGS, HumanoidEnv, type HumanoidKwargs } from "./humanoid.ts";
 import { InvertedDoublePendulumEnv } from "./inverted_double_pendulum.ts";
 import { InvertedPendulumEnv } from "./inverted_pendulum.ts";
 import { loadMujoco } from "./mujoco_env.ts";
+import { PusherEnv } from "./pusher.ts";
+import { ReacherEnv } from "./reacher.ts";
+import { SWIMMER_KWARGS, SwimmerEnv, type SwimmerKwargs } from "./swimmer.ts";
 import { WALKER2D_KWARGS, Walker2dEnv, type Walker2dKwargs } from "./walker2d.ts";
 
-export { HalfCheetahEnv, HopperEnv, InvertedDoublePendulumEnv, InvertedPendulumEnv, Walker2dEnv };
-export type { HalfCheetahKwargs, HopperKwargs, Walker2dKwargs };
+export { AntEnv, HalfCheetahEnv, HopperEnv, HumanoidEnv, InvertedDoublePendulumEnv, InvertedPendulumEnv, PusherEnv, ReacherEnv, SwimmerEnv, Walker2dEnv };
+export type { AntKwargs, HalfCheetahKwargs, HopperKwargs, HumanoidKwargs, SwimmerKwargs, Walker2dKwargs };
 export { MujocoEnv, isMujocoLoaded, loadMujoco, wasmHeapBytes } from "./mujoco_env.ts";
 
-await loadMujoco();
+/** Loads MuJoCo's WASM module (once per process). Await it before making a MuJoCo env. */
+export const init = loadMujoco;
 
 /** `gym.make` with a keyword argument the constructor does not take fails, as Python's TypeError would. */
 function accepting<K>(id: string, allowed: readonly string[], construct: (kwargs: K) => Env) {
@@ -65,4 +70,39 @@ register({
   entryPoint: accepting("InvertedDoublePendulum-v4", [], (kw: { renderMode?: string | null }) => new InvertedDoublePendulumEnv(kw)),
   maxEpisodeSteps: 1000,
   rewardThreshold: 9100.0,
+});
+
+register({
+  id: "Swimmer-v4",
+  entryPoint: accepting<SwimmerKwargs>("Swimmer-v4", SWIMMER_KWARGS, (kw) => new SwimmerEnv(kw)),
+  maxEpisodeSteps: 1000,
+  rewardThreshold: 360.0,
+});
+
+register({
+  id: "Reacher-v4",
+  entryPoint: accepting("Reacher-v4", [], (kw: { renderMode?: string | null }) => new ReacherEnv(kw)),
+  maxEpisodeSteps: 50,
+  rewardThreshold: -3.75,
+});
+
+// Gymnasium refuses Pusher-v4 on MuJoCo >= 3; registered here with that caveat (see envs/mujoco/pusher.ts).
+register({
+  id: "Pusher-v4",
+  entryPoint: accepting("Pusher-v4", [], (kw: { renderMode?: string | null }) => new PusherEnv(kw)),
+  maxEpisodeSteps: 100,
+  rewardThreshold: 0.0,
+});
+
+register({
+  id: "Ant-v4",
+  entryPoint: accepting<AntKwargs>("Ant-v4", ANT_KWARGS, (kw) => new AntEnv(kw)),
+  maxEpisodeSteps: 1000,
+  rewardThreshold: 6000.0,
+});
+
+register({
+  id: "Humanoid-v4",
+  entryPoint: accepting<HumanoidKwargs>("Humanoid-v4", HUMANOID_KWARGS, (kw) => new HumanoidEnv(kw)),
+  maxEpisodeSteps: 1000,
 });

@@ -18,9 +18,15 @@
 // context), only the abstract `mjv_*` scene. The envs therefore declare no render modes, and `make(id,
 // { renderMode: "rgb_array" })` fails loudly instead of returning fake frames.
 //
+// Loading. MuJoCo is WebAssembly, and Emscripten's module factory is asynchronous (it awaits the WASM
+// instantiation), while `make` / `reset` / `step` are synchronous, as in Gymnasium. Loading at import time
+// (a top-level await in envs/mujoco/index.ts) would make every `import * as gym` pay for it, about 0.25 s, also
+// in processes that never touch MuJoCo. So the module is loaded on request, once per process:
+// `await gym.mujoco.init()` (this file's `loadMujoco`). Making a MuJoCo env before that throws an error that
+// says so. Even `@mujoco/mujoco`'s JavaScript is only imported then, so the registrations cost nothing else.
+//
 // The WASM memory rules live here and nowhere else:
-// 1. MuJoCo's WASM module is loaded once per process (`loadMujoco` caches its promise). Making an env is
-//    synchronous, so the module must have been loaded before: envs/mujoco/index.ts awaits it at top level.
+// 1. The module is loaded once per process (`loadMujoco` caches its promise).
 // 2. `model.qpos`, `data.xpos`, ... are typed-array views into the WASM heap. When the heap grows (any
 //    allocation anywhere in the process, e.g. another env being made) the old ArrayBuffer is detached and every
 //    view on it reads as empty. Subclasses therefore never keep a view: they read `this.views`, which re-fetches
@@ -32,7 +38,7 @@
 
 import { readFileSync } from "node:fs";
 
-import loadMujocoModule, { type DoubleBuffer, type MainModule, type MjData, type MjModel } from "@mujoco/mujoco";
+import type { DoubleBuffer, MainModule, MjData, MjModel } from "@mujoco/mujoco";
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, type Space } from "../spaces.ts";
@@ -46,13 +52,19 @@ let mujoco: MainModule | null = null;
 /** A 1-double WASM buffer kept for the life of the process, only to read the current heap size. */
 let heapProbe: DoubleBuffer | null = null;
 
-/** Loads MuJoCo's WASM module, once per process; later calls return the same promise. */
+/**
+ * Loads MuJoCo's WASM module (about 0.15 s), once per process; later calls return the same promise. Await it
+ * before making a MuJoCo env; `gym.mujoco.init` is this function.
+ */
 export function loadMujoco(): Promise<MainModule> {
-  loading ??= loadMujocoModule().then((module) => {
+  loading ??= import("@mujoco/mujoco").then(async ({ default: factory }) => {
+    const module = await factory();
     mujoco = module;
     heapProbe = new module.DoubleBuffer(1);
     return module;
   });
+  // A failed load (e.g. a missing .wasm file) may be retried.
+  loading.catch(() => (loading = null));
   return loading;
 }
 
@@ -64,7 +76,7 @@ export function isMujocoLoaded(): boolean {
 /** The loaded module; throws if it has not been loaded yet. */
 export function mujocoModule(): MainModule {
   if (mujoco === null) {
-    throw new Error('MuJoCo\'s WASM module is not loaded yet: import "envs/mujoco/index.ts" (or envs/index.ts), or await loadMujoco(), before making a MuJoCo env');
+    throw new Error("MuJoCo's WASM module is not loaded yet: run `await gym.mujoco.init()` once (e.g. at the top of the script) before making a MuJoCo env");
   }
   return mujoco;
 }

@@ -1,0 +1,47 @@
+// Reproduces CleanRL's benchmark tables for one variant:
+//   npx tsx benchmark/run.ts [--script ppo.ts] [--env-ids A,B] [--seeds 1,2,3] [--workers 1] [-- extra ppo flags]
+// Each run uses the variant's defaults (CleanRL's); flags after `--` go to every run. Prints a markdown table (mean ±
+// std over seeds of the final episodic return and of SPS) and writes an SVG learning curve per env to
+// benchmark/plots/. For SPS figures use --workers 1 on an otherwise idle machine. `--from-runs` skips training and
+// rebuilds the table and plots from the newest matching runs/ directories.
+
+import minimist from "minimist";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { ROOT, learningCurveSvg, markdownTable, readRun, runAll } from "./lib.ts";
+
+// Per variant: the env ids CleanRL benchmarks and its published results (docs.cleanrl.dev, mean ± std over seeds).
+const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, string> }> = {
+  "ppo.ts": {
+    envIds: ["CartPole-v1", "Acrobot-v1", "MountainCar-v0"],
+    cleanrl: { "CartPole-v1": "490.04 ± 6.12", "Acrobot-v1": "-86.36 ± 1.32", "MountainCar-v0": "-200.00 ± 0.00" },
+  },
+  "ppo_continuous_action.ts": {
+    envIds: ["HalfCheetah-v4", "Walker2d-v4", "Hopper-v4", "InvertedPendulum-v4", "Humanoid-v4", "Pusher-v4"],
+    cleanrl: { "HalfCheetah-v4": "1442.64 ± 46.03", "Hopper-v4": "2382.86 ± 271.74", "InvertedPendulum-v4": "963.09 ± 22.20" },
+  },
+  "ppo_atari.ts": {
+    envIds: ["PongNoFrameskip-v4", "BeamRiderNoFrameskip-v4", "BreakoutNoFrameskip-v4"],
+    cleanrl: {},
+  },
+};
+
+const cli = minimist(process.argv.slice(2), { string: ["script", "env-ids", "seeds", "workers"], boolean: ["from-runs"], "--": true });
+const script: string = cli.script ?? "ppo.ts";
+const variant = VARIANTS[script];
+if (!variant) throw new Error(`--script must be one of ${Object.keys(VARIANTS).join(", ")}`);
+const envIds: string[] = cli["env-ids"] ? cli["env-ids"].split(",") : variant.envIds;
+const seeds: number[] = (cli.seeds ?? "1,2,3").split(",").map(Number);
+const workers = Number(cli.workers ?? 1);
+
+const results = cli["from-runs"]
+  ? envIds.flatMap((envId) => seeds.map((seed) => readRun(script, envId, seed)))
+  : await runAll({ script, envIds, seeds, extra: cli["--"] ?? [], workers, logDir: join(ROOT, "benchmark", "results") });
+console.log(`\n${markdownTable(results, variant.cleanrl)}\n`);
+mkdirSync(join(ROOT, "benchmark", "plots"), { recursive: true });
+for (const envId of envIds) {
+  const path = join(ROOT, "benchmark", "plots", `${script.replace(/\.ts$/, "")}_${envId.replace("/", "_")}.svg`);
+  writeFileSync(path, learningCurveSvg(envId, results));
+  console.log(`learning curve: ${path}`);
+}
