@@ -290,7 +290,7 @@ export class Atari2600 {
   /** Frames emulated since construction. */
   framesEmulated = 0;
 
-  private readonly board: Board;
+  private readonly board: InstanceType<typeof Board.default>;
   private readonly tia: TiaInternals;
   private readonly cpu: CpuInternals;
   private readonly pia: PiaInternals;
@@ -322,9 +322,10 @@ export class Atari2600 {
     this.swapPaddles = swapPaddles;
 
     const image = new Uint8Array(rom); // 6502.ts keeps a reference; never alias the caller's buffer
-    const type = (options.cartridgeType ?? detectCartridgeType(image)) as CartridgeInfo.CartridgeType;
-    if (type === CartridgeInfo.default.CartridgeType.unknown) throw new Error(`Atari2600: unrecognised cartridge image (${image.length} bytes)`);
-    if (type === CartridgeInfo.default.CartridgeType.bankswitch_dpc_plus || type === CartridgeInfo.default.CartridgeType.bankswitch_cdf) {
+    const type = options.cartridgeType ?? detectCartridgeType(image);
+    const types = CartridgeInfo.default.CartridgeType;
+    if (type === types.unknown) throw new Error(`Atari2600: unrecognised cartridge image (${image.length} bytes)`);
+    if (type === types.bankswitch_dpc_plus || type === types.bankswitch_cdf) {
       throw new Error(`Atari2600: cartridge type ${type} needs an ARM coprocessor, which this driver does not support`);
     }
     this.cartridgeType = type;

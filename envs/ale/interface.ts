@@ -63,9 +63,12 @@ export class ALEInterface {
 
   /**
    * StellaEnvironment::reset: power-cycle, 60 NOOP frames, soft reset, reset the game settings, select the mode
-   * (and soft reset again), soft reset, then the game's starting actions. `powerOnSeed` fixes the power-on RAM.
+   * (and soft reset again), soft reset, then the game's starting actions. `powerOnSeed` fixes the power-on RAM;
+   * `reload` also restarts the cumulative frame counter, as loading the ROM again does.
    */
-  resetGame(powerOnSeed: number): void {
+  resetGame(powerOnSeed: number, reload = false): void {
+    // ale-py reloads the ROM on a seeded reset, which starts a fresh ALE whose frame counter is 0.
+    if (reload) this.frameNumber = 0;
     this.episodeFrameNumber = 0;
     const emu = this.console;
     emu.powerOn(powerOnSeed);

@@ -1,0 +1,51 @@
+// Registers the Atari games under ale-py's ids. Importing this module is what makes `make("BreakoutNoFrameskip-v4")`
+// and `make("ALE/Breakout-v5")` work; the ROM itself is looked up when the env is made (see roms.ts).
+//
+//   {Game}NoFrameskip-v4: frameskip 1, repeat_action_probability 0, minimal action set, and a TimeLimit of
+//                         frameskip * 100k steps (400k; SpaceInvaders 300k), as in the ale-py 0.7/0.8 registrations
+//                         that CleanRL's published Atari results used.
+//   ALE/{Game}-v5:        frameskip 4, repeat_action_probability 0.25, max_num_frames_per_episode 108000 (30 minutes
+//                         of play), minimal action set; no TimeLimit wrapper (ALE truncates by frames itself).
+
+import { register } from "../registration.ts";
+import { AtariEnv, type AtariEnvKwargs } from "./env.ts";
+import { GAMES, type GameSpec } from "./games.ts";
+
+export { ACTION_MEANINGS, Action, Atari2600 } from "./emulator.ts";
+export { AtariEnv } from "./env.ts";
+export type { AtariEnvKwargs, ObsType, RgbFrame } from "./env.ts";
+export { BEAM_RIDER, BREAKOUT, GAMES, PONG, decimalScore, findGame } from "./games.ts";
+export type { GameSettings, GameSpec } from "./games.ts";
+export { ALEInterface } from "./interface.ts";
+export { ROM_MD5S, RomNotFoundError, findRom } from "./roms.ts";
+
+const ACCEPTED = ["game", "mode", "difficulty", "obsType", "frameskip", "repeatActionProbability", "fullActionSpace", "maxNumFramesPerEpisode", "romDir", "rom"];
+
+/** Like Python's TypeError for an unexpected keyword: a misspelt option fails instead of being ignored. */
+function atariEnvFrom(id: string, kwargs: Record<string, unknown>): AtariEnv {
+  for (const key of Object.keys(kwargs)) {
+    if (key !== "renderMode" && !ACCEPTED.includes(key)) {
+      throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: renderMode, ${ACCEPTED.join(", ")})`);
+    }
+  }
+  return new AtariEnv(kwargs as unknown as AtariEnvKwargs);
+}
+
+/** Registers `spec` under both id families. Exported so tests can register a cartridge of their own. */
+export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown> = {}): void {
+  const noFrameskip = `${spec.name}NoFrameskip-v4`;
+  register({
+    id: noFrameskip,
+    entryPoint: (kw) => atariEnvFrom(noFrameskip, kw),
+    maxEpisodeSteps: (spec.legacyFrameskip ?? 4) * 100_000,
+    kwargs: { game: spec.rom, obsType: "rgb", frameskip: 1, repeatActionProbability: 0, fullActionSpace: false, ...extraKwargs },
+  });
+  const v5 = `ALE/${spec.name}-v5`;
+  register({
+    id: v5,
+    entryPoint: (kw) => atariEnvFrom(v5, kw),
+    kwargs: { game: spec.rom, frameskip: 4, repeatActionProbability: 0.25, fullActionSpace: false, maxNumFramesPerEpisode: 108_000, ...extraKwargs },
+  });
+}
+
+for (const spec of GAMES.values()) registerGame(spec);
