@@ -172,13 +172,6 @@ export class MemoryCueEnv extends Env<Uint8Array, number> {
   }
 }
 
-/** Like Python's TypeError for an unexpected keyword: a misspelt kwarg fails instead of being ignored. */
-function memoryCueFrom(id: string, kwargs: Record<string, unknown>): MemoryCueEnv {
-  for (const key of Object.keys(kwargs)) {
-    if (key !== "renderMode" && key !== "delaySteps") throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: renderMode, delaySteps)`);
-  }
-  return new MemoryCueEnv(kwargs as MemoryCueKwargs);
-}
-
-register({ id: "MemoryCue-v0", entryPoint: (kw) => memoryCueFrom("MemoryCue-v0", kw), kwargs: { delaySteps: 8 } });
-register({ id: "MemoryCueShort-v0", entryPoint: (kw) => memoryCueFrom("MemoryCueShort-v0", kw), kwargs: { delaySteps: 2 } });
+const entryPoint = (kw: Record<string, unknown>) => new MemoryCueEnv(kw as MemoryCueKwargs);
+register({ id: "MemoryCue-v0", entryPoint, kwargs: { delaySteps: 8 }, acceptedKwargs: ["delaySteps"] });
+register({ id: "MemoryCueShort-v0", entryPoint, kwargs: { delaySteps: 2 }, acceptedKwargs: ["delaySteps"] });

@@ -13,6 +13,7 @@ export interface EnvCreator {
 
 interface Registration extends EnvSpec {
   entryPoint: EnvCreator;
+  acceptedKwargs: readonly string[] | null;
 }
 
 const registry = new Map<string, Registration>();
@@ -23,6 +24,14 @@ export function register(spec: {
   maxEpisodeSteps?: number | null;
   rewardThreshold?: number | null;
   kwargs?: Record<string, unknown>;
+  /**
+   * The env constructor's keyword arguments besides `renderMode`. When given, `make` rejects any other kwarg (from
+   * the registered `kwargs` or the call's options) with a `TypeError` naming the id, the bad key and the accepted
+   * ones, before the entry point is called, as Python's `TypeError: __init__() got an unexpected keyword argument`
+   * would: a misspelt kwarg (`gravity` for Pendulum's `g`) fails loudly instead of being ignored. `renderMode` and
+   * `maxEpisodeSteps` are make's own options, always allowed. Omitted: no check (the entry point gets everything).
+   */
+  acceptedKwargs?: readonly string[];
 }): void {
   if (registry.has(spec.id)) throw new Error(`register: ${spec.id} is already registered`);
   registry.set(spec.id, {
@@ -31,6 +40,7 @@ export function register(spec: {
     maxEpisodeSteps: spec.maxEpisodeSteps ?? null,
     rewardThreshold: spec.rewardThreshold ?? null,
     kwargs: spec.kwargs ?? {},
+    acceptedKwargs: spec.acceptedKwargs ?? null,
   });
 }
 
@@ -50,6 +60,7 @@ export function make(id: string, options: MakeOptions = {}): Env {
   }
   const { renderMode = null, maxEpisodeSteps, ...overrides } = options;
   const kwargs = { ...reg.kwargs, ...overrides };
+  if (reg.acceptedKwargs !== null) checkKwargs(id, kwargs, reg.acceptedKwargs);
   let env: Env = reg.entryPoint({ ...kwargs, renderMode });
   if (renderMode !== null && !env.metadata.renderModes.includes(renderMode)) {
     throw new Error(`make(${id}): render mode "${renderMode}" not supported; supported: ${env.metadata.renderModes.join(", ") || "none"}`);
@@ -63,11 +74,20 @@ export function make(id: string, options: MakeOptions = {}): Env {
   return env;
 }
 
+/** Throws Python's TypeError for a kwarg the env constructor does not take (`renderMode` is always accepted). */
+function checkKwargs(id: string, kwargs: Record<string, unknown>, accepted: readonly string[]): void {
+  for (const key of Object.keys(kwargs)) {
+    if (key !== "renderMode" && !accepted.includes(key)) {
+      throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: ${["renderMode", ...accepted].join(", ")})`);
+    }
+  }
+}
+
 /** The spec of a registered id, without building the env. */
 export function spec(id: string): EnvSpec {
   const reg = registry.get(id);
   if (reg === undefined) throw new Error(`spec: no environment registered as "${id}"`);
-  const { entryPoint: _entryPoint, ...rest } = reg;
+  const { entryPoint: _entryPoint, acceptedKwargs: _acceptedKwargs, ...rest } = reg;
   return rest;
 }
 

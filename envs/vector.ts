@@ -224,7 +224,7 @@ export class SyncVectorEnv {
 }
 
 /** 0.29's `VectorEnv._add_info` + `_init_info_arrays`: batch one sub-env's info into `infos` at `envIndex`. */
-function addInfo(infos: VectorInfo, info: Info, envIndex: number, numEnvs: number): void {
+export function addInfo(infos: VectorInfo, info: Info, envIndex: number, numEnvs: number): void {
   for (const key in info) {
     const value = info[key];
     let values = infos[key] as unknown[] | Float64Array | undefined;
@@ -243,3 +243,6 @@ function addInfo(infos: VectorInfo, info: Info, envIndex: number, numEnvs: numbe
     mask[envIndex] = true;
   }
 }
+
+// The worker-thread vector env lives in its own file; re-exported so it is `gym.vector.AsyncVectorEnv`.
+export { AsyncVectorEnv } from "./async_vector.ts";

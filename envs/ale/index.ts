@@ -19,31 +19,24 @@ export type { GameSettings, GameSpec } from "./games.ts";
 export { ALEInterface } from "./interface.ts";
 export { ROM_MD5S, RomNotFoundError, findRom } from "./roms.ts";
 
-const ACCEPTED = ["game", "mode", "difficulty", "obsType", "frameskip", "repeatActionProbability", "fullActionSpace", "maxNumFramesPerEpisode", "romDir", "rom"];
-
-/** Like Python's TypeError for an unexpected keyword: a misspelt option fails instead of being ignored. */
-function atariEnvFrom(id: string, kwargs: Record<string, unknown>): AtariEnv {
-  for (const key of Object.keys(kwargs)) {
-    if (key !== "renderMode" && !ACCEPTED.includes(key)) {
-      throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: renderMode, ${ACCEPTED.join(", ")})`);
-    }
-  }
-  return new AtariEnv(kwargs as unknown as AtariEnvKwargs);
-}
+/** AtariEnv's keyword arguments besides renderMode; `make` rejects any other, as Python's TypeError would. */
+const ACCEPTED_KWARGS = ["game", "mode", "difficulty", "obsType", "frameskip", "repeatActionProbability", "fullActionSpace", "maxNumFramesPerEpisode", "romDir", "rom"];
 
 /** Registers `spec` under both id families. Exported so tests can register a cartridge of their own. */
 export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown> = {}): void {
   const noFrameskip = `${spec.name}NoFrameskip-v4`;
   register({
     id: noFrameskip,
-    entryPoint: (kw) => atariEnvFrom(noFrameskip, kw),
+    entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
+    acceptedKwargs: ACCEPTED_KWARGS,
     maxEpisodeSteps: (spec.legacyFrameskip ?? 4) * 100_000,
     kwargs: { game: spec.rom, obsType: "rgb", frameskip: 1, repeatActionProbability: 0, fullActionSpace: false, ...extraKwargs },
   });
   const v5 = `ALE/${spec.name}-v5`;
   register({
     id: v5,
-    entryPoint: (kw) => atariEnvFrom(v5, kw),
+    entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
+    acceptedKwargs: ACCEPTED_KWARGS,
     kwargs: { game: spec.rom, frameskip: 4, repeatActionProbability: 0.25, fullActionSpace: false, maxNumFramesPerEpisode: 108_000, ...extraKwargs },
   });
 }

@@ -12,9 +12,14 @@ import { LunarLander, type LunarLanderKwargs, heuristicLander } from "./lunar_la
 export { BipedalWalker, LunarLander, heuristicLander };
 export type { BipedalWalkerKwargs, LunarLanderKwargs };
 
+// The constructors' kwargs besides renderMode; `make` rejects any other (a misspelt kwarg fails, as in Python).
+const LUNAR_LANDER_KWARGS = ["continuous", "gravity", "enableWind", "windPower", "turbulencePower"] as const satisfies readonly (keyof LunarLanderKwargs)[];
+const BIPEDAL_WALKER_KWARGS = ["hardcore"] as const satisfies readonly (keyof BipedalWalkerKwargs)[];
+
 register({
   id: "LunarLander-v3",
   entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
+  acceptedKwargs: LUNAR_LANDER_KWARGS,
   maxEpisodeSteps: 1000,
   rewardThreshold: 200,
 });
@@ -22,6 +27,7 @@ register({
 register({
   id: "LunarLanderContinuous-v3",
   entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
+  acceptedKwargs: LUNAR_LANDER_KWARGS,
   kwargs: { continuous: true },
   maxEpisodeSteps: 1000,
   rewardThreshold: 200,
@@ -30,6 +36,7 @@ register({
 register({
   id: "BipedalWalker-v3",
   entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
+  acceptedKwargs: BIPEDAL_WALKER_KWARGS,
   maxEpisodeSteps: 1600,
   rewardThreshold: 300,
 });
@@ -37,6 +44,7 @@ register({
 register({
   id: "BipedalWalkerHardcore-v3",
   entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
+  acceptedKwargs: BIPEDAL_WALKER_KWARGS,
   kwargs: { hardcore: true },
   maxEpisodeSteps: 2000,
   rewardThreshold: 300,

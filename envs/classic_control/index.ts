@@ -11,56 +11,49 @@ import { PendulumEnv, type PendulumKwargs } from "./pendulum.ts";
 export { AcrobotEnv, CartPoleEnv, Continuous_MountainCarEnv, MountainCarEnv, PendulumEnv };
 export type { AcrobotKwargs, CartPoleKwargs, ContinuousMountainCarKwargs, MountainCarKwargs, PendulumKwargs };
 
-/**
- * Python raises `TypeError: unexpected keyword argument` when `gym.make` passes a kwarg the constructor does not
- * take; do the same, so a misspelt kwarg (`gravity` for Pendulum's `g`) fails loudly instead of being ignored.
- */
-function checked<K extends object>(id: string, kwargs: Record<string, unknown>, allowed: readonly string[]): K {
-  for (const key of Object.keys(kwargs)) {
-    if (key !== "renderMode" && !allowed.includes(key)) {
-      throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: renderMode${allowed.map((a) => `, ${a}`).join("")})`);
-    }
-  }
-  return kwargs as K;
-}
-
 register({
   id: "CartPole-v0",
-  entryPoint: (kw) => new CartPoleEnv(checked<CartPoleKwargs>("CartPole-v0", kw, ["suttonBartoReward"])),
+  entryPoint: (kw) => new CartPoleEnv(kw as CartPoleKwargs),
+  acceptedKwargs: ["suttonBartoReward"],
   maxEpisodeSteps: 200,
   rewardThreshold: 195.0,
 });
 
 register({
   id: "CartPole-v1",
-  entryPoint: (kw) => new CartPoleEnv(checked<CartPoleKwargs>("CartPole-v1", kw, ["suttonBartoReward"])),
+  entryPoint: (kw) => new CartPoleEnv(kw as CartPoleKwargs),
+  acceptedKwargs: ["suttonBartoReward"],
   maxEpisodeSteps: 500,
   rewardThreshold: 475.0,
 });
 
 register({
   id: "MountainCar-v0",
-  entryPoint: (kw) => new MountainCarEnv(checked<MountainCarKwargs>("MountainCar-v0", kw, ["goalVelocity"])),
+  entryPoint: (kw) => new MountainCarEnv(kw as MountainCarKwargs),
+  acceptedKwargs: ["goalVelocity"],
   maxEpisodeSteps: 200,
   rewardThreshold: -110.0,
 });
 
 register({
   id: "MountainCarContinuous-v0",
-  entryPoint: (kw) => new Continuous_MountainCarEnv(checked<ContinuousMountainCarKwargs>("MountainCarContinuous-v0", kw, ["goalVelocity"])),
+  entryPoint: (kw) => new Continuous_MountainCarEnv(kw as ContinuousMountainCarKwargs),
+  acceptedKwargs: ["goalVelocity"],
   maxEpisodeSteps: 999,
   rewardThreshold: 90.0,
 });
 
 register({
   id: "Pendulum-v1",
-  entryPoint: (kw) => new PendulumEnv(checked<PendulumKwargs>("Pendulum-v1", kw, ["g"])),
+  entryPoint: (kw) => new PendulumEnv(kw as PendulumKwargs),
+  acceptedKwargs: ["g"],
   maxEpisodeSteps: 200,
 });
 
 register({
   id: "Acrobot-v1",
-  entryPoint: (kw) => new AcrobotEnv(checked<AcrobotKwargs>("Acrobot-v1", kw, [])),
+  entryPoint: (kw) => new AcrobotEnv(kw as AcrobotKwargs),
+  acceptedKwargs: [],
   maxEpisodeSteps: 500,
   rewardThreshold: -100.0,
 });

@@ -5,7 +5,6 @@
 // `gym.make("Hopper-v4")`. Making a MuJoCo env earlier throws an error saying so. See envs/mujoco/mujoco_env.ts
 // for why (loading costs about 0.15-0.25 s, which processes that never use MuJoCo should not pay).
 
-import type { Env } from "../core.ts";
 import { register } from "../registration.ts";
 import { ANT_KWARGS, AntEnv, type AntKwargs } from "./ant.ts";
 import { HALF_CHEETAH_KWARGS, HalfCheetahEnv, type HalfCheetahKwargs } from "./half_cheetah.ts";
@@ -26,62 +25,57 @@ export { MujocoEnv, isMujocoLoaded, loadMujoco, wasmHeapBytes } from "./mujoco_e
 /** Loads MuJoCo's WASM module (once per process). Await it before making a MuJoCo env. */
 export const init = loadMujoco;
 
-/** `gym.make` with a keyword argument the constructor does not take fails, as Python's TypeError would. */
-function accepting<K>(id: string, allowed: readonly string[], construct: (kwargs: K) => Env) {
-  return (kwargs: Record<string, unknown>): Env => {
-    for (const key of Object.keys(kwargs)) {
-      if (key !== "renderMode" && !allowed.includes(key)) {
-        throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: renderMode${allowed.map((a) => `, ${a}`).join("")})`);
-      }
-    }
-    return construct(kwargs as K);
-  };
-}
-
 register({
   id: "Hopper-v4",
-  entryPoint: accepting<HopperKwargs>("Hopper-v4", HOPPER_KWARGS, (kw) => new HopperEnv(kw)),
+  entryPoint: (kw) => new HopperEnv(kw as HopperKwargs),
+  acceptedKwargs: HOPPER_KWARGS,
   maxEpisodeSteps: 1000,
   rewardThreshold: 3800.0,
 });
 
 register({
   id: "HalfCheetah-v4",
-  entryPoint: accepting<HalfCheetahKwargs>("HalfCheetah-v4", HALF_CHEETAH_KWARGS, (kw) => new HalfCheetahEnv(kw)),
+  entryPoint: (kw) => new HalfCheetahEnv(kw as HalfCheetahKwargs),
+  acceptedKwargs: HALF_CHEETAH_KWARGS,
   maxEpisodeSteps: 1000,
   rewardThreshold: 4800.0,
 });
 
 register({
   id: "InvertedPendulum-v4",
-  entryPoint: accepting("InvertedPendulum-v4", [], (kw: { renderMode?: string | null }) => new InvertedPendulumEnv(kw)),
+  entryPoint: (kw) => new InvertedPendulumEnv(kw),
+  acceptedKwargs: [],
   maxEpisodeSteps: 1000,
   rewardThreshold: 950.0,
 });
 
 register({
   id: "Walker2d-v4",
-  entryPoint: accepting<Walker2dKwargs>("Walker2d-v4", WALKER2D_KWARGS, (kw) => new Walker2dEnv(kw)),
+  entryPoint: (kw) => new Walker2dEnv(kw as Walker2dKwargs),
+  acceptedKwargs: WALKER2D_KWARGS,
   maxEpisodeSteps: 1000,
 });
 
 register({
   id: "InvertedDoublePendulum-v4",
-  entryPoint: accepting("InvertedDoublePendulum-v4", [], (kw: { renderMode?: string | null }) => new InvertedDoublePendulumEnv(kw)),
+  entryPoint: (kw) => new InvertedDoublePendulumEnv(kw),
+  acceptedKwargs: [],
   maxEpisodeSteps: 1000,
   rewardThreshold: 9100.0,
 });
 
 register({
   id: "Swimmer-v4",
-  entryPoint: accepting<SwimmerKwargs>("Swimmer-v4", SWIMMER_KWARGS, (kw) => new SwimmerEnv(kw)),
+  entryPoint: (kw) => new SwimmerEnv(kw as SwimmerKwargs),
+  acceptedKwargs: SWIMMER_KWARGS,
   maxEpisodeSteps: 1000,
   rewardThreshold: 360.0,
 });
 
 register({
   id: "Reacher-v4",
-  entryPoint: accepting("Reacher-v4", [], (kw: { renderMode?: string | null }) => new ReacherEnv(kw)),
+  entryPoint: (kw) => new ReacherEnv(kw),
+  acceptedKwargs: [],
   maxEpisodeSteps: 50,
   rewardThreshold: -3.75,
 });
@@ -89,20 +83,23 @@ register({
 // Gymnasium refuses Pusher-v4 on MuJoCo >= 3; registered here with that caveat (see envs/mujoco/pusher.ts).
 register({
   id: "Pusher-v4",
-  entryPoint: accepting("Pusher-v4", [], (kw: { renderMode?: string | null }) => new PusherEnv(kw)),
+  entryPoint: (kw) => new PusherEnv(kw),
+  acceptedKwargs: [],
   maxEpisodeSteps: 100,
   rewardThreshold: 0.0,
 });
 
 register({
   id: "Ant-v4",
-  entryPoint: accepting<AntKwargs>("Ant-v4", ANT_KWARGS, (kw) => new AntEnv(kw)),
+  entryPoint: (kw) => new AntEnv(kw as AntKwargs),
+  acceptedKwargs: ANT_KWARGS,
   maxEpisodeSteps: 1000,
   rewardThreshold: 6000.0,
 });
 
 register({
   id: "Humanoid-v4",
-  entryPoint: accepting<HumanoidKwargs>("Humanoid-v4", HUMANOID_KWARGS, (kw) => new HumanoidEnv(kw)),
+  entryPoint: (kw) => new HumanoidEnv(kw as HumanoidKwargs),
+  acceptedKwargs: HUMANOID_KWARGS,
   maxEpisodeSteps: 1000,
 });
