@@ -182,6 +182,22 @@ test("EpisodicLifeEnv treats a bonus life as no loss", () => {
   assert.equal(env.step(0)[2], true); // 4 -> 3
 });
 
+test("EpisodicLifeEnv reads the lives from unwrapped.ale.lives() when the env has an ALE, as SB3", () => {
+  // The info says nothing about lives here (FireResetEnv below it would hand up an empty reset info, too).
+  class WithAle extends FakeAtari {
+    readonly ale = { lives: () => this.lives };
+    override step(action: number): StepResult<Uint8Array> {
+      const result = super.step(action);
+      result[4] = {};
+      return result;
+    }
+  }
+  const env = new EpisodicLifeEnv(new WithAle({ lives: 3, lifeLostAt: [2], pixel: sparse(FakeAtari.pixel) }));
+  env.reset();
+  assert.equal(env.step(0)[2], false);
+  assert.equal(env.step(0)[2], true);
+});
+
 test("FireResetEnv presses FIRE (action 1) and then action 2 after each reset", () => {
   const inner = new FakeAtari({ pixel: sparse(FakeAtari.pixel) });
   const env = new FireResetEnv(inner);

@@ -1,0 +1,291 @@
+// AsyncVectorEnv's workers import this file for `makeEnv` (its env factories below), so the tests are only
+// registered on the main thread; with ASYNC_VECTOR_CHILD set it is instead the script of a child process.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { isMainThread } from "node:worker_threads";
+
+import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+import { AsyncVectorEnv, type EnvFnSpec } from "../envs/async_vector.ts";
+import { SyncVectorEnv } from "../envs/vector.ts";
+
+/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
+function float32Box(low: number, high: number, shape: number[]): Box & Space<Float32Array> {
+  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
+}
+
+/**
+ * Observation [id, episode, t, seed-or--1, last action]; the episode ends after `episodeLength` steps
+ * (terminated, or truncated with `truncate`); reward = 10 * id + t + action / 4. Step info carries `t` and, on
+ * even steps, `even: true`; reset info carries `resets`.
+ */
+class CounterEnv extends Env<Float32Array, number> {
+  observationSpace = float32Box(-Infinity, Infinity, [5]);
+  actionSpace: Space<number> = new Discrete(3);
+  episode = -1;
+  t = 0;
+  lastSeed = -1;
+  lastAction = -1;
+  constructor(
+    readonly id: number,
+    readonly episodeLength: number,
+    readonly truncate: boolean,
+  ) {
+    super();
+  }
+  private obs(): Float32Array {
+    return Float32Array.of(this.id, this.episode, this.t, this.lastSeed, this.lastAction);
+  }
+  override reset(args: ResetArgs = {}): [Float32Array, Info] {
+    super.reset(args);
+    this.lastSeed = args.seed ?? -1;
+    this.episode += 1;
+    this.t = 0;
+    return [this.obs(), { resets: this.episode + 1 }];
+  }
+  step(action: number): StepResult<Float32Array> {
+    this.t += 1;
+    this.lastAction = action;
+    const done = this.t >= this.episodeLength;
+    const info: Info = this.t % 2 === 0 ? { t: this.t, even: true } : { t: this.t };
+    return [this.obs(), 10 * this.id + this.t + action / 4, done && !this.truncate, done && this.truncate, info];
+  }
+}
+
+/** Echoes its (float32 Box) action as the observation. */
+class EchoEnv extends Env<Float32Array, TypedArray> {
+  observationSpace = float32Box(-10, 10, [2]);
+  actionSpace = float32Box(-10, 10, [2]);
+  override reset(args: ResetArgs = {}): [Float32Array, Info] {
+    super.reset(args);
+    return [new Float32Array(2), {}];
+  }
+  step(action: TypedArray): StepResult<Float32Array> {
+    assert.ok(action instanceof Float32Array);
+    return [Float32Array.from(action), 0, false, false, {}];
+  }
+  describe(prefix: string): string {
+    return `${prefix}:echo`;
+  }
+}
+
+/** Throws a recognizable error in `phase`. */
+class FaultyEnv extends CounterEnv {
+  constructor(readonly phase: "construct" | "reset" | "step") {
+    super(0, 100, false);
+    if (phase === "construct") throw new RangeError("broken on purpose in the constructor");
+  }
+  override reset(args: ResetArgs = {}): [Float32Array, Info] {
+    if (this.phase === "reset") throw new Error("broken on purpose in reset");
+    return super.reset(args);
+  }
+  override step(action: number): StepResult<Float32Array> {
+    if (this.phase === "step" && this.t === 2) explodeInStep();
+    return super.step(action);
+  }
+}
+
+function explodeInStep(): never {
+  throw new Error("broken on purpose in step");
+}
+
+/** Ends its worker thread in the middle of a step, as a crash would, without throwing. */
+class ExitingEnv extends CounterEnv {
+  override step(action: number): StepResult<Float32Array> {
+    if (this.t === 1) process.exit(3);
+    return super.step(action);
+  }
+}
+
+/** About `work` milliseconds of pure computation per step. */
+class BusyEnv extends CounterEnv {
+  sink = 0;
+  constructor(readonly work: number) {
+    super(0, 1_000_000, false);
+  }
+  override step(action: number): StepResult<Float32Array> {
+    const end = performance.now() + this.work;
+    while (performance.now() < end) for (let i = 0; i < 1000; i++) this.sink += Math.sqrt(i + this.sink);
+    return super.step(action);
+  }
+}
+
+/** The env factories workers build from: CleanRL's `make_env(...)` shape, returning a thunk. */
+export function makeEnv(kind: string, ...params: number[]): () => Env {
+  switch (kind) {
+    case "counter":
+      return () => new CounterEnv(params[0], params[1], params[2] === 1);
+    case "echo":
+      return () => new EchoEnv();
+    case "construct":
+    case "reset":
+    case "step":
+      return () => new FaultyEnv(kind);
+    case "exit":
+      return () => new ExitingEnv(0, 100, false);
+    case "busy":
+      return () => new BusyEnv(params[0]);
+  }
+  throw new Error(`makeEnv: unknown kind ${kind}`);
+}
+
+const HERE = import.meta.url;
+const spec = (kind: string, ...params: number[]): EnvFnSpec => ({ module: HERE, exportName: "makeEnv", args: [kind, ...params] });
+
+if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "1") runChild();
+else if (isMainThread) registerTests();
+
+/** The child process of the tsx CLI test: one env vector closed, one forgotten; the process must still exit. */
+function runChild(): void {
+  const closed = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("counter", 1, 3, 0)]);
+  const [obs] = closed.reset({ seed: 5 });
+  closed.step([0, 1]);
+  closed.close();
+  const forgotten = new AsyncVectorEnv([spec("counter", 0, 3, 0)]);
+  forgotten.reset();
+  console.log(`child ok ${obs[3]} ${obs[8]}`);
+}
+
+function registerTests(): void {
+  test("AsyncVectorEnv is gym.vector.AsyncVectorEnv", async () => {
+    // Imported here, not at the top: workers load this file and need none of the registered env families.
+    const gym = await import("../envs/index.ts");
+    assert.equal(gym.vector.AsyncVectorEnv, AsyncVectorEnv);
+  });
+
+  test("AsyncVectorEnv gives SyncVectorEnv's results, step for step, across autoresets", () => {
+    // Episodes of 3, 4 and 5 steps (the last one truncated), so autoresets fall on different steps.
+    const params: [number, number, number][] = [
+      [0, 3, 0],
+      [1, 4, 0],
+      [2, 5, 1],
+    ];
+    const asyncEnvs = new AsyncVectorEnv(params.map((p) => spec("counter", ...p)));
+    const syncEnvs = new SyncVectorEnv(params.map((p) => makeEnv("counter", ...p)));
+    try {
+      assert.equal(asyncEnvs.observationSpace.toString(), syncEnvs.observationSpace.toString());
+      assert.equal(asyncEnvs.actionSpace.toString(), syncEnvs.actionSpace.toString());
+      assert.deepEqual(asyncEnvs.reset({ seed: 7 }), syncEnvs.reset({ seed: 7 }));
+      let finals = 0;
+      for (let t = 0; t < 60; t++) {
+        const actions = [t % 3, (t + 1) % 3, (2 * t) % 3];
+        const expected = syncEnvs.step(actions);
+        assert.deepEqual(asyncEnvs.step(actions), expected, `step ${t}`);
+        finals += expected[4]._final_observation?.filter(Boolean).length ?? 0;
+      }
+      assert.equal(finals, 20 + 15 + 12);
+      assert.deepEqual(asyncEnvs.reset({ seed: [3, null, 4] }), syncEnvs.reset({ seed: [3, null, 4] }));
+    } finally {
+      asyncEnvs.close();
+    }
+  });
+
+  test("AsyncVectorEnv hands Box actions to each env as its own slice in the action dtype, and forwards call()", () => {
+    const envs = new AsyncVectorEnv([spec("echo"), spec("echo")]);
+    try {
+      envs.reset();
+      const [obs] = envs.step([1, 2, 3.5, -4]);
+      assert.ok(obs instanceof Float32Array);
+      assert.deepEqual(Array.from(obs), [1, 2, 3.5, -4]);
+      assert.deepEqual(envs.call("describe", "env"), ["env:echo", "env:echo"]);
+      assert.deepEqual(envs.call("renderMode"), [null, null]);
+    } finally {
+      envs.close();
+    }
+  });
+
+  test("AsyncVectorEnv with copy: false returns the one shared batch, overwritten by each step", () => {
+    const envs = new AsyncVectorEnv([spec("counter", 0, 100, 0)], { copy: false });
+    try {
+      const [first] = envs.reset();
+      const [second] = envs.step([0]);
+      assert.equal(first, second);
+      assert.equal(first[2], 1);
+    } finally {
+      envs.close();
+    }
+  });
+
+  test("an env that throws while being built surfaces as an Error naming the env index and the message", () => {
+    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")]), /env 1 failed in construction: RangeError: broken on purpose in the constructor/);
+  });
+
+  test("an env that throws in reset surfaces as an Error naming the env index and the message", () => {
+    const envs = new AsyncVectorEnv([spec("reset"), spec("counter", 0, 3, 0)]);
+    assert.throws(() => envs.reset(), /env 0 failed in reset: Error: broken on purpose in reset/);
+  });
+
+  test("an env that throws in step surfaces with the worker's stack, and the vector env is then closed", () => {
+    const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("step")]);
+    envs.reset();
+    envs.step([0, 0]);
+    envs.step([0, 0]);
+    assert.throws(() => envs.step([0, 0]), (error: Error) => /env 1 failed in step: Error: broken on purpose in step/.test(error.message) && /explodeInStep/.test(error.message));
+    assert.equal(envs.closed, true);
+    assert.throws(() => envs.step([0, 0]), /after close/);
+  });
+
+  test("a worker that exits mid-step is reported as an Error, not waited for", () => {
+    const envs = new AsyncVectorEnv([spec("exit")], { timeoutMs: 20_000 });
+    envs.reset();
+    envs.step([0]);
+    const start = performance.now();
+    assert.throws(() => envs.step([0]), /env 0 failed in step: its worker exited \(code 3\)/);
+    assert.ok(performance.now() - start < 10_000);
+  });
+
+  test("step after close throws, and closing twice is fine", () => {
+    const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0)]);
+    envs.reset();
+    envs.close();
+    envs.close();
+    assert.throws(() => envs.step([0]), /after close/);
+    assert.throws(() => envs.reset(), /after close/);
+  });
+
+  test("under the tsx CLI the workers load TypeScript too, and the process exits after close (or a forgotten env)", () => {
+    const tsxCli = fileURLToPath(import.meta.resolve("tsx/cli"));
+    const child = spawnSync(process.execPath, [tsxCli, fileURLToPath(HERE)], {
+      env: { ...process.env, ASYNC_VECTOR_CHILD: "1" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(child.status, 0, `exit ${child.status} ${child.signal ?? ""}\n${child.stdout}\n${child.stderr}`);
+    // The seeds 5 and 6 reached the two envs: the observation's fourth value is the seed.
+    assert.match(child.stdout, /child ok 5 6/);
+  });
+
+  test("two workers step a CPU-bound env in parallel, faster than SyncVectorEnv", (t) => {
+    if (availableParallelism() < 2) return t.skip("needs 2 cores");
+    const steps = 60;
+    const work = 4; // ms per step per env
+    const syncEnvs = new SyncVectorEnv([makeEnv("busy", work), makeEnv("busy", work)]);
+    const asyncEnvs = new AsyncVectorEnv([spec("busy", work), spec("busy", work)]);
+    try {
+      const time = (envs: { reset(): unknown; step(a: number[]): unknown }) => {
+        envs.reset();
+        envs.step([0, 0]);
+        const start = performance.now();
+        for (let i = 0; i < steps; i++) envs.step([0, 0]);
+        return performance.now() - start;
+      };
+      // Best of two rounds, so one burst of outside load does not decide.
+      let syncMs = time(syncEnvs);
+      let asyncMs = time(asyncEnvs);
+      if (syncMs / asyncMs < 1.3) {
+        syncMs = time(syncEnvs);
+        asyncMs = time(asyncEnvs);
+      }
+      const speedup = syncMs / asyncMs;
+      const load = loadavg()[0];
+      // Other processes can take the second core; only an idle-enough machine can be held to the speed-up.
+      if (speedup < 1.3 && load > 1) return t.skip(`speed-up ${speedup.toFixed(2)}x with load average ${load.toFixed(1)}: machine too busy to judge`);
+      assert.ok(speedup > 1.3, `sync ${syncMs.toFixed(0)} ms, async ${asyncMs.toFixed(0)} ms: ${speedup.toFixed(2)}x`);
+    } finally {
+      asyncEnvs.close();
+    }
+  });
+}
