@@ -401,6 +401,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const writer = new SummaryWriter(`runs/${runName}`, tracker);
   writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
 
+  // A missing ROM fails here, in one line, rather than inside every env worker.
+  try {
+    gym.make(args.envId).close();
+  } catch (e) {
+    usageError((e as Error).message);
+  }
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // Each env steps in its own worker thread: emulation is the bottleneck, so the envs must spread over the cores.
   const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })));
