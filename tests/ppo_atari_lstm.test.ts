@@ -98,7 +98,7 @@ test("replaying a rollout from its initial state reproduces the log-probabilitie
   const rng = new RandomGenerator(6);
   const frames = randomFrames(steps * numEnvs, 7);
   const dones = Float32Array.of(0, 0, 0, 0, 0, 1, 0, 0, 1, 0); // env 1 restarts at t=2, env 0 at t=4
-  let state = { h: Float32Array.from({ length: numEnvs * 128 }, () => rng.normal() * 0.1), c: Float32Array.from({ length: numEnvs * 128 }, () => rng.normal() * 0.1) };
+  let state: { h: Float32Array; c: Float32Array } = { h: Float32Array.from({ length: numEnvs * 128 }, () => rng.normal() * 0.1), c: Float32Array.from({ length: numEnvs * 128 }, () => rng.normal() * 0.1) };
   const initial = { h: state.h.slice(), c: state.c.slice() };
   const actions = new Int32Array(steps * numEnvs);
   const logprobs = new Float32Array(steps * numEnvs);
