@@ -8,50 +8,26 @@ import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+import { type TypedArray } from "../envs/spaces.ts";
 import { AsyncVectorEnv, type EnvFnSpec } from "../envs/async_vector.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
-
-/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
-function float32Box(low: number, high: number, shape: number[]): Box & Space<Float32Array> {
-  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
-}
+import { CounterEnv as BaseCounterEnv, float32Box } from "./helpers.ts";
 
 /**
- * Observation [id, episode, t, seed-or--1, last action]; the episode ends after `episodeLength` steps
- * (terminated, or truncated with `truncate`); reward = 10 * id + t + action / 4. Step info carries `t` and, on
- * even steps, `even: true`; reset info carries `resets`.
+ * helpers.ts's CounterEnv (observation [id, episode, t, seed-or--1], reward 10 * id + t, info `t`, reset info
+ * `resets`) that also reports the last action: it is appended to the observation, action / 4 is added to the
+ * reward, and the info of even steps carries `even: true`, so every step result depends on what was sent.
  */
-class CounterEnv extends Env<Float32Array, number> {
-  observationSpace = float32Box(-Infinity, Infinity, [5]);
-  actionSpace: Space<number> = new Discrete(3);
-  episode = -1;
-  t = 0;
-  lastSeed = -1;
+class CounterEnv extends BaseCounterEnv {
+  override observationSpace = float32Box(-Infinity, Infinity, [5]);
   lastAction = -1;
-  constructor(
-    readonly id: number,
-    readonly episodeLength: number,
-    readonly truncate: boolean,
-  ) {
-    super();
+  protected override obs(): Float32Array {
+    return Float32Array.of(...super.obs(), this.lastAction);
   }
-  private obs(): Float32Array {
-    return Float32Array.of(this.id, this.episode, this.t, this.lastSeed, this.lastAction);
-  }
-  override reset(args: ResetArgs = {}): [Float32Array, Info] {
-    super.reset(args);
-    this.lastSeed = args.seed ?? -1;
-    this.episode += 1;
-    this.t = 0;
-    return [this.obs(), { resets: this.episode + 1 }];
-  }
-  step(action: number): StepResult<Float32Array> {
-    this.t += 1;
+  override step(action: number): StepResult<Float32Array> {
     this.lastAction = action;
-    const done = this.t >= this.episodeLength;
-    const info: Info = this.t % 2 === 0 ? { t: this.t, even: true } : { t: this.t };
-    return [this.obs(), 10 * this.id + this.t + action / 4, done && !this.truncate, done && this.truncate, info];
+    const [obs, reward, terminated, truncated, info] = super.step(action);
+    return [obs, reward + action / 4, terminated, truncated, this.t % 2 === 0 ? { ...info, even: true } : info];
   }
 }
 

@@ -5,12 +5,8 @@ import * as gym from "../envs/index.ts";
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { RomNotFoundError } from "../envs/ale/index.ts";
 import { checkEnv } from "../envs/env_checker.ts";
-import { Box, Discrete, type Space } from "../envs/spaces.ts";
-
-/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
-function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {
-  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
-}
+import { Discrete } from "../envs/spaces.ts";
+import { float32Box } from "./helpers.ts";
 
 const quiet = { onWarning: () => {} };
 await gym.mujoco.init(); // MuJoCo loads on request; the registry-wide checks below make MuJoCo envs too.

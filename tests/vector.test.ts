@@ -1,65 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import { Box, Discrete, MultiDiscrete, type Space, type TypedArray } from "../envs/spaces.ts";
+import { Box, Discrete, MultiDiscrete } from "../envs/spaces.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
 import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
-
-/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
-function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {
-  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
-}
-
-/**
- * Observation [id, episode, t, seed-or--1]; terminates when t reaches `episodeLength`; reward = 10 * id + t.
- * Step info carries `t`; reset info carries `resets`.
- */
-class CounterEnv extends Env<Float32Array, number> {
-  observationSpace: Space<Float32Array> = float32Box(-Infinity, Infinity, [4]);
-  actionSpace: Space<number> = new Discrete(3);
-  episode = -1;
-  t = 0;
-  lastSeed = -1;
-  actions: number[] = [];
-  constructor(
-    readonly id: number,
-    readonly episodeLength = Infinity,
-    readonly truncate = false,
-  ) {
-    super();
-  }
-  private obs(): Float32Array {
-    return Float32Array.of(this.id, this.episode, this.t, this.lastSeed);
-  }
-  override reset(args: ResetArgs = {}): [Float32Array, Info] {
-    super.reset(args);
-    this.lastSeed = args.seed ?? -1;
-    this.episode += 1;
-    this.t = 0;
-    return [this.obs(), { resets: this.episode + 1 }];
-  }
-  step(action: number): StepResult<Float32Array> {
-    this.actions.push(action);
-    this.t += 1;
-    const done = this.t >= this.episodeLength;
-    return [this.obs(), 10 * this.id + this.t, done && !this.truncate, done && this.truncate, { t: this.t }];
-  }
-}
-
-class BoxActionEnv extends Env<Float32Array, TypedArray> {
-  observationSpace = float32Box(-1, 1, [1]);
-  actionSpace = float32Box(-1, 1, [2]);
-  received: TypedArray[] = [];
-  override reset(args: ResetArgs = {}): [Float32Array, Info] {
-    super.reset(args);
-    return [new Float32Array(1), {}];
-  }
-  step(action: TypedArray): StepResult<Float32Array> {
-    this.received.push(action);
-    return [new Float32Array(1), 0, false, false, {}];
-  }
-}
+import { BoxActionEnv, CounterEnv, float32Box } from "./helpers.ts";
 
 function counterEnvs(lengths: number[], truncate = false): SyncVectorEnv {
   return new SyncVectorEnv(lengths.map((length, id) => () => new CounterEnv(id, length, truncate)));

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+import { Discrete, type TypedArray } from "../envs/spaces.ts";
 import {
   ClipAction,
   type EpisodeStatistics,
@@ -16,11 +16,7 @@ import {
   TransformObservation,
   TransformReward,
 } from "../envs/wrappers.ts";
-
-/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
-function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {
-  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
-}
+import { BoxActionEnv, float32Box } from "./helpers.ts";
 
 /** Plays back scripted rewards and terminates on step `terminateAt` only; the observation is [episode step, 0]. */
 class ScriptedEnv extends Env<Float32Array, number> {
@@ -67,19 +63,9 @@ class GaussianObsEnv extends Env<Float32Array, number> {
   }
 }
 
-/** Records the actions it receives; its action space is Box([-1, 0], [1, 2]). */
-class BoxActionEnv extends Env<Float32Array, TypedArray> {
-  observationSpace = float32Box(-1, 1, [1]);
-  actionSpace = float32Box([-1, 0], [1, 2], [2]);
-  received: TypedArray[] = [];
-  override reset(args: ResetArgs = {}): [Float32Array, Info] {
-    super.reset(args);
-    return [new Float32Array(1), {}];
-  }
-  step(action: TypedArray): StepResult<Float32Array> {
-    this.received.push(action);
-    return [new Float32Array(1), 0, false, false, {}];
-  }
+/** An env recording the actions it receives, with the asymmetric action space Box([-1, 0], [1, 2]). */
+function boxActionEnv(): BoxActionEnv {
+  return new BoxActionEnv(float32Box([-1, 0], [1, 2], [2]));
 }
 
 test("TimeLimit truncates exactly at maxEpisodeSteps, not before", () => {
@@ -176,7 +162,7 @@ test("RecordEpisodeStatistics refuses to overwrite an existing episode entry", (
 });
 
 test("ClipAction clips each action dimension to the Box bounds", () => {
-  const inner = new BoxActionEnv();
+  const inner = boxActionEnv();
   const env = new ClipAction(inner);
   env.reset();
   env.step(Float32Array.of(5, -3));
@@ -187,7 +173,7 @@ test("ClipAction clips each action dimension to the Box bounds", () => {
 });
 
 test("ClipAction keeps the inner action space, as in Gymnasium 0.29", () => {
-  const inner = new BoxActionEnv();
+  const inner = boxActionEnv();
   assert.equal(new ClipAction(inner).actionSpace, inner.actionSpace);
 });
 

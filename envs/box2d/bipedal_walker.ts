@@ -12,7 +12,7 @@ import { Box as BoxShape, Edge, Polygon, RevoluteJoint, Vec2, World, type Body, 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box } from "../spaces.ts";
 import type { Float32Box } from "../classic_control/cartpole.ts";
-import { Canvas, type Frame, type Point, type RGB } from "../classic_control/raster.ts";
+import { Canvas, type Frame, type Point, type RGB, warnRenderModeNotSet } from "../classic_control/raster.ts";
 import { clip, drawBody } from "./lunar_lander.ts";
 
 export const FPS = 50;
@@ -420,10 +420,7 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
   /** Gymnasium's scene: sky, parallax clouds, terrain, one sweeping lidar ray, the walker and the start flag. */
   override render(): Frame | null {
     if (this.renderMode === null) {
-      console.warn(
-        "You are calling render method without specifying any render mode. " +
-          `You can specify the render_mode at initialization, e.g. make("${this.spec?.id ?? "BipedalWalker-v3"}", { renderMode: "rgb_array" })`,
-      );
+      warnRenderModeNotSet(this.spec?.id ?? "BipedalWalker-v3");
       return null;
     }
     if (this.hull === null) return null;

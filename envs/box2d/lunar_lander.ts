@@ -19,7 +19,7 @@ import { Box as BoxShape, Circle, Edge, Polygon, RevoluteJoint, Vec2, World, typ
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete } from "../spaces.ts";
 import type { Float32Box } from "../classic_control/cartpole.ts";
-import { Canvas, type Frame, type Point, type RGB } from "../classic_control/raster.ts";
+import { Canvas, type Frame, type Point, type RGB, warnRenderModeNotSet } from "../classic_control/raster.ts";
 
 export const FPS = 50;
 /** Pixels per Box2D metre; it also sets how fast-paced the game is (forces are tuned to it). */
@@ -383,10 +383,7 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
   /** Gymnasium's pygame scene: white ground under a black sky, the lander, its exhaust particles and two flags. */
   override render(): Frame | null {
     if (this.renderMode === null) {
-      console.warn(
-        "You are calling render method without specifying any render mode. " +
-          `You can specify the render_mode at initialization, e.g. make("${this.spec?.id ?? "LunarLander-v3"}", { renderMode: "rgb_array" })`,
-      );
+      warnRenderModeNotSet(this.spec?.id ?? "LunarLander-v3");
       return null;
     }
     if (this.lander === null) return null;

@@ -5,9 +5,9 @@
 // integrated with one classic RK4 step of dt = 0.2 s per env step.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, Discrete } from "../spaces.ts";
-import { type Float32Box, maybeParseResetBounds } from "./cartpole.ts";
-import { Canvas, type Frame, type Point, rotate } from "./raster.ts";
+import { Discrete } from "../spaces.ts";
+import { type Float32Box, maybeParseResetBounds, symmetricFloat32Box } from "./cartpole.ts";
+import { Canvas, type Frame, type Point, boxPolygon } from "./raster.ts";
 
 export interface AcrobotKwargs {
   renderMode?: string | null;
@@ -43,12 +43,7 @@ export class AcrobotEnv extends Env<Float32Array, number> {
     super();
     this.renderMode = kwargs.renderMode ?? null;
     const high = [1.0, 1.0, 1.0, 1.0, AcrobotEnv.MAX_VEL_1, AcrobotEnv.MAX_VEL_2];
-    this.observationSpace = new Box(
-      high.map((h) => -h),
-      high,
-      [6],
-      "float32",
-    ) as Float32Box;
+    this.observationSpace = symmetricFloat32Box(high);
   }
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {
@@ -161,20 +156,7 @@ export class AcrobotEnv extends Env<Float32Array, number> {
     for (let i = 0; i < 2; i++) {
       const x = xys[i][0] + offset;
       const y = xys[i][1] + offset;
-      const [l, r, t, b] = [0, linkLengths[i], 0.1 * scale, -0.1 * scale];
-      const corners: Point[] = [
-        [l, b],
-        [l, t],
-        [r, t],
-        [r, b],
-      ];
-      canvas.fillPolygon(
-        corners.map((c) => {
-          const [px, py] = rotate(c, thetas[i]);
-          return [px + x, py + y] as const;
-        }),
-        [0, 204, 204],
-      );
+      canvas.fillPolygon(boxPolygon([0, linkLengths[i], 0.1 * scale, -0.1 * scale], thetas[i], [x, y]), [0, 204, 204]);
       canvas.fillCircle(x, y, 0.1 * scale, [204, 204, 0]);
     }
     canvas.flipVertical();

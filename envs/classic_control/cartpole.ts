@@ -6,10 +6,20 @@
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
-import { Canvas, type Frame, type Point, rotate } from "./raster.ts";
+import { Canvas, type Frame, boxPolygon, warnRenderModeNotSet } from "./raster.ts";
 
 /** A float32 Box: its values are Float32Array, which `Box`'s generic `TypedArray` type cannot say by itself. */
 export type Float32Box = Box & Space<Float32Array>;
+
+/** `spaces.Box(-high, high, dtype=np.float32)`: the observation space CartPole, Acrobot and Pendulum all declare. */
+export function symmetricFloat32Box(high: readonly number[]): Float32Box {
+  return new Box(
+    high.map((h) => -h),
+    high,
+    [high.length],
+    "float32",
+  ) as Float32Box;
+}
 
 /** `np.finfo(np.float32).max`, the "unbounded" velocity limit Gymnasium puts in CartPole's observation space. */
 export const FLOAT32_MAX = 3.4028234663852886e38;
@@ -83,12 +93,7 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     // The angle bound is twice the failure threshold so that the observation that ends an episode is still
     // inside the space; velocities are unbounded in practice (float32 max).
     const high = [this.xThreshold * 2, FLOAT32_MAX, this.thetaThresholdRadians * 2, FLOAT32_MAX];
-    this.observationSpace = new Box(
-      high.map((h) => -h),
-      high,
-      [4],
-      "float32",
-    ) as Float32Box;
+    this.observationSpace = symmetricFloat32Box(high);
   }
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {
@@ -156,10 +161,7 @@ export class CartPoleEnv extends Env<Float32Array, number> {
   /** Gymnasium's pygame scene: black cart on a track line, brown pole, blue-grey axle; 600x400, y flipped. */
   override render(): Frame | null {
     if (this.renderMode === null) {
-      console.warn(
-        "You are calling render method without specifying any render mode. " +
-          `You can specify the render_mode at initialization, e.g. make("${this.spec?.id ?? "CartPole-v1"}", { renderMode: "rgb_array" })`,
-      );
+      warnRenderModeNotSet(this.spec?.id ?? "CartPole-v1");
       return null;
     }
     if (this.state === null) return null;
@@ -175,34 +177,11 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     const axleoffset = cartheight / 4.0;
     const cartx = this.state[0] * scale + this.screenWidth / 2.0;
     const carty = 100; // top of the cart, in y-up pixels
-    {
-      const [l, r, t, b] = [-cartwidth / 2, cartwidth / 2, cartheight / 2, -cartheight / 2];
-      const corners: Point[] = [
-        [l, b],
-        [l, t],
-        [r, t],
-        [r, b],
-      ];
-      canvas.fillPolygon(
-        corners.map(([px, py]) => [px + cartx, py + carty] as const),
-        [0, 0, 0],
-      );
-    }
-    {
-      const [l, r, t, b] = [-polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2];
-      const corners: Point[] = [
-        [l, b],
-        [l, t],
-        [r, t],
-        [r, b],
-      ];
-      // Negative angle: theta is measured clockwise from upright, pygame rotates counter-clockwise.
-      const pole = corners.map((c) => {
-        const [px, py] = rotate(c, -this.state![2]);
-        return [px + cartx, py + carty + axleoffset] as const;
-      });
-      canvas.fillPolygon(pole, [202, 152, 101]);
-    }
+    // The cart is not rotated (angle 0 leaves every corner exactly where it is).
+    canvas.fillPolygon(boxPolygon([-cartwidth / 2, cartwidth / 2, cartheight / 2, -cartheight / 2], 0, [cartx, carty]), [0, 0, 0]);
+    // Negative angle: theta is measured clockwise from upright, pygame rotates counter-clockwise.
+    const pole = boxPolygon([-polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2], -this.state[2], [cartx, carty + axleoffset]);
+    canvas.fillPolygon(pole, [202, 152, 101]);
     canvas.fillCircle(Math.trunc(cartx), Math.trunc(carty + axleoffset), Math.trunc(polewidth / 2), [129, 132, 203]);
     canvas.hline(0, this.screenWidth, carty, [0, 0, 0]);
 

@@ -5,8 +5,8 @@
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box } from "../spaces.ts";
-import { type Float32Box, maybeParseResetBounds } from "./cartpole.ts";
-import { renderMountainCar } from "./mountain_car.ts";
+import type { Float32Box } from "./cartpole.ts";
+import { mountainCarStartState, renderMountainCar } from "./mountain_car.ts";
 import type { Frame } from "./raster.ts";
 
 export interface ContinuousMountainCarKwargs {
@@ -46,8 +46,7 @@ export class Continuous_MountainCarEnv extends Env<Float32Array, Float32Array> {
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {
     super.reset(args);
-    const [low, high] = maybeParseResetBounds(args.options, -0.6, -0.4);
-    this.state = Float64Array.of(this.npRandom.uniform(low, high), 0);
+    this.state = mountainCarStartState(this.npRandom, args.options);
     return [Float32Array.from(this.state), {}];
   }
 
@@ -78,11 +77,6 @@ export class Continuous_MountainCarEnv extends Env<Float32Array, Float32Array> {
   }
 
   override render(): Frame | null {
-    if (this.renderMode === null) {
-      console.warn("You are calling render method without specifying any render mode.");
-      return null;
-    }
-    if (this.state === null) return null;
-    return renderMountainCar(this.state[0], this.goalPosition, this.minPosition, this.maxPosition);
+    return renderMountainCar(this);
   }
 }

@@ -4,9 +4,10 @@
 // x = 0.5. Actions: 0 push left, 1 no push, 2 push right. -1 per step until the goal, so returns count steps.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
+import type { RandomGenerator } from "../rng.ts";
 import { Box, Discrete } from "../spaces.ts";
 import { type Float32Box, maybeParseResetBounds } from "./cartpole.ts";
-import { Canvas, type Frame, type Point, rotate } from "./raster.ts";
+import { Canvas, type Frame, type Point, boxPolygon, rotate } from "./raster.ts";
 
 export interface MountainCarKwargs {
   renderMode?: string | null;
@@ -14,8 +15,37 @@ export interface MountainCarKwargs {
   goalVelocity?: number;
 }
 
-/** The scene both MountainCar variants share (Gymnasium duplicates the same pygame code in each file). */
-export function renderMountainCar(position: number, goalPosition: number, minPosition: number, maxPosition: number): Frame {
+/**
+ * The initial state both MountainCar variants reset to: position ~ U(-0.6, -0.4) (or the `low` / `high` reset
+ * options) and velocity 0, since the car always starts at rest.
+ */
+export function mountainCarStartState(rng: RandomGenerator, options: Record<string, unknown> | undefined): Float64Array {
+  const [low, high] = maybeParseResetBounds(options, -0.6, -0.4);
+  return Float64Array.of(rng.uniform(low, high), 0);
+}
+
+/** What `renderMountainCar` reads from either MountainCar variant. */
+export interface MountainCarScene {
+  readonly renderMode: string | null;
+  /** (position, velocity), or null before the first reset. */
+  readonly state: Float64Array | null;
+  readonly goalPosition: number;
+  readonly minPosition: number;
+  readonly maxPosition: number;
+}
+
+/**
+ * `render()` of both MountainCar variants (Gymnasium duplicates the same pygame code in each file): a warning and
+ * null without a render mode, null before the first reset, else the valley, the car and the flag.
+ */
+export function renderMountainCar(env: MountainCarScene): Frame | null {
+  if (env.renderMode === null) {
+    console.warn("You are calling render method without specifying any render mode.");
+    return null;
+  }
+  if (env.state === null) return null;
+  const position = env.state[0];
+  const { goalPosition, minPosition, maxPosition } = env;
   const screenWidth = 600;
   const screenHeight = 400;
   const worldWidth = maxPosition - minPosition;
@@ -37,20 +67,7 @@ export function renderMountainCar(position: number, goalPosition: number, minPos
   const angle = Math.cos(3 * position); // Gymnasium tilts the car by cos(3x), the slope's direction, in radians
   const baseX = (position - minPosition) * scale;
   const baseY = clearance + height(position) * scale;
-  const [l, r, t, b] = [-carwidth / 2, carwidth / 2, carheight, 0];
-  const body: Point[] = [
-    [l, b],
-    [l, t],
-    [r, t],
-    [r, b],
-  ];
-  canvas.fillPolygon(
-    body.map((c) => {
-      const [px, py] = rotate(c, angle);
-      return [px + baseX, py + baseY] as const;
-    }),
-    [0, 0, 0],
-  );
+  canvas.fillPolygon(boxPolygon([-carwidth / 2, carwidth / 2, carheight, 0], angle, [baseX, baseY]), [0, 0, 0]);
   for (const c of [
     [carwidth / 4, 0],
     [-carwidth / 4, 0],
@@ -102,9 +119,7 @@ export class MountainCarEnv extends Env<Float32Array, number> {
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {
     super.reset(args);
-    const [low, high] = maybeParseResetBounds(args.options, -0.6, -0.4);
-    // Only the position is random; the car always starts at rest.
-    this.state = Float64Array.of(this.npRandom.uniform(low, high), 0);
+    this.state = mountainCarStartState(this.npRandom, args.options);
     return [Float32Array.from(this.state), {}];
   }
 
@@ -127,11 +142,6 @@ export class MountainCarEnv extends Env<Float32Array, number> {
   }
 
   override render(): Frame | null {
-    if (this.renderMode === null) {
-      console.warn("You are calling render method without specifying any render mode.");
-      return null;
-    }
-    if (this.state === null) return null;
-    return renderMountainCar(this.state[0], this.goalPosition, this.minPosition, this.maxPosition);
+    return renderMountainCar(this);
   }
 }

@@ -5,8 +5,8 @@
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box } from "../spaces.ts";
-import { type Float32Box, verifyNumberAndCast } from "./cartpole.ts";
-import { Canvas, type Frame, type Point, rotate } from "./raster.ts";
+import { type Float32Box, symmetricFloat32Box, verifyNumberAndCast } from "./cartpole.ts";
+import { Canvas, type Frame, boxPolygon, rotate } from "./raster.ts";
 
 /** Gymnasium's default reset half-widths: theta ~ U(-pi, pi), theta_dot ~ U(-1, 1). */
 export const DEFAULT_X = Math.PI;
@@ -55,12 +55,7 @@ export class PendulumEnv extends Env<Float32Array, Float32Array> {
     this.g = kwargs.g ?? 10.0;
     const high = [1.0, 1.0, this.maxSpeed];
     this.actionSpace = new Box(-this.maxTorque, this.maxTorque, [1], "float32") as Float32Box;
-    this.observationSpace = new Box(
-      high.map((h) => -h),
-      high,
-      [3],
-      "float32",
-    ) as Float32Box;
+    this.observationSpace = symmetricFloat32Box(high);
   }
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {
@@ -129,20 +124,7 @@ export class PendulumEnv extends Env<Float32Array, Float32Array> {
     const rodLength = 1 * scale;
     const rodWidth = 0.2 * scale;
     const angle = this.state[0] + Math.PI / 2; // theta = 0 is upright, i.e. +y on the y-up surface
-    const [l, r, t, b] = [0, rodLength, rodWidth / 2, -rodWidth / 2];
-    const corners: Point[] = [
-      [l, b],
-      [l, t],
-      [r, t],
-      [r, b],
-    ];
-    canvas.fillPolygon(
-      corners.map((c) => {
-        const [px, py] = rotate(c, angle);
-        return [px + offset, py + offset] as const;
-      }),
-      red,
-    );
+    canvas.fillPolygon(boxPolygon([0, rodLength, rodWidth / 2, -rodWidth / 2], angle, [offset, offset]), red);
     canvas.fillCircle(offset, offset, rodWidth / 2, red);
     const [ex, ey] = rotate([rodLength, 0], angle);
     canvas.fillCircle(Math.trunc(ex + offset), Math.trunc(ey + offset), rodWidth / 2, red);

@@ -9,6 +9,17 @@
 export type RGB = readonly [r: number, g: number, b: number];
 export type Point = readonly [x: number, y: number];
 
+/**
+ * The warning Gymnasium's CartPole, LunarLander and BipedalWalker log when `render()` is called on an env made
+ * without a render mode (they then return None), naming the id to pass to `make`.
+ */
+export function warnRenderModeNotSet(id: string): void {
+  console.warn(
+    "You are calling render method without specifying any render mode. " +
+      `You can specify the render_mode at initialization, e.g. make("${id}", { renderMode: "rgb_array" })`,
+  );
+}
+
 /** One RGB frame, row-major (height, width, 3) like the numpy array Gymnasium's `render()` returns. */
 export interface Frame {
   width: number;
@@ -21,6 +32,24 @@ export function rotate(p: Point, angle: number): Point {
   const c = Math.cos(angle);
   const s = Math.sin(angle);
   return [p[0] * c - p[1] * s, p[0] * s + p[1] * c];
+}
+
+/**
+ * Gymnasium's box polygon `[(l, b), (l, t), (r, t), (r, b)]` with each corner rotated by `angle` (`rotate_rad`)
+ * and then moved by `offset`: how every classic-control scene places its cart, pole, links, rod and car body.
+ * One function, so the corner order (which decides the polygon's winding) cannot drift between scenes.
+ */
+export function boxPolygon([l, r, t, b]: readonly [l: number, r: number, t: number, b: number], angle: number, offset: Point): Point[] {
+  const corners: Point[] = [
+    [l, b],
+    [l, t],
+    [r, t],
+    [r, b],
+  ];
+  return corners.map((c) => {
+    const [px, py] = rotate(c, angle);
+    return [px + offset[0], py + offset[1]] as const;
+  });
 }
 
 export class Canvas {

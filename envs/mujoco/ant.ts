@@ -9,7 +9,7 @@
 // Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, clip, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, clip, concatenate, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface AntKwargs {
   renderMode?: string | null;
@@ -80,16 +80,15 @@ export class AntEnv extends MujocoEnv {
     return this.ctrlCostWeight * sumOfSquares(action);
   }
 
-  /** `contact_cost_weight * sum(clip(cfrc_ext, range)^2)`. */
-  get contactCost(): number {
-    const { cfrcExt } = this.views;
+  /** Gymnasium's `contact_forces`: every body's cfrc_ext clipped to `contactForceRange`, copied. */
+  get contactForces(): Float64Array {
     const [low, high] = this.contactForceRange;
-    let sum = 0;
-    for (let i = 0; i < cfrcExt.length; i++) {
-      const f = clip(cfrcExt[i], low, high);
-      sum += f * f;
-    }
-    return this.contactCostWeight * sum;
+    return this.views.cfrcExt.map((f) => clip(f, low, high));
+  }
+
+  /** `contact_cost_weight * sum(contact_forces^2)`. */
+  get contactCost(): number {
+    return this.contactCostWeight * sumOfSquares(this.contactForces);
   }
 
   step(action: ArrayLike<number>): StepResult<Float64Array> {
@@ -114,11 +113,7 @@ export class AntEnv extends MujocoEnv {
       reward_forward: forwardReward,
       reward_ctrl: -ctrlCost,
       reward_survive: healthyReward,
-      x_position: xAfter,
-      y_position: yAfter,
-      distance_from_origin: Math.hypot(xAfter, yAfter),
-      x_velocity: xVelocity,
-      y_velocity: yVelocity,
+      ...planarMotionInfo(xAfter, yAfter, xVelocity, yVelocity),
       forward_reward: forwardReward,
     };
     if (this.useContactForces) {
@@ -131,17 +126,9 @@ export class AntEnv extends MujocoEnv {
   }
 
   getObs(): Float64Array {
-    const { qpos, qvel, cfrcExt } = this.views;
+    const { qpos, qvel } = this.views;
     const skip = this.excludeCurrentPositionsFromObservation ? 2 : 0;
-    const obs = new Float64Array(this.observationSpace.size);
-    obs.set(qpos.subarray(skip), 0);
-    obs.set(qvel, this.nq - skip);
-    if (this.useContactForces) {
-      const [low, high] = this.contactForceRange;
-      const offset = this.nq - skip + this.nv;
-      for (let i = 0; i < cfrcExt.length; i++) obs[offset + i] = clip(cfrcExt[i], low, high);
-    }
-    return obs;
+    return concatenate(this.useContactForces ? [qpos.subarray(skip), qvel, this.contactForces] : [qpos.subarray(skip), qvel]);
   }
 
   protected resetModel(): Float64Array {

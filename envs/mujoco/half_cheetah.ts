@@ -6,7 +6,7 @@
 // Observation (17): qpos[1:] (8) then qvel (9), unclipped. Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, concatenate, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface HalfCheetahKwargs {
   renderMode?: string | null;
@@ -53,10 +53,7 @@ export class HalfCheetahEnv extends MujocoEnv {
   getObs(): Float64Array {
     const { qpos, qvel } = this.views;
     const skip = this.excludeCurrentPositionsFromObservation ? 1 : 0;
-    const obs = new Float64Array(this.nq - skip + this.nv);
-    obs.set(qpos.subarray(skip), 0);
-    obs.set(qvel, this.nq - skip);
-    return obs;
+    return concatenate([qpos.subarray(skip), qvel]);
   }
 
   protected resetModel(): Float64Array {

@@ -9,7 +9,7 @@
 // cfrc_ext (14 x 6). Reset: qpos and qvel + U(-0.01, 0.01).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, inOpenRange, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, concatenate, inOpenRange, planarMotionInfo, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface HumanoidKwargs {
   renderMode?: string | null;
@@ -103,11 +103,7 @@ export class HumanoidEnv extends MujocoEnv {
       reward_linvel: forwardReward,
       reward_quadctrl: -ctrlCost,
       reward_alive: healthyReward,
-      x_position: xAfter,
-      y_position: yAfter,
-      distance_from_origin: Math.hypot(xAfter, yAfter),
-      x_velocity: xVelocity,
-      y_velocity: yVelocity,
+      ...planarMotionInfo(xAfter, yAfter, xVelocity, yVelocity),
       forward_reward: forwardReward,
     };
     return [this.getObs(), reward, terminated, false, info];
@@ -116,13 +112,7 @@ export class HumanoidEnv extends MujocoEnv {
   getObs(): Float64Array {
     const { qpos, qvel, cinert, cvel, qfrcActuator, cfrcExt } = this.views;
     const skip = this.excludeCurrentPositionsFromObservation ? 2 : 0;
-    const obs = new Float64Array(this.observationSpace.size);
-    let k = 0;
-    for (const part of [qpos.subarray(skip), qvel, cinert, cvel, qfrcActuator, cfrcExt]) {
-      obs.set(part, k);
-      k += part.length;
-    }
-    return obs;
+    return concatenate([qpos.subarray(skip), qvel, cinert, cvel, qfrcActuator, cfrcExt]);
   }
 
   protected resetModel(): Float64Array {

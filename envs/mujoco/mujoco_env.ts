@@ -155,6 +155,33 @@ export function clip(x: number, low: number, high: number): number {
   return x < low ? low : x > high ? high : x;
 }
 
+/** `np.concatenate(parts)` into a fresh float64 array: how the v4 tasks assemble their observations. */
+export function concatenate(parts: readonly ArrayLike<number>[]): Float64Array {
+  let size = 0;
+  for (const part of parts) size += part.length;
+  const out = new Float64Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * The position and velocity entries of the step info of the v4 tasks that move in the plane (Swimmer, Ant,
+ * Humanoid), in Gymnasium's key order; each task puts its own reward terms around them.
+ */
+export function planarMotionInfo(xPosition: number, yPosition: number, xVelocity: number, yVelocity: number): Info {
+  return {
+    x_position: xPosition,
+    y_position: yPosition,
+    distance_from_origin: Math.hypot(xPosition, yPosition),
+    x_velocity: xVelocity,
+    y_velocity: yVelocity,
+  };
+}
+
 /** `Box(-inf, inf, (n,), float64)`, every v4 task's observation space. */
 export function unboundedObservationSpace(n: number): Float64Box {
   return new Box(-Infinity, Infinity, [n], "float64") as Float64Box;
@@ -275,10 +302,7 @@ export abstract class MujocoEnv extends Env<Float64Array, Float32Array> {
   /** `np.concatenate([qpos, qvel])`, copied. */
   stateVector(): Float64Array {
     const { qpos, qvel } = this.views;
-    const out = new Float64Array(this.nq + this.nv);
-    out.set(qpos, 0);
-    out.set(qvel, this.nq);
-    return out;
+    return concatenate([qpos, qvel]);
   }
 
   /** Sets qpos and qvel, then runs mj_forward so that positions, velocities and forces are consistent. */

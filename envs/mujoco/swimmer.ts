@@ -6,7 +6,7 @@
 // Reset: qpos and qvel + U(-0.1, 0.1).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, concatenate, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface SwimmerKwargs {
   renderMode?: string | null;
@@ -55,11 +55,7 @@ export class SwimmerEnv extends MujocoEnv {
     const info: Info = {
       reward_fwd: forwardReward,
       reward_ctrl: -ctrlCost,
-      x_position: xAfter,
-      y_position: yAfter,
-      distance_from_origin: Math.hypot(xAfter, yAfter),
-      x_velocity: xVelocity,
-      y_velocity: yVelocity,
+      ...planarMotionInfo(xAfter, yAfter, xVelocity, yVelocity),
       forward_reward: forwardReward,
     };
     return [this.getObs(), reward, false, false, info];
@@ -68,10 +64,7 @@ export class SwimmerEnv extends MujocoEnv {
   getObs(): Float64Array {
     const { qpos, qvel } = this.views;
     const skip = this.excludeCurrentPositionsFromObservation ? 2 : 0;
-    const obs = new Float64Array(this.nq - skip + this.nv);
-    obs.set(qpos.subarray(skip), 0);
-    obs.set(qvel, this.nq - skip);
-    return obs;
+    return concatenate([qpos.subarray(skip), qvel]);
   }
 
   protected resetModel(): Float64Array {

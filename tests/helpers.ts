@@ -1,0 +1,65 @@
+// Synthetic envs and small builders shared by several test files. Not a test file itself (no `.test.ts`), so
+// `npm test` only runs it through the files that import it; async_vector.test.ts's worker threads import it too.
+
+import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+
+/** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
+export function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {
+  return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
+}
+
+/**
+ * Observation [id, episode, t, seed-or--1]; the episode ends when t reaches `episodeLength` (terminated, or
+ * truncated with `truncate`); reward = 10 * id + t. Step info carries `t`; reset info carries `resets`. Every
+ * action received is kept in `actions`. Each of these is visible from outside, so vector-env tests can tell
+ * which sub-env, episode, step and seed produced a row.
+ */
+export class CounterEnv extends Env<Float32Array, number> {
+  observationSpace: Space<Float32Array> = float32Box(-Infinity, Infinity, [4]);
+  actionSpace: Space<number> = new Discrete(3);
+  episode = -1;
+  t = 0;
+  lastSeed = -1;
+  actions: number[] = [];
+  constructor(
+    readonly id: number,
+    readonly episodeLength = Infinity,
+    readonly truncate = false,
+  ) {
+    super();
+  }
+  protected obs(): Float32Array {
+    return Float32Array.of(this.id, this.episode, this.t, this.lastSeed);
+  }
+  override reset(args: ResetArgs = {}): [Float32Array, Info] {
+    super.reset(args);
+    this.lastSeed = args.seed ?? -1;
+    this.episode += 1;
+    this.t = 0;
+    return [this.obs(), { resets: this.episode + 1 }];
+  }
+  step(action: number): StepResult<Float32Array> {
+    this.actions.push(action);
+    this.t += 1;
+    const done = this.t >= this.episodeLength;
+    return [this.obs(), 10 * this.id + this.t, done && !this.truncate, done && this.truncate, { t: this.t }];
+  }
+}
+
+/** Records the (Box) actions it receives in `received`; observation space Box(-1, 1, (1,)). */
+export class BoxActionEnv extends Env<Float32Array, TypedArray> {
+  observationSpace = float32Box(-1, 1, [1]);
+  received: TypedArray[] = [];
+  constructor(readonly actionSpace: Box & Space<Float32Array> = float32Box(-1, 1, [2])) {
+    super();
+  }
+  override reset(args: ResetArgs = {}): [Float32Array, Info] {
+    super.reset(args);
+    return [new Float32Array(1), {}];
+  }
+  step(action: TypedArray): StepResult<Float32Array> {
+    this.received.push(action);
+    return [new Float32Array(1), 0, false, false, {}];
+  }
+}
