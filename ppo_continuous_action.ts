@@ -393,6 +393,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // Checked on a bare env first: ClipAction inside makeEnv would otherwise fail less clearly on a Discrete space.
   const probe = gym.make(args.envId);
   if (!(probe.actionSpace instanceof gym.spaces.Box)) usageError(`only continuous action space is supported; ${args.envId} has ${probe.actionSpace}`);
+  if (args.captureVideo && !probe.metadata.renderModes.includes("rgb_array")) usageError(`--capture-video: ${args.envId} cannot render rgb_array frames`);
   probe.close();
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   const envs = new gym.vector.SyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName, args.gamma)));
