@@ -11,7 +11,7 @@ import * as gym from "../envs/index.ts";
 import type { Env } from "../envs/core.ts";
 import { checkEnv } from "../envs/env_checker.ts";
 import { Box } from "../envs/spaces.ts";
-import type { MujocoEnv } from "../envs/mujoco/mujoco_env.ts";
+import { type MujocoEnv, mujocoModule, numpySum, sumOfSquares } from "../envs/mujoco/mujoco_env.ts";
 
 await gym.mujoco.init();
 
@@ -151,6 +151,33 @@ describe("models carry Gymnasium's physical parameters", () => {
     env.close();
   });
 
+  test("Hopper's and Walker2d's hinge ranges are the original's -150..0 and -45..45 degrees to full precision", () => {
+    // Gymnasium's files give them in degrees; a 6-digit radian rounding (-2.61799) made trajectories drift.
+    for (const id of ["Hopper-v4", "Walker2d-v4"]) {
+      const env = gym.make(id);
+      const range = inner(env).model.jnt_range as Float64Array;
+      const legs = id === "Hopper-v4" ? 1 : 2;
+      for (let leg = 0; leg < legs; leg++) {
+        const first = 3 + 3 * leg; // joints 0-2 are rootx, rootz, rooty
+        const expected = [[-150, 0], [-150, 0], [-45, 45]];
+        for (let k = 0; k < 3; k++) {
+          for (let side = 0; side < 2; side++) {
+            assertClose(range[2 * (first + k) + side], (expected[k][side] * Math.PI) / 180, 1e-15, `${id} joint ${first + k} range[${side}]`);
+          }
+        }
+      }
+      env.close();
+    }
+  });
+
+  test("Humanoid uses the PGS constraint solver with 50 iterations, as Gymnasium's humanoid.xml sets", () => {
+    const env = gym.make("Humanoid-v4");
+    const opt = inner(env).model.opt;
+    assert.equal(opt.solver, mujocoModule().mjtSolver.mjSOL_PGS.value);
+    assert.equal(opt.iterations, 50);
+    env.close();
+  });
+
   test("initial states are the models' qpos0: Hopper and Walker2d stand at z = 1.25, Ant at 0.75, Humanoid at 1.4", () => {
     for (const [id, z] of [["Hopper-v4", 1.25], ["Walker2d-v4", 1.25], ["Ant-v4", 0.75], ["Humanoid-v4", 1.4]] as const) {
       const env = gym.make(id);
@@ -159,6 +186,27 @@ describe("models carry Gymnasium's physical parameters", () => {
       assert.ok(inner(env).initQvel.every((v) => v === 0), `${id} initQvel`);
       env.close();
     }
+  });
+});
+
+describe("numpy's summation order", () => {
+  // numpy sums with pairwise summation: from 8 values on, 8 running partial sums. Hand-worked cases where that
+  // order and a left-to-right loop round differently: one big square then eight 1s.
+  test("sumOfSquares of float64 [2^27, 1 x 8] is 2^54 + 4, as numpy's pairwise sum gives (a running sum stays at 2^54)", () => {
+    // Partials p0..p7 = 2^54, 1, ..., 1; ((2^54 + 1) + 2) + (2 + 2): 2^54 + 1 -> 2^54 (the float64 spacing there
+    // is 4), 2^54 + 2 -> 2^54 (tie, to even), + 4 = 2^54 + 4; then the 9th value: 2^54 + 5 -> 2^54 + 4.
+    assert.equal(sumOfSquares(Float64Array.of(2 ** 27, 1, 1, 1, 1, 1, 1, 1, 1)), 2 ** 54 + 4);
+  });
+
+  test("sumOfSquares of float32 [2^12, 1 x 8] is 2^24 + 8, rounding every partial sum to float32", () => {
+    // Float32 spacing at 2^24 is 2: 2^24 + 1 -> 2^24 (tie, to even), + 2 -> 2^24 + 2, + 4 -> 2^24 + 6, then
+    // + 1 -> 2^24 + 7, a tie between 2^24 + 6 and 2^24 + 8, to even: 2^24 + 8.
+    assert.equal(sumOfSquares(Float32Array.of(2 ** 12, 1, 1, 1, 1, 1, 1, 1, 1)), 2 ** 24 + 8);
+  });
+
+  test("fewer than 8 values are summed left to right", () => {
+    // float64: 2^54 + 1 -> 2^54, six times over.
+    assert.equal(numpySum(Float64Array.of(2 ** 54, 1, 1, 1, 1, 1, 1)), 2 ** 54);
   });
 });
 

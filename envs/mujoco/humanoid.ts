@@ -9,7 +9,7 @@
 // cfrc_ext (14 x 6). Reset: qpos and qvel + U(-0.01, 0.01).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, concatenate, inOpenRange, planarMotionInfo, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, concatenate, inOpenRange, numpySum, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface HumanoidKwargs {
   renderMode?: string | null;
@@ -55,7 +55,8 @@ export class HumanoidEnv extends MujocoEnv {
     this.resetNoiseScale = kwargs.resetNoiseScale ?? 1e-2;
     this.excludeCurrentPositionsFromObservation = exclude;
     this.bodyMass = (this.model.body_mass as Float64Array).slice();
-    this.totalMass = this.bodyMass.reduce((a, b) => a + b, 0);
+    // `np.sum(mass)` adds pairwise; the per-axis sum in `massCenter` is a plain running sum, as numpy's axis-0 sum is.
+    this.totalMass = numpySum(this.bodyMass);
   }
 
   /** Gymnasium's `mass_center`: the mass-weighted mean of the bodies' centres of mass (xipos), x and y. */
@@ -80,10 +81,7 @@ export class HumanoidEnv extends MujocoEnv {
 
   /** `ctrl_cost_weight * sum(data.ctrl^2)`. */
   get controlCost(): number {
-    const { ctrl } = this.views;
-    let sum = 0;
-    for (let i = 0; i < ctrl.length; i++) sum += ctrl[i] * ctrl[i];
-    return this.ctrlCostWeight * sum;
+    return this.ctrlCostWeight * sumOfSquares(this.views.ctrl);
   }
 
   step(action: ArrayLike<number>): StepResult<Float64Array> {

@@ -14,7 +14,7 @@
 // object and goal qvel 0.
 
 import type { StepResult } from "../core.ts";
-import { MujocoEnv, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, norm, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface PusherKwargs {
   renderMode?: string | null;
@@ -38,7 +38,7 @@ export class PusherEnv extends MujocoEnv {
   /** Distance between the body-frame positions of two bodies. */
   private distance(a: number, b: number): number {
     const { xpos } = this.views;
-    return Math.hypot(xpos[3 * a] - xpos[3 * b], xpos[3 * a + 1] - xpos[3 * b + 1], xpos[3 * a + 2] - xpos[3 * b + 2]);
+    return norm(xpos[3 * a] - xpos[3 * b], xpos[3 * a + 1] - xpos[3 * b + 1], xpos[3 * a + 2] - xpos[3 * b + 2]);
   }
 
   step(action: ArrayLike<number>): StepResult<Float64Array> {
@@ -70,7 +70,7 @@ export class PusherEnv extends MujocoEnv {
     do {
       first = rng.uniform(-0.3, 0);
       second = rng.uniform(-0.2, 0.2);
-    } while (!(Math.hypot(first - this.goalPos[0], second - this.goalPos[1]) > 0.17));
+    } while (!(norm(first - this.goalPos[0], second - this.goalPos[1]) > 0.17));
     this.cylinderPos = Float64Array.of(first, second);
     const n = this.nq;
     qpos[n - 4] = first;

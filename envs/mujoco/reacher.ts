@@ -9,7 +9,7 @@
 // square); arm qvel + U(-0.005, 0.005); target qvel 0.
 
 import type { StepResult } from "../core.ts";
-import { MujocoEnv, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import { MujocoEnv, norm, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface ReacherKwargs {
   renderMode?: string | null;
@@ -32,7 +32,7 @@ export class ReacherEnv extends MujocoEnv {
     const dx = xpos[3 * this.fingertip] - xpos[3 * this.target];
     const dy = xpos[3 * this.fingertip + 1] - xpos[3 * this.target + 1];
     const dz = xpos[3 * this.fingertip + 2] - xpos[3 * this.target + 2];
-    const rewardDist = -Math.hypot(dx, dy, dz);
+    const rewardDist = -norm(dx, dy, dz);
     const rewardCtrl = -sumOfSquares(action);
     const reward = rewardDist + rewardCtrl;
 
@@ -63,7 +63,7 @@ export class ReacherEnv extends MujocoEnv {
     do {
       gx = rng.uniform(-0.2, 0.2);
       gy = rng.uniform(-0.2, 0.2);
-    } while (!(Math.hypot(gx, gy) < 0.2));
+    } while (!(norm(gx, gy) < 0.2));
     this.goal = Float64Array.of(gx, gy);
     qpos[this.nq - 2] = gx;
     qpos[this.nq - 1] = gy;
