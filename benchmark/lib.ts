@@ -16,6 +16,8 @@ export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export interface RunResult {
   envId: string;
   seed: number;
+  /** Legend text for plots; "seed N" when absent. */
+  label?: string;
   finalReturn: number;
   sps: number;
   seconds: number;
@@ -94,11 +96,13 @@ export function markdownTable(results: RunResult[], reference: Record<string, st
   return ["| env | final return (mean ± std over seeds) | per seed | SPS | CleanRL |", "|---|---|---|---|---|", ...rows].join("\n");
 }
 
-/** An SVG learning curve: episodic return against global step, one line per seed (moving average of 20 episodes). */
-export function learningCurveSvg(envId: string, results: RunResult[]): string {
-  const [width, height, pad, legendWidth] = [720, 400, 50, 80];
+/** An SVG learning curve: episodic return against global step, one line per run (moving average of `window` episodes). */
+export function learningCurveSvg(envId: string, results: RunResult[], window = 20): string {
   const runs = results.filter((r) => r.envId === envId);
-  const smoothed = runs.map((r) => r.curve.map(([step], i) => [step, mean(r.curve.slice(Math.max(0, i - 19), i + 1).map(([, v]) => v))] as [number, number]));
+  const labels = runs.map((r) => r.label ?? `seed ${r.seed}`);
+  const legendWidth = Math.max(80, 7 * Math.max(...labels.map((l) => l.length)) + 20);
+  const [width, height, pad] = [640 + legendWidth, 400, 50];
+  const smoothed = runs.map((r) => r.curve.map(([step], i) => [step, mean(r.curve.slice(Math.max(0, i - window + 1), i + 1).map(([, v]) => v))] as [number, number]));
   const points = smoothed.flat();
   const maxX = Math.max(...points.map(([x]) => x));
   let [minY, maxY] = [Math.min(...points.map(([, y]) => y)), Math.max(...points.map(([, y]) => y))];
@@ -107,15 +111,15 @@ export function learningCurveSvg(envId: string, results: RunResult[]): string {
   const sy = (y: number) => height - pad - ((y - minY) / (maxY - minY)) * (height - 2 * pad);
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"];
   const lines = smoothed.map((curve, i) => `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.5" points="${curve.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`);
-  const legend = runs.map((r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">seed ${r.seed}</text>`);
+  const legend = runs.map((r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">${labels[i]}</text>`);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const y = minY + f * (maxY - minY);
     const x = f * maxX;
-    return `<text x="${pad - 6}" y="${sy(y) + 4}" font-size="11" text-anchor="end">${y.toFixed(0)}</text><text x="${sx(x)}" y="${height - pad + 16}" font-size="11" text-anchor="middle">${x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : `${(x / 1e3).toFixed(0)}k`}</text>`;
+    return `<text x="${pad - 6}" y="${sy(y) + 4}" font-size="11" text-anchor="end">${y.toFixed(maxY - minY < 10 ? 2 : 0)}</text><text x="${sx(x)}" y="${height - pad + 16}" font-size="11" text-anchor="middle">${x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : `${(x / 1e3).toFixed(0)}k`}</text>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-<text x="${width / 2}" y="24" font-size="15" text-anchor="middle">${envId}: episodic return (moving average of 20 episodes)</text>
+<text x="${width / 2}" y="24" font-size="15" text-anchor="middle">${envId}: episodic return (moving average of ${window} episodes)</text>
 <line x1="${pad}" y1="${height - pad}" x2="${width - pad - legendWidth}" y2="${height - pad}" stroke="black"/>
 <line x1="${pad}" y1="${pad}" x2="${pad}" y2="${height - pad}" stroke="black"/>
 ${ticks.join("\n")}
