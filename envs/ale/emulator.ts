@@ -78,6 +78,14 @@ export const PADDLE_DEFAULT_VALUE = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
 const MINIMUM_RESISTANCE = 0;
 const MAXIMUM_RESISTANCE = 0x7fffffff;
 
+/** RIOT port B (console switches) as 6502.ts's PIA decodes it (address & 0x283), and the bits no switch drives. */
+const SWCHB = 0x282;
+const SWCHB_UNUSED_BITS = 0x34;
+/** Status register after Stella's M6502::reset (PS(0x20)): only the unused bit 5 and B, which a 6507 always reads set. */
+const CPU_FLAGS_AFTER_RESET = 0x20 | 0x10;
+/** TIA register that applies horizontal motion (and may blank the line's first 8 pixels). */
+const HMOVE = 0x2a;
+
 /** NTSC: Stella 3.x ends a frame that never VSYNCs on the first TIA write after this many scanlines. */
 const MAXIMUM_SCANLINES = 290;
 /** Stella gives up on a frame after 25000 instructions; we bound the frame by scanlines instead (same purpose). */
@@ -118,6 +126,7 @@ interface PiaInternals {
   cycle(): void;
   ram: Uint8Array;
   _rng: unknown;
+  _readIo(address: number): number;
 }
 interface SwitchLike {
   toggle(state: boolean): void;
@@ -153,6 +162,10 @@ class AleFrameClock {
   private rendering = false;
   private row = 0;
   private vsyncFinishClock = Infinity;
+  /** An HMOVE blank strobed outside the screen window, not yet shown (Stella 3.x's myHMOVEBlankEnabled). */
+  private hmoveBlankPending = false;
+  /** The screen row whose first 8 pixels are blanked when its scanline ends; -1 for none. */
+  private hmoveBlankRow = -1;
 
   constructor(
     private readonly tia: TiaInternals,
@@ -167,6 +180,7 @@ class AleFrameClock {
     this.vblank = false;
     this.vsyncFinishClock = Infinity;
     this.frameEnded = false;
+    this.hmoveBlankPending = false;
     this.startFrame();
   }
 
@@ -174,12 +188,34 @@ class AleFrameClock {
   startFrame(): void {
     this.line = 0;
     this.frameEnded = false;
+    this.hmoveBlankRow = -1;
     this.updateWindow();
   }
 
   nextLine(): void {
+    if (this.row === this.hmoveBlankRow) {
+      if (this.rendering) this.surfaceBuffer.fill(0, this.row * 160, this.row * 160 + 8);
+      this.hmoveBlankRow = -1;
+    }
     this.line++;
     this.updateWindow();
+    if (this.hmoveBlankPending && this.row >= 0 && this.row < this.height) {
+      this.hmoveBlankPending = false;
+      this.hmoveBlankRow = this.row;
+    }
+  }
+
+  /**
+   * Stella 3.x (TIA.cxx) only draws, and so only clears its HMOVE-blank flag, inside the screen window: an HMOVE
+   * strobed outside it on a blank-enabling cycle (CPU cycle 0-20 or 75 of the line) blacks out the first 8 pixels
+   * of the next line drawn, which is the window's first line (Pong's top border shows this on every frame).
+   * Strobes inside the window are left to 6502.ts's TIA, whose per-line HMOVE blank agrees with Stella's there.
+   */
+  hmoveStrobed(): void {
+    const row = this.line - this.yStart;
+    if (row >= 0 && row < this.height) return;
+    const cycle = Math.floor(this.tia._hctr / 3);
+    if (cycle <= 20 || cycle === 75) this.hmoveBlankPending = true;
   }
 
   private updateWindow(): void {
@@ -360,9 +396,16 @@ export class Atari2600 {
     const frame = this.frame;
     this.tia.write = (address: number, value: number) => {
       frame.checkRunaway();
+      if ((address & 0x3f) === HMOVE) frame.hmoveStrobed();
       tiaWrite(address, value);
     };
     installLeanBus(board._bus);
+
+    // SWCHB's bits 2, 4 and 5 are not wired to any switch. Stella's Switches start from 0xFF and only ever change
+    // bits 0, 1, 3, 6 and 7, so those three read 1; 6502.ts reads them as 0. Pong keeps SWCHB in RAM ($8F), which
+    // real ALE shows as 0x3F where 6502.ts alone gives 0x0B.
+    const readIo = this.pia._readIo.bind(this.pia);
+    this.pia._readIo = (address: number) => ((address & 0x0283) === SWCHB ? readIo(address) | SWCHB_UNUSED_BITS : readIo(address));
 
     const j0 = this.board.getJoystick0();
     const j1 = this.board.getJoystick1();
@@ -378,9 +421,8 @@ export class Atari2600 {
   }
 
   /**
-   * Power-cycles the console (Stella's System::reset): CPU, RIOT (RAM and timer), TIA and cartridge bank return to
-   * their power-on state. The power-on contents of RAM and the CPU registers are random on real hardware and in
-   * Stella; here they come from `seed`, so the same seed always gives the same machine.
+   * Switches the console on, as ALE does when it loads a ROM: RAM starts random (on real hardware, in Stella and
+   * here; from `seed`, so the same seed always gives the same machine), then every chip is reset (`systemReset`).
    */
   powerOn(seed: number): void {
     const rng = rngFactory.createRng(seed);
@@ -389,6 +431,27 @@ export class Atari2600 {
     this.cartridge.setRng(rng);
     this.cartridge.randomize(rng);
     this.board.reset();
+    this.afterChipReset();
+  }
+
+  /**
+   * Stella's System::reset, which starts every ALE reset_game: CPU, RIOT timer, TIA and cartridge bank return to
+   * their reset state but RAM keeps its contents (Stella's M6532 randomizes RAM only when it is constructed). Some
+   * games read RAM they did not clear at boot, so an episode after a reset_game starts from what the previous one
+   * left: BeamRider's does.
+   */
+  systemReset(): void {
+    const ram = this.ram.slice();
+    this.board.reset(); // 6502.ts's RIOT reset refills RAM with random bytes: put the old contents back
+    this.ram.set(ram);
+    this.afterChipReset();
+  }
+
+  private afterChipReset(): void {
+    // M6502::reset in ALE's Stella clears A, X, Y and the status flags (decimal mode off); 6502.ts draws them at random.
+    const state = (this.cpu as unknown as { state: { a: number; x: number; y: number; flags: number } }).state;
+    state.a = state.x = state.y = 0;
+    state.flags = CPU_FLAGS_AFTER_RESET;
     // Board.reset sets the switches its own way; ALE sets every input before every frame, see applyAction.
     this.frame.reset();
     for (const paddle of this.paddles) paddle.reset();

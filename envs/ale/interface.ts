@@ -24,6 +24,8 @@ export class ALEInterface {
   readonly console: Atari2600;
   readonly settings: GameSettings;
   private frameNumber = 0;
+  /** Whether the console has been switched on and reset once (ALE's loadROM). */
+  private loaded = false;
   private episodeFrameNumber = 0;
   /** The action actually applied on the previous frame (what sticky actions repeat). */
   private stickyAction: number = Action.NOOP;
@@ -62,16 +64,30 @@ export class ALEInterface {
   }
 
   /**
-   * StellaEnvironment::reset: power-cycle, 60 NOOP frames, soft reset, reset the game settings, select the mode
-   * (and soft reset again), soft reset, then the game's starting actions. `powerOnSeed` fixes the power-on RAM;
-   * `reload` also restarts the cumulative frame counter, as loading the ROM again does.
+   * ale-py's reset. A ROM (re)load switches the console on and runs StellaEnvironment::reset once (ALE's loadROM
+   * does that); every reset then runs it again (`reset_game`). ale-py loads the ROM when the env is made and again
+   * on every seeded reset, so `reload` (a seeded reset, or the first reset) gives power-on + two resets, and other
+   * resets one, which keeps the RAM the last episode left (see Atari2600.systemReset). `powerOnSeed` fixes the
+   * power-on RAM; a reload also restarts the cumulative frame counter, as a fresh ALE's is 0.
    */
   resetGame(powerOnSeed: number, reload = false): void {
-    // ale-py reloads the ROM on a seeded reset, which starts a fresh ALE whose frame counter is 0.
-    if (reload) this.frameNumber = 0;
+    if (reload || !this.loaded) {
+      this.frameNumber = 0;
+      this.console.powerOn(powerOnSeed);
+      this.resetEnvironment();
+      this.loaded = true;
+    }
+    this.resetEnvironment();
+  }
+
+  /**
+   * StellaEnvironment::reset: system reset, 60 NOOP frames, soft reset, reset the game settings, select the mode
+   * (and soft reset again), soft reset, then the game's starting actions.
+   */
+  private resetEnvironment(): void {
     this.episodeFrameNumber = 0;
     const emu = this.console;
-    emu.powerOn(powerOnSeed);
+    emu.systemReset();
     emu.resetPaddles();
     this.emulate(Action.NOOP, NUM_RESET_NOOP_STEPS);
     this.softReset();
