@@ -20,8 +20,6 @@ const ATARI_57 = [
   "StarGunner", "Surround", "Tennis", "TimePilot", "Tutankham", "UpNDown", "Venture", "VideoPinball", "WizardOfWor",
   "YarsRevenge", "Zaxxon",
 ];
-/** Left out: ALE's setMode (run on every reset) or a console property is beyond what our driver can reproduce. */
-const NOT_PORTED = ["Berzerk", "DoubleDunk", "Gopher", "Jamesbond", "Kangaroo", "MsPacman", "Surround", "WizardOfWor", "YarsRevenge"];
 
 const games = [...GAMES.values()];
 const byName = (name: string): GameSpec => {
@@ -44,10 +42,9 @@ function ramWith(bytes: Record<number, number>): Uint8Array {
 }
 
 describe("the game table", () => {
-  test("covers the Atari-57 set except the games it leaves out", () => {
+  test("covers exactly the Atari-57 set", () => {
     assert.equal(ATARI_57.length, 57);
-    const expected = ATARI_57.filter((name) => !NOT_PORTED.includes(name)).sort();
-    assert.deepEqual(games.map((g) => g.name).sort(), expected);
+    assert.deepEqual(games.map((g) => g.name).sort(), [...ATARI_57].sort());
   });
 
   test("each game's MD5 is ALE's image for its ROM id", () => {
@@ -75,7 +72,8 @@ describe("the game table", () => {
       const difficulties = game.difficulties ?? [0];
       assert.equal(new Set(modes).size, modes.length, game.name);
       assert.equal(new Set(difficulties).size, difficulties.length, game.name);
-      if (modes.length > 1) assert.ok(game.modeSelect, `${game.name} has modes but no way to select them`);
+      if (modes.length > 1) assert.ok(game.modeSelect ?? game.selectMode, `${game.name} has modes but no way to select them`);
+      assert.ok(!(game.modeSelect && game.selectMode), `${game.name}: modeSelect and selectMode both given`);
     }
   });
 
@@ -113,6 +111,14 @@ describe("minimal action sets match ale-py's documented ones", () => {
 
   test("UpNDown: NOOP, FIRE, UP, DOWN, UPFIRE, DOWNFIRE", () => {
     assert.deepEqual(meanings("UpNDown"), ["NOOP", "FIRE", "UP", "DOWN", "UPFIRE", "DOWNFIRE"]);
+  });
+
+  test("MsPacman: NOOP and the eight directions, without FIRE", () => {
+    assert.deepEqual(meanings("MsPacman"), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT"]);
+  });
+
+  test("Surround: NOOP, UP, RIGHT, LEFT, DOWN", () => {
+    assert.deepEqual(meanings("Surround"), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN"]);
   });
 
   test("Seaquest and MontezumaRevenge use all 18 actions, Enduro 9", () => {
@@ -175,5 +181,42 @@ describe("reward, terminal and lives from RAM", () => {
     settings.step(ramWith({ 0xa2: 0x05, 0xa1: 0x77, 0xf1: 0xff }));
     assert.equal(settings.terminal, true);
     assert.equal(settings.reward, 0);
+  });
+
+  test("Gopher counts the carrots left (bits of RAM 0xB4) as lives and ends when none is left", () => {
+    const settings = fresh("Gopher");
+    settings.step(ramWith({ 0xb4: 0b101, 0xb2: 0x20 }));
+    assert.equal(settings.lives(), 2, "two of three carrot bits set");
+    assert.equal(settings.reward, 20, "BCD 0x20 in the lowest byte");
+    settings.step(ramWith({ 0xb4: 0b11000 }));
+    assert.equal(settings.terminal, true, "bits 0-2 clear: no carrots");
+    assert.equal(settings.lives(), 0);
+  });
+
+  test("DoubleDunk's reward is the change of the score difference, and it ends at 24 points once RAM 0xFE is 0xE7", () => {
+    const settings = fresh("DoubleDunk");
+    settings.step(ramWith({ 0xf6: 0x04, 0xf7: 0x02 }));
+    assert.equal(settings.reward, 2);
+    settings.step(ramWith({ 0xf6: 0x04, 0xf7: 0x05 }));
+    assert.equal(settings.reward, -3);
+    settings.step(ramWith({ 0xf6: 0x24, 0xf7: 0x05 }));
+    assert.equal(settings.terminal, false, "24 points, but RAM 0xFE not yet 0xE7");
+    settings.step(ramWith({ 0xf6: 0x24, 0xf7: 0x05, 0xfe: 0xe7 }));
+    assert.equal(settings.terminal, true);
+  });
+
+  test("WizardOfWor takes lives from RAM 0x8D only while waiting to enter (RAM 0xD7 bit 0 clear)", () => {
+    const settings = fresh("WizardOfWor");
+    settings.step(ramWith({ 0x8d: 2, 0xd7: 1 }));
+    assert.equal(settings.lives(), 3, "in the maze: the reset value stays");
+    settings.step(ramWith({ 0x8d: 2, 0xd7: 0 }));
+    assert.equal(settings.lives(), 2);
+  });
+});
+
+describe("console wiring", () => {
+  test("Surround and WizardOfWor, and only they, swap the controller ports (Console.SwapPorts)", () => {
+    const swapped = games.filter((g) => g.console?.swapPorts).map((g) => g.name).sort();
+    assert.deepEqual(swapped, ["Surround", "WizardOfWor"]);
   });
 });

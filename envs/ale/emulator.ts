@@ -91,6 +91,45 @@ const MAXIMUM_SCANLINES = 290;
 /** Stella gives up on a frame after 25000 instructions; we bound the frame by scanlines instead (same purpose). */
 const RUNAWAY_FRAME_SCANLINES = 1000;
 
+/** ALE's default `system_random_seed`, which seeds Stella's System generator (ale_interface Settings). */
+export const ALE_SYSTEM_RANDOM_SEED = 4753849;
+
+/** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
+const RESETS_BEFORE_LOAD = 2;
+
+/** std::mt19937, the generator behind Stella's Random in ALE: 32-bit outputs, as C++'s default engine gives them. */
+export class Mt19937 {
+  private readonly state = new Uint32Array(624);
+  private index = 624;
+
+  constructor(seed: number) {
+    const mt = this.state;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < 624; i++) {
+      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      // 1812433253 * prev + i in 32-bit arithmetic (split to stay exact in doubles).
+      mt[i] = ((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) + (prev & 0xffff) * 1812433253 + i;
+    }
+  }
+
+  next(): number {
+    const mt = this.state;
+    if (this.index >= 624) {
+      for (let i = 0; i < 624; i++) {
+        const y = (mt[i] & 0x80000000) | (mt[(i + 1) % 624] & 0x7fffffff);
+        mt[i] = mt[(i + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      this.index = 0;
+    }
+    let y = mt[this.index++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+}
+
 export type ControllerType = "joystick" | "paddles";
 
 export interface ConsoleOptions {
@@ -103,6 +142,11 @@ export interface ConsoleOptions {
   rightController?: ControllerType;
   /** Controller.SwapPaddles: paddle 0 (player A) is wired to the jack's second pot and button, as for Pong. */
   swapPaddles?: boolean;
+  /**
+   * Console.SwapPorts: the controller player A's events drive sits in the right port and player B's in the left
+   * (Stella's Console swaps the jacks the two joysticks are built on). Joysticks only, as the games that set it use.
+   */
+  swapPorts?: boolean;
   /** Override the bank-switching scheme; by default it is detected from the image (size and signatures). */
   cartridgeType?: string;
 }
@@ -333,6 +377,8 @@ export class Atari2600 {
   private readonly cartridge: CartridgeInternals;
   private readonly frame: AleFrameClock;
   private readonly paddles: AlePaddle[];
+  /** Stella's System random generator (ALE seeds it with system_random_seed at every ROM load). */
+  private systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
   private readonly joystick0: { up: SwitchLike; down: SwitchLike; left: SwitchLike; right: SwitchLike; fire: SwitchLike };
   private readonly joystick1: { up: SwitchLike; down: SwitchLike; left: SwitchLike; right: SwitchLike; fire: SwitchLike };
   private readonly resetSwitch: SwitchLike;
@@ -342,6 +388,7 @@ export class Atari2600 {
   private readonly leftPaddles: boolean;
   private readonly rightPaddles: boolean;
   private readonly swapPaddles: boolean;
+  private readonly swapPorts: boolean;
   private leftPaddle = PADDLE_DEFAULT_VALUE;
   private rightPaddle = PADDLE_DEFAULT_VALUE;
   private paddleMin = PADDLE_MIN;
@@ -356,6 +403,8 @@ export class Atari2600 {
     this.rightPaddles = rightController === "paddles";
     this.usesPaddles = this.leftPaddles || this.rightPaddles;
     this.swapPaddles = swapPaddles;
+    this.swapPorts = options.swapPorts ?? false;
+    if (this.swapPorts && this.usesPaddles) throw new Error("Atari2600: swapPorts is only supported with joysticks");
 
     const image = new Uint8Array(rom); // 6502.ts keeps a reference; never alias the caller's buffer
     const type = options.cartridgeType ?? detectCartridgeType(image);
@@ -421,8 +470,11 @@ export class Atari2600 {
   }
 
   /**
-   * Switches the console on, as ALE does when it loads a ROM: RAM starts random (on real hardware, in Stella and
-   * here; from `seed`, so the same seed always gives the same machine), then every chip is reset (`systemReset`).
+   * Switches the console on, as ALE does when it loads a ROM (a fresh Stella System). ALE seeds the System's
+   * mt19937 with the fixed `system_random_seed` 4753849, so its "random" power-on state is the same on every load,
+   * whatever ALE's random_seed: M6532's constructor fills RAM with the low bytes of 128 draws and its reset draws the
+   * RIOT timer. We replay that stream, so RAM and timer match ALE's. `seed` only feeds what 6502.ts randomizes
+   * beyond that (cartridge RAM, which ALE draws from the same stream; not replayed here).
    */
   powerOn(seed: number): void {
     const rng = rngFactory.createRng(seed);
@@ -430,7 +482,12 @@ export class Atari2600 {
     this.cpu._rng = rng;
     this.cartridge.setRng(rng);
     this.cartridge.randomize(rng);
+    this.systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
     this.board.reset();
+    for (let i = 0; i < 128; i++) this.ram[i] = this.systemRandom.next() & 0xff;
+    // Two System::resets (two timer draws) run before ALE's loadROM resets the environment; found by matching
+    // ale-py 0.12.1's post-reset RAM over the Atari-57 set (21 games identical for 2, 17 for 1).
+    for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     this.afterChipReset();
   }
 
@@ -438,7 +495,7 @@ export class Atari2600 {
    * Stella's System::reset, which starts every ALE reset_game: CPU, RIOT timer, TIA and cartridge bank return to
    * their reset state but RAM keeps its contents (Stella's M6532 randomizes RAM only when it is constructed). Some
    * games read RAM they did not clear at boot, so an episode after a reset_game starts from what the previous one
-   * left: BeamRider's does.
+   * left: BeamRider's does. M6532::reset draws the timer from the System's generator, see `afterChipReset`.
    */
   systemReset(): void {
     const ram = this.ram.slice();
@@ -448,6 +505,11 @@ export class Atari2600 {
   }
 
   private afterChipReset(): void {
+    // M6532::reset: the timer counts down from 25 + (draw % 75) in 64-cycle intervals, as if just written to TIM64T.
+    const pia = this.pia as unknown as { _timerValue: number; _timerDivide: number; _subTimer: number };
+    pia._timerValue = 25 + (this.systemRandom.next() % 75);
+    pia._timerDivide = 64;
+    pia._subTimer = 0;
     // M6502::reset in ALE's Stella clears A, X, Y and the status flags (decimal mode off); 6502.ts draws them at random.
     const state = (this.cpu as unknown as { state: { a: number; x: number; y: number; flags: number } }).state;
     state.a = state.x = state.y = 0;
@@ -524,16 +586,17 @@ export class Atari2600 {
       for (const s of [j1.up, j1.down, j1.left, j1.right, j1.fire]) s.toggle(false);
       return;
     }
-    j0.up.toggle((a & UP_BIT) !== 0);
-    j0.down.toggle((a & DOWN_BIT) !== 0);
-    j0.left.toggle((a & LEFT_BIT) !== 0);
-    j0.right.toggle((a & RIGHT_BIT) !== 0);
-    j0.fire.toggle((a & FIRE_BIT) !== 0);
-    j1.up.toggle((b & UP_BIT) !== 0);
-    j1.down.toggle((b & DOWN_BIT) !== 0);
-    j1.left.toggle((b & LEFT_BIT) !== 0);
-    j1.right.toggle((b & RIGHT_BIT) !== 0);
-    j1.fire.toggle((b & FIRE_BIT) !== 0);
+    const [left, right] = this.swapPorts ? [b, a] : [a, b];
+    j0.up.toggle((left & UP_BIT) !== 0);
+    j0.down.toggle((left & DOWN_BIT) !== 0);
+    j0.left.toggle((left & LEFT_BIT) !== 0);
+    j0.right.toggle((left & RIGHT_BIT) !== 0);
+    j0.fire.toggle((left & FIRE_BIT) !== 0);
+    j1.up.toggle((right & UP_BIT) !== 0);
+    j1.down.toggle((right & DOWN_BIT) !== 0);
+    j1.left.toggle((right & LEFT_BIT) !== 0);
+    j1.right.toggle((right & RIGHT_BIT) !== 0);
+    j1.fire.toggle((right & FIRE_BIT) !== 0);
   }
 
   /**

@@ -7,12 +7,10 @@
 // `readRam` here does too. Console properties (paddles, screen window) come from ALE's Stella property database
 // (src/ale/emucore/DefProps.hxx); a game without a `console` entry has none of the properties we emulate set.
 //
-// Games of the Atari-57 set that are not in this table, and why:
-//   Berzerk, DoubleDunk, Gopher, Jamesbond, Kangaroo, MsPacman, YarsRevenge: ALE's setMode, which runs on every
-//     reset even in the default mode, does more than "press SELECT until one RAM byte equals the mode" (extra
-//     NOOP frames, menu navigation, an extra soft reset or SELECT press, two acceptable RAM values, two RAM bytes),
-//     so the ModeSelect that interface.ts understands cannot reproduce ALE's reset.
-//   Surround, WizardOfWor: their property entries set Console.SwapPorts, which ConsoleOptions cannot express.
+// RomSettings::setMode runs on every reset, even in the default mode. Most games' setMode is "press SELECT until one
+// RAM byte equals the mode, then soft reset" (`modeSelect`, data); the others (extra NOOP frames, menu navigation, an
+// extra soft reset or SELECT press, two acceptable RAM values, two RAM bytes) give their procedure as a `selectMode`
+// hook written against ModeControl, StellaEnvironmentWrapper's operations.
 
 import { Action, type ConsoleOptions } from "./emulator.ts";
 
@@ -32,8 +30,30 @@ export interface GameSettings {
 /** How ALE's setMode reaches a mode: press SELECT until RAM[ramIndex] equals the mode, then press RESET. */
 export interface ModeSelect {
   ramIndex: number;
+  /** The RAM value that means `mode` (default: the mode itself; Surround stores mode + 1). */
+  ramValue?: (mode: number) => number;
   /** Frames SELECT is held per press (`pressSelect(num_steps)`). */
   selectFrames: number;
+}
+
+/** What ALE's setMode may do to the console (StellaEnvironmentWrapper): the operations a `selectMode` hook uses. */
+export interface ModeControl {
+  /** RomUtils' readRam. */
+  readRam(address: number): number;
+  /** environment->act(a, PLAYER_B_NOOP): one agent frame (sticky actions apply; the frame counters advance). */
+  act(action: number): void;
+  /** environment->pressSelect(frames): SELECT held `frames` frames, then one NOOP frame. */
+  pressSelect(frames?: number): void;
+  /** environment->softReset(): RESET held for NUM_RESET_STEPS frames. */
+  softReset(): void;
+}
+
+/** Presses SELECT (`frames` per press) until `reached()`; fails loudly instead of looping forever on a wrong table. */
+export function pressSelectUntil(ctl: ModeControl, frames: number, reached: () => boolean, what: string): void {
+  for (let presses = 0; !reached(); presses++) {
+    if (presses >= 256) throw new Error(`${what} not reached by pressing SELECT`);
+    ctl.pressSelect(frames);
+  }
 }
 
 export interface GameSpec {
@@ -51,8 +71,10 @@ export interface GameSpec {
   modes?: readonly number[];
   /** getAvailableDifficulties (default [0]). */
   difficulties?: readonly number[];
-  /** Present when the game overrides RomSettings::setMode with SELECT presses. */
+  /** Present when the game's RomSettings::setMode presses SELECT until one RAM byte equals the mode. */
   modeSelect?: ModeSelect;
+  /** The game's own RomSettings::setMode procedure, for games whose setMode is more than `modeSelect` says. */
+  selectMode?: (ctl: ModeControl, mode: number) => void;
   /** Console properties from Stella's database for this cartridge. */
   console?: ConsoleOptions;
   /** Frames per agent step in ale-py's legacy Deterministic ids (default 4; SpaceInvaders 3); sets NoFrameskip-v4's limit. */
@@ -1215,6 +1237,274 @@ export const ZAXXON: GameSpec = {
   }),
 };
 
+/**
+ * Berzerk.cpp. Score: BCD RAM 95/94/93. Lives: RAM 0xDA + 1; over when it reads 0xFF. Modes 1-9 and 0x10-0x12
+ * (Atari-decimal 1-12) at RAM 0x80; setMode first lets the game settle for 20 NOOP agent frames.
+ */
+export const BERZERK: GameSpec = {
+  name: "Berzerk",
+  rom: "berzerk",
+  md5: "136f75c4dd02c29283752b7e5799f978",
+  minimalActions: ALL_ACTIONS,
+  modes: [...range(9).map((i) => i + 1), 0x10, 0x11, 0x12],
+  selectMode: (ctl, mode) => {
+    for (let i = 0; i < 20; i++) ctl.act(NOOP);
+    pressSelectUntil(ctl, 2, () => ctl.readRam(0x80) === mode, `Berzerk mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(3),
+    score: (ram) => decimalScore(ram, 95, 94, 93),
+    terminal: (ram, s) => {
+      const livesByte = readRam(ram, 0xda);
+      s.lives = livesByte + 1;
+      return livesByte === 0xff;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/** DoubleDunk's option menu: the cursor row is RAM 0xB0, the options are bits of RAM 0x80. */
+function doubleDunkSelectMode(ctl: ModeControl, mode: number): void {
+  // Each menu move is one agent frame of the joystick direction and one NOOP frame, repeated until RAM shows it.
+  const stepUntil = (action: number, reached: () => boolean, what: string) => {
+    for (let tries = 0; !reached(); tries++) {
+      if (tries >= 256) throw new Error(`DoubleDunk menu: ${what} not reached`);
+      ctl.act(action);
+      ctl.act(NOOP);
+    }
+  };
+  const goDown = () => {
+    const row = ctl.readRam(0xb0);
+    stepUntil(DOWN, () => ctl.readRam(0xb0) !== row, "next option");
+  };
+  const setOption = (bit: number, on: boolean) =>
+    on
+      ? stepUntil(RIGHT, () => (ctl.readRam(0x80) & bit) === bit, `option ${bit} on`)
+      : stepUntil(LEFT, () => (ctl.readRam(0x80) & bit) !== bit, `option ${bit} off`);
+  ctl.pressSelect(1);
+  goDown();
+  goDown(); // the first two rows are not part of the mode
+  setOption(0x08, (mode & 1) !== 0); // 3-point shots
+  goDown();
+  setOption(0x10, (mode & 2) !== 0); // 10-second shot clock
+  goDown();
+  setOption(0x04, (mode & 4) !== 0); // 3 seconds in the lane
+  goDown();
+  setOption(0x20, (mode & 8) !== 0); // fouls
+  ctl.softReset();
+  ctl.act(UPFIRE);
+  ctl.act(NOOP);
+}
+
+/**
+ * DoubleDunk.cpp. Reward: change of (player BCD RAM 0xF6) - (CPU BCD RAM 0xF7). Over once either has 24 and RAM
+ * 0xFE is 0xE7. No lives. The 16 modes are the on/off combinations of four menu options. Starts with UPFIRE.
+ */
+export const DOUBLE_DUNK: GameSpec = {
+  name: "DoubleDunk",
+  rom: "double_dunk",
+  md5: "368d88a6c071caba60b4f778615aae94",
+  minimalActions: ALL_ACTIONS,
+  startingActions: [UPFIRE],
+  modes: range(16),
+  selectMode: doubleDunkSelectMode,
+  createSettings: ramGame({
+    state: () => ({}),
+    score: (ram) => decimalScore(ram, 0xf6) - decimalScore(ram, 0xf7),
+    terminal: (ram) => {
+      const mine = decimalScore(ram, 0xf6);
+      const theirs = decimalScore(ram, 0xf7);
+      return (mine >= 24 || theirs >= 24) && readRam(ram, 0xfe) === 0xe7;
+    },
+  }),
+};
+
+/** Gopher.cpp. Score: BCD RAM 0xB2/B1/B0. Lives: carrots left, the popcount of RAM 0xB4 bits 0-2; over at none. Starts with FIRE. */
+export const GOPHER: GameSpec = {
+  name: "Gopher",
+  rom: "gopher",
+  md5: "c16c79aad6272baffb8aae9a7fff0864",
+  minimalActions: [NOOP, FIRE, UP, RIGHT, LEFT, UPFIRE, RIGHTFIRE, LEFTFIRE],
+  startingActions: [FIRE],
+  modes: [0, 2],
+  difficulties: [0, 1],
+  // setMode soft-resets once more before its SELECT loop (5-frame presses, RAM 0xD3).
+  selectMode: (ctl, mode) => {
+    ctl.softReset();
+    pressSelectUntil(ctl, 5, () => ctl.readRam(0xd3) === mode, `Gopher mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(3),
+    score: (ram) => decimalScore(ram, 0xb2, 0xb1, 0xb0),
+    terminal: (ram, s) => {
+      const carrots = readRam(ram, 0xb4) & 0x7;
+      s.lives = (carrots & 1) + ((carrots >> 1) & 1) + ((carrots >> 2) & 1);
+      return carrots === 0;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/**
+ * JamesBond.cpp. Score: BCD RAM 0xDC/DD/DE. Lives: RAM 0x86 low nibble + 1 (6 at reset); over at 0 when the screen
+ * byte RAM 0x8C is 0x68. Modes 0/1 at RAM 0x8C, which the title screen shows as mode + 0x48; 20-frame presses.
+ */
+export const JAMESBOND: GameSpec = {
+  name: "Jamesbond",
+  rom: "jamesbond",
+  md5: "e51030251e440cffaab1ac63438b44ae",
+  minimalActions: ALL_ACTIONS,
+  modes: [0, 1],
+  selectMode: (ctl, mode) => {
+    pressSelectUntil(ctl, 20, () => ctl.readRam(0x8c) === mode || ctl.readRam(0x8c) === mode + 0x48, `Jamesbond mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(6),
+    score: (ram) => decimalScore(ram, 0xdc, 0xdd, 0xde),
+    terminal: (ram, s) => {
+      const livesByte = readRam(ram, 0x86) & 0xf;
+      s.lives = livesByte + 1;
+      return livesByte === 0 && readRam(ram, 0x8c) === 0x68;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/**
+ * Kangaroo.cpp. Score: BCD RAM 0xA8/A7 times 100. Lives: RAM 0xAD bits 0-2 + 1; over when it reads 0xFF. Modes 0/1
+ * at RAM 0xBA, which the title screen shows as mode + 0x80; 2-frame presses.
+ */
+export const KANGAROO: GameSpec = {
+  name: "Kangaroo",
+  rom: "kangaroo",
+  md5: "4326edb70ff20d0ee5ba58fa5cb09d60",
+  minimalActions: ALL_ACTIONS,
+  modes: [0, 1],
+  selectMode: (ctl, mode) => {
+    pressSelectUntil(ctl, 2, () => ctl.readRam(0xba) === mode || ctl.readRam(0xba) === mode + 0x80, `Kangaroo mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(3),
+    score: (ram) => decimalScore(ram, 0xa8, 0xa7) * 100,
+    terminal: (ram, s) => {
+      const livesByte = readRam(ram, 0xad);
+      s.lives = (livesByte & 0x7) + 1;
+      return livesByte === 0xff;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/**
+ * MsPacman.cpp. Score: BCD RAM 0xF8/F9/FA. Lives: RAM 0xFB bits 0-2 + 1; over at 0 lives when the death timer RAM
+ * 0xA7 is 0x53. The mode is two bytes, game RAM 0x99 and variation RAM 0xA1: mode 0 is game 1 variation 1, mode m
+ * game m variation 0; 10-frame presses.
+ */
+export const MS_PACMAN: GameSpec = {
+  name: "MsPacman",
+  rom: "ms_pacman",
+  md5: "87e79cd41ce136fd4f72cc6e2c161bee",
+  minimalActions: [NOOP, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, DOWNRIGHT, DOWNLEFT],
+  modes: range(4),
+  selectMode: (ctl, mode) => {
+    const [game, variation] = mode === 0 ? [1, 1] : [mode, 0];
+    pressSelectUntil(ctl, 10, () => ctl.readRam(0x99) === game && ctl.readRam(0xa1) === variation, `MsPacman mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(3),
+    score: (ram) => decimalScore(ram, 0xf8, 0xf9, 0xfa),
+    terminal: (ram, s) => {
+      const livesByte = readRam(ram, 0xfb) & 0xf;
+      s.lives = (livesByte & 0x7) + 1;
+      return livesByte === 0 && readRam(ram, 0xa7) === 0x53;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/**
+ * Surround.cpp. Reward: change of (player BCD RAM 0xF7) - (CPU BCD RAM 0xF6); over when either reaches 10. Modes 0/2
+ * (the one-player games) at RAM 0xF9 holding mode + 1; 2-frame presses. Its property entry sets Console.SwapPorts,
+ * so player A's joystick is in the right port. ale-py 0.12.1 reports 1 life while the game runs (measured; the
+ * Surround.cpp we read has no lives counter, other games without one report 0).
+ */
+export const SURROUND: GameSpec = {
+  name: "Surround",
+  rom: "surround",
+  md5: "4d7517ae69f95cfbc053be01312b7dba",
+  minimalActions: [NOOP, UP, RIGHT, LEFT, DOWN],
+  modes: [0, 2],
+  difficulties: [0, 1, 2, 3],
+  modeSelect: { ramIndex: 0xf9, selectFrames: 2, ramValue: (mode) => mode + 1 },
+  console: { swapPorts: true },
+  createSettings: ramGame({
+    state: () => ({}),
+    score: (ram) => decimalScore(ram, 0xf7) - decimalScore(ram, 0xf6),
+    terminal: (ram) => decimalScore(ram, 0xf6) === 10 || decimalScore(ram, 0xf7) === 10,
+    lives: (_s, terminal) => (terminal ? 0 : 1),
+  }),
+};
+
+/**
+ * WizardOfWor.cpp. Score: BCD RAM 0x86/88 (minus 8000 when the display wraps) times 100. Over at 0 lives with RAM
+ * 0xF4 == 0xF8. Lives: RAM 0x8D low nibble, only taken while waiting to enter the maze (RAM 0xD7 bit 0 clear), as
+ * the counter drops on entering it. Its property entry sets Console.SwapPorts: player A's joystick is in the right port.
+ */
+export const WIZARD_OF_WOR: GameSpec = {
+  name: "WizardOfWor",
+  rom: "wizard_of_wor",
+  md5: "7e8aa18bc9502eb57daaf5e7c1e94da7",
+  minimalActions: [NOOP, FIRE, UP, RIGHT, LEFT, DOWN, UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE],
+  difficulties: [0, 1],
+  console: { swapPorts: true },
+  createSettings: ramGame({
+    state: startingLives(3),
+    score: (ram) => {
+      const shown = decimalScore(ram, 0x86, 0x88);
+      return (shown >= 8000 ? shown - 8000 : shown) * 100;
+    },
+    terminal: (ram, s) => {
+      const newLives = readRam(ram, 0x8d) & 15;
+      if ((readRam(ram, 0xd7) & 0x1) === 0) s.lives = newLives;
+      return newLives === 0 && readRam(ram, 0xf4) === 0xf8;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
+/**
+ * YarsRevenge.cpp. Score: BCD RAM 0xE2/E1/E0. Lives: high nibble of RAM 0x9E, over at 0. Modes 0/0x20/0x40/0x60 at
+ * RAM 0xE3; setMode first enters the selection screen with one 2-frame SELECT press. Starts with FIRE.
+ */
+export const YARS_REVENGE: GameSpec = {
+  name: "YarsRevenge",
+  rom: "yars_revenge",
+  md5: "c5930d0e8cdae3e037349bfa08e871be",
+  minimalActions: ALL_ACTIONS,
+  startingActions: [FIRE],
+  modes: [0, 0x20, 0x40, 0x60],
+  difficulties: [0, 1],
+  selectMode: (ctl, mode) => {
+    ctl.pressSelect(2);
+    pressSelectUntil(ctl, 1, () => ctl.readRam(0xe3) === mode, `YarsRevenge mode ${mode}`);
+    ctl.softReset();
+  },
+  createSettings: ramGame({
+    state: startingLives(4),
+    score: (ram) => decimalScore(ram, 0xe2, 0xe1, 0xe0),
+    terminal: (ram, s) => {
+      s.lives = readRam(ram, 0x9e) >> 4;
+      return s.lives === 0;
+    },
+    lives: livesUnlessTerminal,
+  }),
+};
+
 /** Every supported game by ALE ROM id. */
 export const GAMES: ReadonlyMap<string, GameSpec> = new Map(
   [
@@ -1222,7 +1512,8 @@ export const GAMES: ReadonlyMap<string, GameSpec> = new Map(
     BOXING, CENTIPEDE, CHOPPER_COMMAND, CRAZY_CLIMBER, DEFENDER, DEMON_ATTACK, ENDURO, FISHING_DERBY, FREEWAY,
     FROSTBITE, GRAVITAR, HERO, ICE_HOCKEY, KRULL, KUNG_FU_MASTER, MONTEZUMA_REVENGE, NAME_THIS_GAME, PHOENIX, PITFALL,
     PRIVATE_EYE, QBERT, RIVERRAID, ROAD_RUNNER, ROBOTANK, SEAQUEST, SKIING, SOLARIS, SPACE_INVADERS, STAR_GUNNER,
-    TENNIS, TIME_PILOT, TUTANKHAM, UP_N_DOWN, VENTURE, VIDEO_PINBALL, ZAXXON,
+    TENNIS, TIME_PILOT, TUTANKHAM, UP_N_DOWN, VENTURE, VIDEO_PINBALL, ZAXXON, BERZERK, DOUBLE_DUNK, GOPHER, JAMESBOND,
+    KANGAROO, MS_PACMAN, SURROUND, WIZARD_OF_WOR, YARS_REVENGE,
   ].map((g) => [g.rom, g]),
 );
 

@@ -3,7 +3,7 @@
 // on top, as ale-py's AtariEnv does over ALEInterface.
 
 import { Action, Atari2600 } from "./emulator.ts";
-import type { GameSettings, GameSpec } from "./games.ts";
+import { pressSelectUntil, type GameSettings, type GameSpec, type ModeControl } from "./games.ts";
 
 /** StellaEnvironment::m_num_reset_steps: frames RESET is held by every soft reset. */
 export const NUM_RESET_STEPS = 4;
@@ -67,8 +67,8 @@ export class ALEInterface {
    * ale-py's reset. A ROM (re)load switches the console on and runs StellaEnvironment::reset once (ALE's loadROM
    * does that); every reset then runs it again (`reset_game`). ale-py loads the ROM when the env is made and again
    * on every seeded reset, so `reload` (a seeded reset, or the first reset) gives power-on + two resets, and other
-   * resets one, which keeps the RAM the last episode left (see Atari2600.systemReset). `powerOnSeed` fixes the
-   * power-on RAM; a reload also restarts the cumulative frame counter, as a fresh ALE's is 0.
+   * resets one, which keeps the RAM the last episode left (see Atari2600.systemReset). `powerOnSeed` seeds only what
+   * 6502.ts randomizes beyond ALE's fixed power-on state (cartridge RAM); a reload also restarts the cumulative frame counter, as a fresh ALE's is 0.
    */
   resetGame(powerOnSeed: number, reload = false): void {
     if (reload || !this.loaded) {
@@ -103,22 +103,41 @@ export class ALEInterface {
     this.stickyAction = Action.NOOP;
   }
 
-  /** RomSettings::setMode for games that choose modes with SELECT (Breakout, Pong); a no-op for the others. */
+  /**
+   * RomSettings::setMode: the game's own procedure (`selectMode`), or SELECT presses until a RAM byte shows the mode
+   * followed by a soft reset (`modeSelect`); a no-op for games with neither (RomSettings' default).
+   */
   private setMode(): void {
+    if (this.game.selectMode) {
+      this.game.selectMode(this.modeControl, this.mode);
+      return;
+    }
     const select = this.game.modeSelect;
     if (select === undefined) return;
-    const emu = this.console;
-    let guard = 0;
-    while (emu.readRam(select.ramIndex) !== this.mode) {
-      if (++guard > 256) throw new Error(`${this.game.name}: mode ${this.mode} not reached by pressing SELECT`);
-      // StellaEnvironment::pressSelect: hold SELECT (frames not stepped by the game settings), then one NOOP frame.
-      emu.applyAction(Action.NOOP, Action.NOOP, this.difficulty, true);
-      for (let i = 0; i < select.selectFrames; i++) emu.emulateFrame(false);
-      this.emulate(Action.NOOP, 1);
-      this.frameNumber++;
-      this.episodeFrameNumber++;
-    }
+    const target = select.ramValue ? select.ramValue(this.mode) : this.mode;
+    const what = `${this.game.name}: mode ${this.mode}`;
+    pressSelectUntil(this.modeControl, select.selectFrames, () => this.console.readRam(select.ramIndex) === target, what);
     this.softReset();
+  }
+
+  /** StellaEnvironmentWrapper: what a game's setMode may do during the reset. */
+  private readonly modeControl: ModeControl = {
+    readRam: (address) => this.console.readRam(address),
+    act: (action) => {
+      this.act(action, false);
+    },
+    pressSelect: (frames = 1) => this.pressSelect(frames),
+    softReset: () => this.softReset(),
+  };
+
+  /** StellaEnvironment::pressSelect: hold SELECT (frames not stepped by the game settings), then one NOOP frame. */
+  private pressSelect(frames: number): void {
+    const emu = this.console;
+    emu.applyAction(Action.NOOP, Action.NOOP, this.difficulty, true);
+    for (let i = 0; i < frames; i++) emu.emulateFrame(false);
+    this.emulate(Action.NOOP, 1);
+    this.frameNumber++;
+    this.episodeFrameNumber++;
   }
 
   /** StellaEnvironment::emulate: `frames` frames of `action`, stepping the game settings after each. */
