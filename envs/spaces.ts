@@ -192,3 +192,6 @@ export class MultiBinary extends Space<Int8Array> {
     return `MultiBinary(${this.n})`;
   }
 }
+
+/** A float32 Box: its values are Float32Array, which `Box`'s generic `TypedArray` type cannot say by itself. */
+export type Float32Box = Box & Space<Float32Array>;

@@ -11,7 +11,7 @@ import { Box as BoxShape, Edge, Polygon, RevoluteJoint, Vec2, World, type Body, 
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box } from "../spaces.ts";
-import type { Float32Box } from "../classic_control/cartpole.ts";
+import type { Float32Box } from "../spaces.ts";
 import { Canvas, type Frame, type Point, type RGB, warnRenderModeNotSet } from "../classic_control/raster.ts";
 import { clip, drawBody } from "./lunar_lander.ts";
 

@@ -18,7 +18,7 @@ import { Box as BoxShape, Circle, Edge, Polygon, RevoluteJoint, Vec2, World, typ
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete } from "../spaces.ts";
-import type { Float32Box } from "../classic_control/cartpole.ts";
+import type { Float32Box } from "../spaces.ts";
 import { Canvas, type Frame, type Point, type RGB, warnRenderModeNotSet } from "../classic_control/raster.ts";
 
 export const FPS = 50;

@@ -5,8 +5,8 @@
 // integrated with one classic RK4 step of dt = 0.2 s per env step.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Discrete } from "../spaces.ts";
-import { type Float32Box, maybeParseResetBounds, symmetricFloat32Box } from "./cartpole.ts";
+import { Discrete, type Float32Box } from "../spaces.ts";
+import { maybeParseResetBounds, symmetricFloat32Box } from "./utils.ts";
 import { Canvas, type Frame, type Point, boxPolygon } from "./raster.ts";
 
 export interface AcrobotKwargs {

@@ -4,8 +4,8 @@
 // 0.45, and the reward is an energy penalty -0.1 a^2 per step plus +100 on the step that reaches the flag.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box } from "../spaces.ts";
-import type { Float32Box } from "./cartpole.ts";
+import { Box, type Float32Box } from "../spaces.ts";
+
 import { mountainCarStartState, renderMountainCar } from "./mountain_car.ts";
 import type { Frame } from "./raster.ts";
 

@@ -5,8 +5,8 @@
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import type { RandomGenerator } from "../rng.ts";
-import { Box, Discrete } from "../spaces.ts";
-import { type Float32Box, maybeParseResetBounds } from "./cartpole.ts";
+import { Box, Discrete, type Float32Box } from "../spaces.ts";
+import { maybeParseResetBounds } from "./utils.ts";
 import { Canvas, type Frame, type Point, boxPolygon, rotate } from "./raster.ts";
 
 export interface MountainCarKwargs {

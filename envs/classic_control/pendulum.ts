@@ -4,8 +4,8 @@
 // upright, the angular velocity and the torque. There is no terminal state: episodes end only by the TimeLimit.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box } from "../spaces.ts";
-import { type Float32Box, symmetricFloat32Box, verifyNumberAndCast } from "./cartpole.ts";
+import { Box, type Float32Box } from "../spaces.ts";
+import { symmetricFloat32Box, verifyNumberAndCast } from "./utils.ts";
 import { Canvas, type Frame, boxPolygon, rotate } from "./raster.ts";
 
 /** Gymnasium's default reset half-widths: theta ~ U(-pi, pi), theta_dot ~ U(-1, 1). */
