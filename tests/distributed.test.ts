@@ -1,0 +1,167 @@
+// envs/distributed.ts across real processes on 127.0.0.1: ring all-reduce and broadcast for odd sizes and world
+// sizes 2 and 3, and every failure path ending in one clear error instead of a hang (a killed rank, a rank that
+// never arrives, a rank that stalls, a size mismatch).
+//
+// Each rank is this same file run as a child process with DIST_TEST_ROLE set (see the bottom): it then does one
+// scripted thing and exits, instead of defining tests.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { DistributedError, allReduce, barrier, broadcast, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+
+const SELF = fileURLToPath(import.meta.url);
+const SIZES = [1, 7, 1_000_003];
+
+/** A port nobody listens on right now (the OS picks it; the tiny race with other programs is acceptable here). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Rank {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number }>;
+}
+
+/** Starts one rank of a `worldSize` group running `role`, with torchrun's environment variables. */
+function startRank(role: string, rank: number, worldSize: number, port: number, timeoutS: number): Rank {
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), SELF], {
+    env: { ...process.env, DIST_TEST_ROLE: role, RANK: String(rank), WORLD_SIZE: String(worldSize), MASTER_ADDR: "127.0.0.1", MASTER_PORT: String(port), DIST_TIMEOUT_S: String(timeoutS) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const r: Rank = { child, stdout: "", stderr: "", exit: null! };
+  child.stdout!.on("data", (d) => (r.stdout += d));
+  child.stderr!.on("data", (d) => (r.stderr += d));
+  r.exit = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, seconds: (Date.now() - started) / 1000 })));
+  return r;
+}
+
+async function startGroup(role: string, worldSize: number, timeoutS = 20, ranks = Array.from({ length: worldSize }, (_, i) => i)): Promise<Rank[]> {
+  const port = await freePort();
+  return ranks.map((rank) => startRank(role, rank, worldSize, port, timeoutS));
+}
+
+function waitFor(r: Rank, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (r.stdout.includes(text) ? resolve() : setTimeout(check, 20));
+    check();
+  });
+}
+
+/** Rank `rank`'s test pattern: small integers, so float32 sums are exact and the expected result is exact too. */
+function pattern(rank: number, n: number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => ((i * 7 + rank * 13) % 101) - 50 + rank * 0.5);
+}
+
+const role = process.env.DIST_TEST_ROLE;
+// As a child (a rank) this file defines no tests: `test` becomes a no-op.
+const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;
+
+for (const worldSize of [2, 3]) {
+  it(`allReduce sums and broadcast copies across ${worldSize} processes for sizes ${SIZES.join(", ")}`, async () => {
+    const group = await startGroup("collectives", worldSize);
+    for (const [rank, r] of group.entries()) {
+      const { code } = await r.exit;
+      assert.equal(code, 0, `rank ${rank}: ${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`rank ${rank}/${worldSize}: collectives ok`));
+    }
+  });
+}
+
+it("a killed rank makes the others exit with one line naming it, well within the timeout", async () => {
+  const group = await startGroup("wait-in-allreduce", 3, 20);
+  await Promise.all(group.map((r) => waitFor(r, "ready")));
+  group[1].child.kill("SIGKILL");
+  for (const rank of [0, 2]) {
+    const { code, seconds } = await group[rank].exit;
+    assert.equal(code, 1, group[rank].stderr);
+    assert.match(group[rank].stderr, /^error: rank \d: rank 1 is gone: its connection (closed|to (this rank|rank 0) closed)/m);
+    assert.equal(group[rank].stderr.trim().split("\n").length, 1, group[rank].stderr);
+    assert.ok(seconds < 20, `rank ${rank} took ${seconds} s`);
+  }
+});
+
+it("a rank that never arrives fails the rendezvous after the timeout, naming the missing rank", async () => {
+  const [rank0] = await startGroup("collectives", 3, 1.5, [0, 2]);
+  const { code } = await rank0.exit;
+  assert.equal(code, 1);
+  assert.match(rank0.stderr, /^error: rank 0: rendezvous timed out after 1\.5 s at 127\.0\.0\.1:\d+: rank 1 never arrived$/m);
+});
+
+it("a rank that stalls without dying is caught by the timeout, naming it", async () => {
+  const group = await startGroup("stall-rank-1", 2, 1.5);
+  const { code, seconds } = await group[0].exit;
+  assert.equal(code, 1, group[0].stderr);
+  assert.match(group[0].stderr, /^error: rank 0: timed out after 1\.5 s waiting for rank 1 in allReduce #2$/m);
+  assert.ok(seconds < 15);
+  group[1].child.kill("SIGKILL");
+});
+
+it("ranks passing different sizes get a size-mismatch error, not garbage", async () => {
+  const group = await startGroup("mismatch", 2, 10);
+  for (const r of group) {
+    const { code } = await r.exit;
+    assert.equal(code, 1);
+    assert.match(r.stderr, /^error: rank (0|1): size mismatch in allReduce #1: rank (1|0) has (8|7) floats, rank \1 has (7|8)$/m);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The child side: one rank of a test group.
+
+async function childMain(role: string): Promise<void> {
+  await initProcessGroup();
+  const rank = getRank();
+  const worldSize = getWorldSize();
+  if (role === "collectives") {
+    for (const n of SIZES) {
+      const buffer = pattern(rank, n);
+      await allReduce(buffer, "sum");
+      const expected = new Float32Array(n);
+      for (let r = 0; r < worldSize; r++) pattern(r, n).forEach((v, i) => (expected[i] += v));
+      assert.deepEqual(buffer, expected, `allReduce of ${n} floats`);
+      const src = worldSize - 1;
+      const copy = pattern(rank, n);
+      await broadcast(copy, src);
+      assert.deepEqual(copy, pattern(src, n), `broadcast of ${n} floats`);
+    }
+    await barrier();
+    console.log(`rank ${rank}/${worldSize}: collectives ok`);
+  } else if (role === "wait-in-allreduce") {
+    await barrier();
+    console.log("ready");
+    if (rank === 1) setInterval(() => {}, 1000); // waits to be killed
+    else await allReduce(new Float32Array(10));
+    return;
+  } else if (role === "stall-rank-1") {
+    await barrier();
+    if (rank === 1) {
+      setInterval(() => {}, 1000); // alive, connections open, but never calls the collective
+      return;
+    }
+    await allReduce(new Float32Array(10));
+  } else if (role === "mismatch") {
+    await allReduce(new Float32Array(7 + rank));
+  }
+  await destroyProcessGroup();
+}
+
+if (role) {
+  try {
+    await childMain(role);
+  } catch (e) {
+    process.stderr.write(`error: ${e instanceof DistributedError ? e.message : (e as Error).stack}\n`);
+    process.exit(1);
+  }
+}
