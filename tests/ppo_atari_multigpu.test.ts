@@ -66,26 +66,32 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 
 // The identity behind data parallelism. Each rank's loss is a mean over its m samples, so the average of the two
 // ranks' gradients is the gradient of the mean over all 2m: after the all-reduce and division by the world size,
-// clipping and Adam see exactly the gradient a single process computes on the concatenated minibatch. It holds
-// with --no-norm-adv only: with advantage normalization (CleanRL's default) each rank normalizes its own minibatch
-// with its own mean and std, which is not the normalization of the union, so the two updates differ slightly.
+// clipping and the optimizer see exactly the gradient a single process computes on the concatenated minibatch. It
+// holds with --no-norm-adv only: with advantage normalization (CleanRL's default) each rank normalizes its own
+// minibatch with its own mean and std, which is not the normalization of the union, so the updates differ a little.
+// Two updates are checked in turn: a plain SGD step without clipping (it scales with the gradient, so it catches a
+// missing division by the world size, which Adam's first step, nearly sign(g), would hide), then PPO's Adam step
+// with clipping at 0.5.
 it("one update with world size 2 on two minibatches of m equals one update with world size 1 on their 2m concatenation", async () => {
   const port = String(await freePort());
   const common = { MASTER_ADDR: "127.0.0.1", MASTER_PORT: port, OUT_DIR: workDir };
   const runs = await Promise.all([
-    child("identity", { ...common, RANK: "0", WORLD_SIZE: "2", SAMPLES: "0:8" }),
-    child("identity", { ...common, RANK: "1", WORLD_SIZE: "2", SAMPLES: "8:16" }),
-    child("identity", { ...common, RANK: "0", WORLD_SIZE: "1", SAMPLES: "0:16" }),
-    child("identity", { ...common, RANK: "0", WORLD_SIZE: "1", SAMPLES: "0:8" }),
+    child("identity", { ...common, RANK: "0", WORLD_SIZE: "2" }),
+    child("identity", { ...common, RANK: "1", WORLD_SIZE: "2" }),
+    child("identity", { ...common, RANK: "0", WORLD_SIZE: "1" }),
   ]);
   runs.forEach((r, i) => assert.equal(r.code, 0, `child ${i}: ${r.stderr}`));
-  const p = (name: string) => readParams(join(workDir, name));
-  const [initial, rank0, rank1, single, firstHalfOnly] = ["init.bin", "ws2_0:8.bin", "ws2_8:16.bin", "ws1_0:16.bin", "ws1_0:8.bin"].map(p);
-  assert.equal(maxAbsDiff(rank0, rank1), 0, "the two ranks' weights differ after the update");
-  assert.ok(maxAbsDiff(rank0, single) < 1e-5, `world size 2 vs 1 differ by ${maxAbsDiff(rank0, single)}`);
-  // The comparison can fail: the update moved the weights, and half the data alone gives a different update.
-  assert.ok(maxAbsDiff(initial, single) > 1e-4, "the update did not move the weights");
-  assert.ok(maxAbsDiff(firstHalfOnly, single) > 1e-4, "half the data gave the same update as all of it");
+  const p = (name: string) => readParams(join(workDir, `${name}.bin`));
+  let before = p("init");
+  for (const step of ["sgd", "adam"]) {
+    const [rank0, rank1, single, firstHalfOnly] = [`${step}_ws2_r0`, `${step}_ws2_r1`, `${step}_ws1_all`, `${step}_ws1_half`].map(p);
+    assert.equal(maxAbsDiff(rank0, rank1), 0, `${step}: the two ranks' weights differ after the update`);
+    assert.ok(maxAbsDiff(rank0, single) < 1e-5, `${step}: world size 2 vs 1 differ by ${maxAbsDiff(rank0, single)}`);
+    // The comparison can fail: the update moved the weights, and half the data alone gives a different update.
+    assert.ok(maxAbsDiff(before, single) > 1e-4, `${step}: the update did not move the weights`);
+    assert.ok(maxAbsDiff(firstHalfOnly, single) > 1e-4, `${step}: half the data gave the same update as all of it`);
+    before = single;
+  }
 });
 
 function eventTags(runDir: string): Set<string> {
@@ -125,19 +131,24 @@ it("refuses a --device-ids list that does not match the local ranks", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Child: one update of a freshly initialized agent on samples [from, to) of a fixed batch, weights to OUT_DIR.
+// Child: an SGD step then an Adam step of a freshly initialized agent on part of a fixed batch, weights to OUT_DIR.
+// World size 2: rank r takes samples [r·m, (r+1)·m). World size 1: all 2m samples, then, from the same initial
+// weights, the first m alone (the control).
 
 async function identityChild(): Promise<void> {
   await setupBackend(false, { quiet: true });
   await dist.initProcessGroup();
-  const [from, to] = process.env.SAMPLES!.split(":").map(Number);
+  const rank = dist.getRank();
+  const worldSize = dist.getWorldSize();
   const numActions = 4;
   const agent = new Agent(numActions, new RandomGenerator(1)); // the same seed on every rank: identical weights
   const flatParams = () => Float32Array.from(agent.parameters().flatMap((p) => Array.from(p.dataSync())));
-  if (from === 0 && to === 16) writeFileSync(join(process.env.OUT_DIR!, "init.bin"), flatParams());
-  // The global batch of 16 samples, the same in every process; this process takes its slice.
+  const save = (name: string) => writeFileSync(join(process.env.OUT_DIR!, `${name}.bin`), flatParams());
+  const initial = agent.parameters().map((p) => tf.clone(p));
+  // The global batch of 2m samples, the same in every process.
   const rng = new RandomGenerator(7);
-  const n = 16;
+  const m = 4;
+  const n = 2 * m;
   const obsSize = 4 * 84 * 84;
   const obs = Int32Array.from({ length: n * obsSize }, () => rng.integers(0, 256));
   const actions = Int32Array.from({ length: n }, () => rng.integers(0, numActions));
@@ -146,19 +157,30 @@ async function identityChild(): Promise<void> {
   const advantages = column(() => rng.normal());
   const returns = column(() => rng.normal());
   const values = column(() => 0.5 * rng.normal());
-  const m = to - from;
-  const mb = {
-    obs: tf.tensor4d(obs.subarray(from * obsSize, to * obsSize), [m, 4, 84, 84], "int32"),
+  const minibatch = (from: number, to: number) => ({
+    obs: tf.tensor4d(obs.subarray(from * obsSize, to * obsSize), [to - from, 4, 84, 84], "int32"),
     actions: tf.tensor1d(actions.subarray(from, to), "int32"),
     logprobs: tf.tensor1d(logprobs.subarray(from, to)),
     advantages: tf.tensor1d(advantages.subarray(from, to)),
     returns: tf.tensor1d(returns.subarray(from, to)),
     values: tf.tensor1d(values.subarray(from, to)),
+  });
+  const args: LossArgs & { maxGradNorm: number; worldSize: number } = { clipCoef: 0.1, normAdv: false, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5, worldSize };
+  const updates = async (from: number, to: number, tag: string) => {
+    const mb = minibatch(from, to);
+    await updateStep(agent, tf.train.sgd(0.1), mb, { ...args, maxGradNorm: Infinity });
+    save(`sgd_${tag}`);
+    await updateStep(agent, tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5), mb, args);
+    save(`adam_${tag}`);
   };
-  const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
-  const args: LossArgs & { maxGradNorm: number; worldSize: number } = { clipCoef: 0.1, normAdv: false, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5, worldSize: dist.getWorldSize() };
-  await updateStep(agent, optimizer, mb, args);
-  writeFileSync(join(process.env.OUT_DIR!, `ws${dist.getWorldSize()}_${from}:${to}.bin`), flatParams());
+  if (worldSize === 2) {
+    await updates(rank * m, (rank + 1) * m, `ws2_r${rank}`);
+  } else {
+    save("init");
+    await updates(0, n, "ws1_all");
+    agent.parameters().forEach((p, i) => p.assign(initial[i]));
+    await updates(0, m, "ws1_half");
+  }
   await dist.destroyProcessGroup();
 }
 
