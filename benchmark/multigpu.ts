@@ -1,0 +1,158 @@
+// Data parallelism on this machine, measured side by side:
+//
+//   npx tsx benchmark/multigpu.ts --rom-dir /work/shared/roms [--env-id BreakoutNoFrameskip-v4] [--seed 1]
+//                                 [--total-timesteps 3072] [--allreduce-only] [--skip-allreduce]
+//
+// 1. All-reduce throughput over loopback TCP for the Nature CNN's gradient (every parameter of ppo_atari.ts's Agent
+//    for a 4-action game: 1,686,693 floats, 6.7 MB), with 2 and 3 processes: milliseconds per allReduce, and the
+//    bandwidths NCCL's tests report: algbw = bytes / time, busbw = algbw × 2(W-1)/W (what each link carries).
+// 2. SPS of `ppo_atari_multigpu.ts` with 2 ranks × 4 envs (under envs/torchrun.ts) against `ppo_atari.ts` with 8
+//    envs: the same game, seed, global batch (8 × 128) and number of iterations, run one after the other. SPS is
+//    each run's last `SPS:` line (global steps over wall time, as CleanRL prints it).
+
+import minimist from "minimist";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { type Socket, connect, createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { allReduce, barrier, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+import { ROOT } from "./lib.ts";
+
+const SELF = fileURLToPath(import.meta.url);
+const TSX = import.meta.resolve("tsx");
+// conv 8x8x4x32, 4x4x32x64, 3x3x64x64, fc 3136x512, actor 512x4, critic 512x1, with their biases.
+const NATURE_CNN_PARAMS = 8 * 8 * 4 * 32 + 32 + (4 * 4 * 32 * 64 + 64) + (3 * 3 * 64 * 64 + 64) + (3136 * 512 + 512) + (512 * 4 + 4) + (512 + 1);
+const REPEATS = 30;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One rank of the all-reduce benchmark: warm up, then time REPEATS all-reduces; rank 0 prints ms per call. */
+async function allReduceRank(): Promise<void> {
+  await initProcessGroup();
+  const buffer = new Float32Array(NATURE_CNN_PARAMS).fill(1);
+  for (let i = 0; i < 3; i++) await allReduce(buffer);
+  await barrier();
+  const start = performance.now();
+  for (let i = 0; i < REPEATS; i++) await allReduce(buffer);
+  const ms = (performance.now() - start) / REPEATS;
+  if (getRank() === 0) console.log(JSON.stringify({ worldSize: getWorldSize(), ms }));
+  await destroyProcessGroup();
+}
+
+/**
+ * The reference for 2 ranks: the same bytes over the same kind of socket with no framing, no reduction and no
+ * bookkeeping. Each side sends half the buffer and waits for the other's half, twice (what the ring's
+ * reduce-scatter and all-gather steps move at world size 2); rank 0 prints ms per pair of exchanges.
+ */
+async function rawExchangeRank(): Promise<void> {
+  const rank = Number(process.env.RANK);
+  const port = Number(process.env.MASTER_PORT);
+  const half = Buffer.alloc((NATURE_CNN_PARAMS * 4) / 2, 1);
+  const socket: Socket = await new Promise((resolve) => {
+    if (rank === 0) {
+      const server = createServer((s) => {
+        server.close();
+        resolve(s);
+      });
+      server.listen(port, "127.0.0.1");
+    } else {
+      const tryConnect = () => {
+        const s = connect({ host: "127.0.0.1", port }, () => resolve(s));
+        s.once("error", () => setTimeout(tryConnect, 50));
+      };
+      tryConnect();
+    }
+  });
+  socket.setNoDelay(true);
+  let received = 0;
+  let exchanges = 0;
+  let start = 0;
+  await new Promise<void>((done) => {
+    socket.on("data", (d: Buffer) => {
+      received += d.length;
+      while (received >= half.length) {
+        received -= half.length;
+        exchanges++;
+        if (exchanges === 6) start = performance.now(); // after 3 warm-up pairs
+        if (exchanges === 6 + 2 * REPEATS) {
+          if (rank === 0) console.log(JSON.stringify({ worldSize: 2, ms: (performance.now() - start) / REPEATS }));
+          socket.end();
+          done();
+          return;
+        }
+        socket.write(half);
+      }
+    });
+    socket.write(half);
+  });
+}
+
+async function allReduceBenchmark(worldSize: number, role = "allreduce"): Promise<{ ms: number; algbw: number; busbw: number }> {
+  const port = String(await freePort());
+  const outputs = await Promise.all(
+    Array.from({ length: worldSize }, (_, rank) => {
+      const child = spawn(process.execPath, ["--import", TSX, SELF], { env: { ...process.env, MULTIGPU_BENCH_ROLE: role, RANK: String(rank), WORLD_SIZE: String(worldSize), MASTER_ADDR: "127.0.0.1", MASTER_PORT: port }, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      return new Promise<string>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`all-reduce rank ${rank} exited with ${code}`)))));
+    }),
+  );
+  const { ms } = JSON.parse(outputs[0]);
+  const algbw = (NATURE_CNN_PARAMS * 4) / (ms / 1000) / 1e9;
+  return { ms, algbw, busbw: (algbw * 2 * (worldSize - 1)) / worldSize };
+}
+
+/** Runs a training command in a scratch directory; returns its last printed SPS and wall seconds. */
+function trainingRun(args: string[]): { sps: number; seconds: number } {
+  const cwd = mkdtempSync(join(tmpdir(), "multigpu-bench-"));
+  const start = performance.now();
+  const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
+  const seconds = (performance.now() - start) / 1000;
+  rmSync(cwd, { recursive: true, force: true });
+  if (run.status !== 0) throw new Error(`${args.join(" ")} failed:\n${run.stderr}`);
+  const sps = [...run.stdout.matchAll(/SPS: (\d+)/g)].map((m) => Number(m[1]));
+  if (sps.length === 0) throw new Error(`${args.join(" ")} printed no SPS`);
+  return { sps: sps[sps.length - 1], seconds };
+}
+
+async function main(): Promise<void> {
+  const argv = minimist(process.argv.slice(2), { string: ["rom-dir", "env-id"], boolean: ["allreduce-only", "skip-allreduce"], default: { "env-id": "BreakoutNoFrameskip-v4", seed: 1, "total-timesteps": 3072 } });
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`);
+  if (!argv["skip-allreduce"]) {
+    console.log(`\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`);
+    console.log("| ranks | ms per allReduce | algbw GB/s | busbw GB/s |\n|-|-|-|-|");
+    for (const w of [2, 3]) {
+      const r = await allReduceBenchmark(w);
+      console.log(`| ${w} | ${r.ms.toFixed(2)} | ${r.algbw.toFixed(2)} | ${r.busbw.toFixed(2)} |`);
+    }
+    const raw = await allReduceBenchmark(2, "raw");
+    console.log(`| 2, raw socket exchange of the same bytes (reference) | ${raw.ms.toFixed(2)} | ${raw.algbw.toFixed(2)} | ${raw.busbw.toFixed(2)} |`);
+  }
+  if (argv["allreduce-only"]) return;
+  if (!argv["rom-dir"]) throw new Error("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
+  const common = ["--env-id", argv["env-id"], "--seed", String(argv.seed), "--total-timesteps", String(argv["total-timesteps"]), "--rom-dir", argv["rom-dir"]];
+  const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
+  const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
+  console.log(`\n${argv["env-id"]}, seed ${argv.seed}, ${argv["total-timesteps"]} steps, global batch 8 × 128, back to back:`);
+  console.log("| run | SPS | wall s |\n|-|-|-|");
+  const a = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)));
+  console.log(`| npx tsx ${single.join(" ")} | ${a.sps} | ${a.seconds.toFixed(0)} |`);
+  const b = trainingRun(multi.map((x, i) => (i === 0 || x === "ppo_atari_multigpu.ts" ? join(ROOT, x) : x)));
+  console.log(`| npx tsx ${multi.join(" ")} | ${b.sps} | ${b.seconds.toFixed(0)} |`);
+  console.log(`\nSPS ratio (2 ranks × 4 envs / 1 process × 8 envs): ${(b.sps / a.sps).toFixed(2)}×`);
+}
+
+if (process.env.MULTIGPU_BENCH_ROLE === "allreduce") await allReduceRank();
+else if (process.env.MULTIGPU_BENCH_ROLE === "raw") await rawExchangeRank();
+else await main();
