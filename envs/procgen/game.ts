@@ -170,16 +170,25 @@ export abstract class BasicAbstractGame {
     this.action = this.defaultAction;
   }
 
-  /** `Game::step` minus the observation: one action, an in-step reset when the episode ended. */
-  step(action: number): void {
+  /** True when the last step ended only because of the time limit (Gymnasium's truncation). */
+  timedOut = false;
+
+  /** `Game::step` up to the in-step reset: the action's effect, the time limit, `prev_level_seed`. */
+  advance(action: number): void {
     this.curTime += 1;
     this.action = action;
     this.stepData.reward = 0;
     this.stepData.done = false;
     this.stepData.levelComplete = false;
     this.gameStep();
-    this.stepData.done = this.stepData.done || this.curTime >= this.timeout;
+    this.timedOut = !this.stepData.done && this.curTime >= this.timeout;
+    this.stepData.done = this.stepData.done || this.timedOut;
     this.prevLevelSeed = this.currentLevelSeed;
+  }
+
+  /** `Game::step` minus the observation: one action, then a new level inside the same step if the episode ended. */
+  step(action: number): void {
+    this.advance(action);
     if (this.stepData.done) this.reset();
     // With sequential levels a completed level rolls straight into the next one without ending the episode.
     if (this.options.useSequentialLevels && this.stepData.levelComplete) this.stepData.done = false;
