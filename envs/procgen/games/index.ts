@@ -5,6 +5,8 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Heist } from "./heist.ts";
+import { Maze } from "./maze.ts";
 
 export type GameClass = new (options: Partial<GameOptions>) => BasicAbstractGame;
 
@@ -13,6 +15,8 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  heist: Heist,
+  maze: Maze,
 };
 
 /** All 16 Procgen games (procgen's ENV_NAMES), available or not. */
