@@ -28,7 +28,7 @@ export function setImageLoaderFactory(factory: (assetsDir: string) => ImageLoade
 
 /** The image loader for `assetsDir` (or PROCGEN_ASSETS_DIR); null with monochrome assets and no folder. */
 export function imagesFor(assetsDir: string | null | undefined, monochrome: boolean): ImageLoader | null {
-  const dir = assetsDir ?? process.env.PROCGEN_ASSETS_DIR ?? null;
+  const dir = assetsDir || process.env.PROCGEN_ASSETS_DIR || null;
   if (dir === null || imageLoaderFactory === null) {
     if (monochrome) return null;
     throw new ProcgenAssetsError(
