@@ -23,6 +23,7 @@ const args = parseArgs(
     out: str("benchmark/plots/procgen_contact_sheet.png", "where the PNG goes"),
   },
   "the first frames of all Procgen games as one PNG",
+  "benchmark/procgen_contact_sheet.ts",
 );
 
 const images = args.useMonochromeAssets ? null : imageLoader(await resolveAssetsDir({ assetsDir: args.procgenAssetsDir, log: (l) => console.log(l) }));

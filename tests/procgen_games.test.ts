@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 import { imageLoader } from "../envs/procgen/assets.ts";
 import { AGENT_OBJ, DOOR_OBJ, EXIT_OBJ, KEY_OBJ, SPACE, WALL_OBJ } from "../envs/procgen/entity.ts";
-import { type BasicAbstractGame, EASY_MODE, type GameOptions, HARD_MODE, RES } from "../envs/procgen/game.ts";
+import { type BasicAbstractGame, type DistributionMode, EASY_MODE, type GameOptions, HARD_MODE, RES } from "../envs/procgen/game.ts";
 import { GAMES, makeGame } from "../envs/procgen/games/index.ts";
 import { MAZE_OFFSET, MazeGen } from "../envs/procgen/mazegen.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
@@ -147,7 +147,7 @@ test("mazegen: with doors, each key is reachable before its door and the exit on
 
 test("every game registered here renders 64x64x3, and the same level seed gives the same first frame", () => {
   for (const name of Object.keys(GAMES)) {
-    for (const mode of [EASY_MODE, HARD_MODE]) {
+    for (const mode of [EASY_MODE, HARD_MODE] as DistributionMode[]) {
       const a = frame(level(name, 1234, { distributionMode: mode }));
       const b = frame(level(name, 1234, { distributionMode: mode }));
       assert.equal(a.length, 64 * 64 * 3);
