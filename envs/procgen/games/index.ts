@@ -5,6 +5,9 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Chaser } from "./chaser.ts";
+import { Leaper } from "./leaper.ts";
+import { Miner } from "./miner.ts";
 import { Heist } from "./heist.ts";
 import { Maze } from "./maze.ts";
 
@@ -15,6 +18,9 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  chaser: Chaser,
+  leaper: Leaper,
+  miner: Miner,
   heist: Heist,
   maze: Maze,
 };
