@@ -444,13 +444,16 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // Procgen detail 4: the game images, found (or downloaded) once, before anything else; with
   // --use-monochrome-assets the games need none.
-  const assetsDir = args.procgenAssetsDir ?? process.env.PROCGEN_ASSETS_DIR ?? null;
-  let images: gym.procgen.ImageLoader | null = null;
+  // (Monochrome runs still draw procgen's backgrounds when the images are at hand; without them, black.)
+  let assetsDir: string | null = null;
   try {
-    images = gym.procgen.imagesFor(assetsDir, args.useMonochromeAssets);
+    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: args.procgenAssetsDir, download: !args.useMonochromeAssets, log: console.log, games: [args.envId] });
   } catch (e) {
-    usageError((e as Error).message);
+    if (!(e instanceof gym.procgen.AssetsNotFoundError)) throw e;
+    if (!args.useMonochromeAssets) usageError(e.message);
+    console.log("procgen images not found: monochrome sprites on black backgrounds");
   }
+  const images = assetsDir === null ? null : gym.procgen.imageLoader(assetsDir);
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
   if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";

@@ -15,9 +15,17 @@ import { Mt19937 } from "../envs/procgen/mt19937.ts";
 import { OBS_SIZE, ProcgenEnv, ProcgenGymEnv } from "../envs/procgen/env.ts";
 import { monochromeColor } from "../envs/procgen/render.ts";
 import * as gym from "../envs/index.ts";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { imageLoader } from "../envs/procgen/assets.ts";
 import { checkEnv } from "../envs/env_checker.ts";
 
 const MONO = { useMonochromeAssets: true } as const;
+/** procgen's images, when this machine has them (CI: ../shared/procgen_assets); never shipped with the project. */
+const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, fileURLToPath(new URL("../../shared/procgen_assets", import.meta.url))].find(
+  (d) => d && existsSync(`${d}/misc_assets/playerShip2_blue.png`),
+);
+const NO_ASSETS = ASSETS_DIR ? false : "procgen images not found (set PROCGEN_ASSETS_DIR)";
 const BENCHMARK_GAMES = ["starpilot", "bossfight", "bigfish"] as const;
 
 function firstOutputs(seed: number, n: number): number[] {
@@ -248,5 +256,30 @@ test("the Gymnasium ids procgen-{game}-v0 pass the env checker (monochrome, no i
   for (const id of ids) {
     assert.doesNotThrow(() => checkEnv(gym.make(id, { useMonochromeAssets: true, distributionMode: "easy" }), { onWarning: () => {} }), id);
     assert.doesNotThrow(() => checkEnv(gym.make(id, { useMonochromeAssets: true, renderMode: "rgb_array" }), { onWarning: () => {} }), id);
+  }
+});
+
+test("with procgen's images: same seed, same frame; sprites and backgrounds differ from monochrome", { skip: NO_ASSETS }, () => {
+  const images = imageLoader(ASSETS_DIR!);
+  for (const name of BENCHMARK_GAMES) {
+    const frameOf = (opts: { images: typeof images; useMonochromeAssets?: boolean }) => {
+      const game = makeGame(name, { distributionMode: EASY_MODE, ...opts });
+      game.seedLevels(0, 31, 32);
+      game.reset();
+      for (let t = 0; t < 30; t++) game.step(t % 15);
+      const frame = new Uint8Array(OBS_SIZE);
+      game.observe(frame);
+      return frame;
+    };
+    const a = frameOf({ images });
+    assert.equal(sha(a), sha(frameOf({ images })), name);
+    assert.notEqual(sha(a), sha(frameOf({ images, useMonochromeAssets: true })), name);
+    // A background image fills the frame: hardly any pure black pixels, unlike monochrome without backgrounds.
+    let black = 0;
+    for (let i = 0; i < OBS_SIZE; i += 3) if (a[i] + a[i + 1] + a[i + 2] === 0) black++;
+    assert.ok(black < RES * RES * 0.5, `${name}: ${black} black pixels`);
+  }
+  for (const name of BENCHMARK_GAMES) {
+    assert.doesNotThrow(() => checkEnv(gym.make(`procgen-${name}-v0`, { assetsDir: ASSETS_DIR }), { onWarning: () => {} }), name);
   }
 });

@@ -2,7 +2,7 @@
 // CNN, logging, saving and evaluation. Monochrome assets, so no image file is needed.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -44,12 +44,28 @@ test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's 
   }
 });
 
-test("ppo_procgen.ts without images and without --use-monochrome-assets stops with one clear line", () => {
-  const run = runScript(["--env-id", "starpilot", "--procgen-assets-dir", join(workDir, "no-images-here"), ...TINY], { PROCGEN_ASSETS_DIR: "" });
+const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, join(ROOT, "../shared/procgen_assets")].find((d) => d && existsSync(join(d, "misc_assets/fishTile_072.png")));
+
+test("ppo_procgen.ts trains on bigfish with procgen's images", { skip: ASSETS_DIR ? false : "procgen images not found (set PROCGEN_ASSETS_DIR)" }, () => {
+  const run = runScript(["--env-id", "bigfish", "--procgen-assets-dir", ASSETS_DIR!, ...TINY]);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /SPS: \d+/);
+});
+
+test("ppo_procgen.ts offline without images and without --use-monochrome-assets stops with one clear line", () => {
+  // Nothing named, an empty user cache, and a download URL nothing listens on.
+  const env = { PROCGEN_ASSETS_DIR: "", XDG_CACHE_HOME: join(workDir, "empty-cache"), PROCGEN_ASSETS_BASE_URL: "http://127.0.0.1:9/assets" };
+  const run = runScript(["--env-id", "starpilot", ...TINY], env);
   assert.equal(run.status, 2, run.stderr);
-  assert.match(run.stderr, /^error: .*procgen/m);
+  assert.match(run.stderr, /^error: procgen images not found; searched /m);
   assert.match(run.stderr, /--use-monochrome-assets/);
   assert.equal(run.stderr.match(/error:/g)?.length, 1, run.stderr);
+});
+
+test("ppo_procgen.ts rejects a named folder that is not a copy of procgen's images", () => {
+  const run = runScript(["--env-id", "starpilot", "--procgen-assets-dir", join(workDir, "no-images-here"), ...TINY]);
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /^error: --procgen-assets-dir .*no-images-here is not a copy of procgen's data\/assets/m);
 });
 
 test("ppo_procgen.ts names an unported game in one line", () => {

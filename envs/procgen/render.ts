@@ -52,7 +52,7 @@ export class Canvas {
   /**
    * `QPainter::drawImage(rect, image)`: the image stretched to `rect`, mirrored horizontally when `reflected`,
    * rotated by `rotation` radians (clockwise on screen) about the rect's centre, blended with opacity `alpha`.
-   * `opaque` skips blending (backgrounds, which procgen converts to RGB32).
+   * `opaque` replaces instead of blending (backgrounds, which procgen converts to RGB32).
    */
   drawImage(img: ProcgenImage, rect: Rect, rotation = 0, reflected = false, alpha = 1, opaque = false): void {
     if (rect.w <= 0 || rect.h <= 0) return;
@@ -63,7 +63,15 @@ export class Canvas {
     const sxScale = iw / rect.w;
     const syScale = ih / rect.h;
     const blend = (o: number, s: number) => {
-      const a = opaque ? 1 : (src[s + 3] / 255) * alpha;
+      if (opaque) {
+        // Backgrounds become opaque RGB32 in procgen: any transparency ends up composited over black.
+        const k = src[s + 3] / 255;
+        px[o] = Math.round(src[s] * k);
+        px[o + 1] = Math.round(src[s + 1] * k);
+        px[o + 2] = Math.round(src[s + 2] * k);
+        return;
+      }
+      const a = (src[s + 3] / 255) * alpha;
       if (a <= 0) return;
       if (a >= 1) {
         px[o] = src[s];
