@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import * as gym from "../envs/index.ts";
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { RomNotFoundError } from "../envs/ale/index.ts";
+import { ProcgenAssetsError } from "../envs/procgen/index.ts";
 import { checkEnv } from "../envs/env_checker.ts";
 import { Discrete } from "../envs/spaces.ts";
 import { float32Box } from "./helpers.ts";
@@ -39,7 +40,7 @@ function makeUnlessRomMissing(id: string, options: gym.MakeOptions, skipped: Set
   try {
     return gym.make(id, options);
   } catch (e) {
-    if (e instanceof RomNotFoundError) {
+    if (e instanceof RomNotFoundError || e instanceof ProcgenAssetsError) {
       skipped.add(id);
       return null;
     }
@@ -49,7 +50,7 @@ function makeUnlessRomMissing(id: string, options: gym.MakeOptions, skipped: Set
 
 function skippedMessage(skipped: Set<string>): string {
   const ids = [...skipped];
-  return `skipped ${ids.length} ids whose ROM was not found (set ALE_ROMS_DIR): ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", ..." : ""}`;
+  return `skipped ${ids.length} ids whose ROM or images were not found (set ALE_ROMS_DIR / PROCGEN_ASSETS_DIR): ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", ..." : ""}`;
 }
 
 test("checkEnv passes on every registered environment", (t) => {

@@ -1,0 +1,803 @@
+// The Procgen engine: `Game` (episode bookkeeping, level seeding, time limit, observation and info) and
+// `BasicAbstractGame` (entities, grid, physics, collisions, rendering) of procgen 0.10.7 folded into one base
+// class. Every game derives from it and overrides hooks, as the 16 C++ games do.
+//
+// HOW A GAME PLUGS IN (see games/bigfish.ts for the smallest complete example):
+//   export class MyGame extends BasicAbstractGame {
+//     constructor(options: GameOptions) {
+//       super("mygame", options);               // the name is procgen's env_name
+//       this.mainWidth = 20; this.mainHeight = 20; this.timeout = 1000;  // world size (grid cells), episode limit
+//     }
+//     override backgroundGroup() { return "water_backgrounds"; }           // BACKGROUND_GROUPS key (resources.ts)
+//     override assetForType(type: number): string[] { ... }               // image paths per type, in theme order
+//     override gameReset() { super.gameReset(); ... }                      // level generation (rand draws in C++ order)
+//     override gameStep() { super.gameStep(); ... }                        // per-step logic after the engine part
+//     override handleAgentCollision(e: Entity) { ... }                     // rewards / death via this.stepData
+//   }
+// then one line in games/index.ts: `mygame: MyGame`.
+// Draws must go through `this.randGen` in exactly the C++ order (mt19937.ts); entity order matters (append at the
+// end, iterate from the end), since it decides collision order, draw order and pushes.
+// Hooks mirror the C++ virtuals: chooseWorldDim, setActionXY, updateAgentVelocity, isBlocked, isBlockedEnts,
+// willReflect, handleCollision, handleGridCollision, imageForType, themeForGridObj, shouldPreserveTypeThemes,
+// shouldDrawEntity, getTileAspectRatio, chooseCenter, gameDraw (drawBackground + drawForeground), drawOverlay.
+
+import { EXPLOSION, EXPLOSION5, Entity, INVALID_OBJ, PLAYER, SPACE, TRAIL, USE_ASSET_THRESHOLD, WALL_OBJ } from "./entity.ts";
+import { IMAGE_SIZES } from "./image_sizes.ts";
+import { Mt19937 } from "./mt19937.ts";
+import { Canvas, type ProcgenImage, type Rect, monochromeColor, toShade } from "./render.ts";
+import { BACKGROUND_GROUPS, type BackgroundGroup } from "./resources.ts";
+
+export const EASY_MODE = 0;
+export const HARD_MODE = 1;
+export const EXTREME_MODE = 2;
+export const MEMORY_MODE = 10;
+export type DistributionMode = typeof EASY_MODE | typeof HARD_MODE | typeof EXTREME_MODE | typeof MEMORY_MODE;
+
+/** Loads a decoded image by its path under procgen's `data/assets/` (assets.ts's `loadImage`, bound to a folder). */
+export type ImageLoader = (relPath: string) => ProcgenImage;
+
+/** procgen's game options (`VecOptions` consumed by `Game::parse_options`), with Python's defaults. */
+export interface GameOptions {
+  distributionMode: DistributionMode;
+  useBackgrounds: boolean;
+  restrictThemes: boolean;
+  useMonochromeAssets: boolean;
+  centerAgent: boolean;
+  paintVelInfo: boolean;
+  useSequentialLevels: boolean;
+  /**
+   * Where images come from. `null` renders with `use_monochrome_assets` semantics (solid rectangles) and black
+   * backgrounds, so a game runs without any image file; aspect ratios still come from the known image sizes.
+   */
+  images: ImageLoader | null;
+}
+
+export const DEFAULT_GAME_OPTIONS: GameOptions = {
+  distributionMode: HARD_MODE,
+  useBackgrounds: true,
+  restrictThemes: false,
+  useMonochromeAssets: false,
+  centerAgent: true,
+  paintVelInfo: false,
+  useSequentialLevels: false,
+  images: null,
+};
+
+/** Observation side in pixels (procgen's RES_W / RES_H). */
+export const RES = 64;
+
+const MAXVTHETA = (15 * Math.PI) / 180;
+const MIXRATEROT = 0.5;
+/** Collision slack: boxes must overlap by more than 0.001 to touch. */
+const POS_EPS = -0.001;
+/** Grid cells are drawn this much larger on every side to hide seams. */
+const RENDER_EPS = 0.02;
+
+interface AssetInfo {
+  path: string | null;
+  aspect: number;
+}
+
+/** What one step produced: `Game::step_data`. */
+export interface StepData {
+  reward: number;
+  done: boolean;
+  levelComplete: boolean;
+}
+
+export abstract class BasicAbstractGame {
+  readonly options: GameOptions;
+  // --- Game (game.h) ---
+  timeout = 1000;
+  curTime = 0;
+  action = 4;
+  defaultAction = 4;
+  stepData: StepData = { reward: 0, done: true, levelComplete: false };
+  currentLevelSeed = 0;
+  prevLevelSeed = 0;
+  levelSeedLow = 0;
+  levelSeedHigh = 1;
+  episodeDone = false;
+  /** Picks level seeds (seeded once per env by the vector env). */
+  readonly levelSeedRandGen = new Mt19937(0);
+  /** Everything inside a level; reseeded with the level seed at every reset. */
+  readonly randGen = new Mt19937(0);
+  // --- BasicAbstractGame ---
+  mainWidth = 0;
+  mainHeight = 0;
+  grid = new Int32Array(0);
+  entities: Entity[] = [];
+  agent!: Entity;
+  charDim = 5;
+  visibility = 16;
+  minVisibility = 0;
+  mixrate = 0.5;
+  maxspeed = 0.5;
+  maxJump = 0.5;
+  gridStep = false;
+  randomAgentStart = true;
+  hasUsefulVelInfo = true;
+  outOfBoundsObject = INVALID_OBJ;
+  bgTileRatio = 0;
+  bgPctX = 0;
+  backgroundIndex = 0;
+  stepRandInt = 0;
+  moveAction = 4;
+  specialAction = 0;
+  lastMoveAction = 7;
+  actionVx = 0;
+  actionVy = 0;
+  actionVrot = 0;
+  // Camera (prepare_for_drawing).
+  centerX = 0;
+  centerY = 0;
+  unit = 1;
+  viewDim = 1;
+  xOff = 0;
+  yOff = 0;
+  private readonly assetCache = new Map<number, AssetInfo>();
+  private readonly themeCounts = new Map<number, number>();
+  private readonly canvas = new Canvas(RES, RES);
+
+  constructor(
+    readonly name: string,
+    options: Partial<GameOptions> = {},
+  ) {
+    // A copy: games flip options (e.g. center_agent) for themselves, as the C++ does on its own copy.
+    this.options = { ...DEFAULT_GAME_OPTIONS, ...options };
+    this.maxJump = this.maxspeed;
+  }
+
+  // ======================= Game: episode bookkeeping =======================
+
+  /** Level seeds come from [low, high); `seed` seeds the level-seed generator (VecGame gives each env its own). */
+  seedLevels(seed: number, low: number, high: number): void {
+    this.levelSeedRandGen.seed(seed);
+    this.levelSeedLow = low;
+    this.levelSeedHigh = high;
+  }
+
+  /** `Game::reset`: a new level. The terminal step's reward/done stay in `stepData` for the observation. */
+  reset(): void {
+    if (this.options.useSequentialLevels && this.stepData.levelComplete) {
+      this.currentLevelSeed = (this.currentLevelSeed + 997) | 0;
+    } else {
+      this.currentLevelSeed = this.levelSeedRandGen.randint(this.levelSeedLow, this.levelSeedHigh);
+    }
+    this.randGen.seed(this.currentLevelSeed);
+    this.gameReset();
+    this.curTime = 0;
+    this.action = this.defaultAction;
+  }
+
+  /** True when the last step ended only because of the time limit (Gymnasium's truncation). */
+  timedOut = false;
+
+  /** `Game::step` up to the in-step reset: the action's effect, the time limit, `prev_level_seed`. */
+  advance(action: number): void {
+    this.curTime += 1;
+    this.action = action;
+    this.stepData.reward = 0;
+    this.stepData.done = false;
+    this.stepData.levelComplete = false;
+    this.gameStep();
+    this.timedOut = !this.stepData.done && this.curTime >= this.timeout;
+    this.stepData.done = this.stepData.done || this.timedOut;
+    this.prevLevelSeed = this.currentLevelSeed;
+  }
+
+  /** `Game::step` minus the observation: one action, then a new level inside the same step if the episode ended. */
+  step(action: number): void {
+    this.advance(action);
+    if (this.stepData.done) this.reset();
+    // With sequential levels a completed level rolls straight into the next one without ending the episode.
+    if (this.options.useSequentialLevels && this.stepData.levelComplete) this.stepData.done = false;
+    this.episodeDone = this.stepData.done;
+  }
+
+  /** Renders the current frame (64x64 RGB, row 0 at the top) into `out` at `offset`. */
+  observe(out: Uint8Array, offset = 0): void {
+    this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
+    this.gameDraw(this.canvas);
+  }
+
+  // ======================= Hooks (C++ virtuals) =======================
+
+  /** Image paths for `type`, in theme order (`asset_for_type`). Empty: not drawn from an image. */
+  assetForType(_type: number): string[] {
+    return [];
+  }
+
+  /** Which background group (resources.ts) the level's background is drawn from. */
+  backgroundGroup(): BackgroundGroup {
+    return "space_backgrounds";
+  }
+
+  chooseWorldDim(): void {}
+  handleAgentCollision(_obj: Entity): void {}
+  handleGridCollision(_obj: Entity, _type: number, _i: number, _j: number): void {}
+  handleCollision(_src: Entity, _target: Entity): void {}
+  getTileAspectRatio(_ent: Entity): number {
+    return 0;
+  }
+  imageForType(type: number): number {
+    return Math.abs(type);
+  }
+  themeForGridObj(_type: number): number {
+    return 0;
+  }
+  shouldPreserveTypeThemes(_type: number): boolean {
+    return false;
+  }
+  shouldDrawEntity(_ent: Entity): boolean {
+    return true;
+  }
+  isBlocked(_src: Entity, target: number, _isHorizontal: boolean): boolean {
+    return target === WALL_OBJ || target === this.outOfBoundsObject;
+  }
+  isBlockedEnts(src: Entity, target: Entity, isHorizontal: boolean): boolean {
+    return this.isBlocked(src, target.type, isHorizontal);
+  }
+  willReflect(_src: number, _target: number): boolean {
+    return false;
+  }
+  getAgentAccelerationScale(): number {
+    return 1;
+  }
+  setActionXY(moveAct: number): void {
+    this.actionVx = Math.trunc(moveAct / 3) - 1;
+    this.actionVy = (moveAct % 3) - 1;
+    this.actionVrot = 0;
+  }
+  chooseCenter(): [number, number] {
+    return [this.agent.x, this.agent.y];
+  }
+  updateAgentVelocity(): void {
+    const vScale = this.getAgentAccelerationScale();
+    this.agent.vx = (1 - this.mixrate) * this.agent.vx + this.mixrate * this.maxspeed * this.actionVx * vScale;
+    this.agent.vy = (1 - this.mixrate) * this.agent.vy + this.mixrate * this.maxspeed * this.actionVy * vScale;
+    this.decayAgentVelocity();
+  }
+  decayAgentVelocity(): void {
+    this.agent.vx *= 0.9;
+    this.agent.vy *= 0.9;
+  }
+
+  // ======================= Level reset and step =======================
+
+  /** `BasicAbstractGame::game_reset`: world, background choice, a fresh agent (draws: bg_pct_x, background, x, y). */
+  gameReset(): void {
+    this.chooseWorldDim();
+    if (!(this.mainWidth > 0 && this.mainHeight > 0)) throw new Error(`${this.name}: world size not set`);
+    this.bgPctX = this.randGen.rand01();
+    this.grid = new Int32Array(this.mainWidth * this.mainHeight);
+    this.backgroundIndex = this.randGen.randn(BACKGROUND_GROUPS[this.backgroundGroup()].length);
+    this.entities = [];
+    const r = 0.4;
+    let ax = r;
+    let ay = r;
+    if (this.randomAgentStart) {
+      ax = this.randGen.rand01() * (this.mainWidth - 2 * r) + r;
+      ay = this.randGen.rand01() * (this.mainHeight - 2 * r) + r;
+    }
+    this.agent = new Entity(ax, ay, 0, 0, r, r, PLAYER);
+    this.agent.smartStep = true;
+    this.agent.renderZ = 1;
+    this.entities.push(this.agent);
+    this.grid.fill(SPACE);
+  }
+
+  /** `BasicAbstractGame::game_step`: the engine part every game runs first (see the notes' 2.10). */
+  gameStep(): void {
+    this.stepRandInt = this.randGen.randint(0, 1000000);
+    this.moveAction = this.action % 9;
+    this.specialAction = 0;
+    if (this.action >= 9) {
+      this.specialAction = this.action - 8;
+      this.moveAction = 4; // stand still while using a special action
+    }
+    if (this.moveAction !== 4) this.lastMoveAction = this.moveAction;
+    this.actionVrot = 0;
+    this.actionVx = 0;
+    this.actionVy = 0;
+    this.setActionXY(this.moveAction);
+    if (this.gridStep) {
+      this.agent.vx = this.actionVx;
+      this.agent.vy = this.actionVy;
+    } else {
+      this.updateAgentVelocity();
+      this.agent.vrot = MIXRATEROT * this.agent.vrot + MIXRATEROT * MAXVTHETA * this.actionVrot;
+    }
+    this.stepEntities(this.entities);
+    const ents = this.entities;
+    for (let i = ents.length - 1; i >= 0; i--) {
+      const ent = ents[i];
+      if (this.hasAgentCollision(ent)) this.handleAgentCollision(ent);
+      if (ent.collidesWithEntities) {
+        for (let j = ents.length - 1; j >= 0; j--) {
+          if (i === j) continue;
+          const ent2 = ents[j];
+          if (this.hasCollision(ent, ent2, ent.collisionMargin) && !ent.willErase && !ent2.willErase) this.handleCollision(ent, ent2);
+        }
+      }
+      if (ent.smartStep) this.checkGridCollisions(ent);
+    }
+    this.eraseIfNeeded();
+    this.stepData.done = this.stepData.done || this.isOutOfBounds(this.agent);
+  }
+
+  stepEntities(given: Entity[]): void {
+    for (let i = given.length - 1; i >= 0; i--) {
+      const ent = given[i];
+      if (ent.smartStep) this.basicStepObject(ent);
+      ent.step();
+    }
+  }
+
+  eraseIfNeeded(): void {
+    const ents = this.entities;
+    for (let i = ents.length - 1; i >= 0; i--) {
+      const e = ents[i];
+      if (e.willErase || (e.autoErase && this.isOutOfBounds(e))) ents.splice(i, 1);
+    }
+  }
+
+  // ======================= Grid =======================
+
+  getObj(x: number, y: number): number {
+    if (x < 0 || y < 0 || x >= this.mainWidth || y >= this.mainHeight) return this.outOfBoundsObject;
+    return this.grid[y * this.mainWidth + x];
+  }
+
+  getObjIdx(idx: number): number {
+    if (idx < 0 || idx >= this.grid.length) return this.outOfBoundsObject;
+    return this.grid[idx];
+  }
+
+  getObjFromFloats(i: number, j: number): number {
+    if (i < 0 || j < 0) return this.outOfBoundsObject;
+    return this.getObj(Math.floor(i), Math.floor(j));
+  }
+
+  setObj(x: number, y: number, elem: number): void {
+    if (x >= 0 && y >= 0 && x < this.mainWidth && y < this.mainHeight) this.grid[y * this.mainWidth + x] = elem;
+  }
+
+  setObjIdx(idx: number, elem: number): void {
+    this.grid[idx] = elem;
+  }
+
+  fillElem(x: number, y: number, dx: number, dy: number, elem: number): void {
+    for (let j = 0; j < dx; j++) for (let k = 0; k < dy; k++) this.setObj(x + j, y + k, elem);
+  }
+
+  toGridIdx(x: number, y: number): number {
+    if (x < 0 || y < 0 || x >= this.mainWidth || y >= this.mainHeight) return -1;
+    return y * this.mainWidth + x;
+  }
+
+  getCellsWithType(type: number): number[] {
+    const cells: number[] = [];
+    for (let i = 0; i < this.grid.length; i++) if (this.grid[i] === type) cells.push(i);
+    return cells;
+  }
+
+  getAgentIndex(): number {
+    return Math.trunc(this.agent.y) * this.mainWidth + Math.trunc(this.agent.x);
+  }
+
+  checkGridCollisions(ent: Entity): void {
+    const minX = Math.trunc(ent.x - (ent.rx + POS_EPS));
+    const maxX = Math.trunc(ent.x + (ent.rx + POS_EPS));
+    const minY = Math.trunc(ent.y - (ent.ry + POS_EPS));
+    const maxY = Math.trunc(ent.y + (ent.ry + POS_EPS));
+    for (let x = minX; x <= maxX; x++) {
+      for (let y = minY; y <= maxY; y++) {
+        const type = this.getObjFromFloats(x, y);
+        if (type !== SPACE) this.handleGridCollision(ent, type, x, y);
+      }
+    }
+  }
+
+  // ======================= Collisions and physics =======================
+
+  hasCollision(e1: Entity, e2: Entity, margin: number): boolean {
+    return Math.abs(e1.x - e2.x) < e1.rx + e2.rx + margin && Math.abs(e1.y - e2.y) < e1.ry + e2.ry + margin;
+  }
+
+  hasAgentCollision(e: Entity): boolean {
+    if (e.type === PLAYER) return false;
+    return this.hasCollision(e, this.agent, e.collisionMargin);
+  }
+
+  hasAnyCollision(e: Entity, margin = 0): boolean {
+    for (let i = this.entities.length - 1; i >= 0; i--) {
+      const ent = this.entities[i];
+      if (!ent.avoidsCollisions && this.hasCollision(e, ent, margin)) return true;
+    }
+    return false;
+  }
+
+  agentHasCollision(): boolean {
+    return this.entities.some((e) => this.hasAgentCollision(e));
+  }
+
+  isOutOfBounds(e: Entity): boolean {
+    return e.x + e.rx < 0 || e.y + e.ry < 0 || e.x - e.rx > this.mainWidth || e.y - e.ry > this.mainHeight;
+  }
+
+  /** Moves a smart_step entity in sub-steps, axis by axis, stopping at walls and pushing/bouncing off entities. */
+  basicStepObject(obj: Entity): void {
+    if (obj.willErase) return;
+    let n: number;
+    if (this.gridStep) {
+      n = 1;
+    } else {
+      n = Math.max(4, Math.trunc(4 * Math.sqrt(obj.vx * obj.vx + obj.vy * obj.vy)));
+    }
+    const pct = 1 / n;
+    const cmp = Math.abs(obj.vx) - Math.abs(obj.vy);
+    // Ties are broken by the step's random int so enemies pick horizontal/vertical forks evenly.
+    let xFirst = cmp === 0 ? this.stepRandInt % 2 === 0 : cmp > 0;
+    if (obj.type === PLAYER) {
+      if (this.actionVx !== 0) xFirst = true;
+      if (this.actionVy !== 0) xFirst = false;
+    }
+    let vxPct = 0;
+    let vyPct = 0;
+    for (let s = 0; s < n; s++) {
+      let blockX: boolean;
+      let blockY: boolean;
+      if (xFirst) {
+        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
+        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
+      } else {
+        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
+        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
+      }
+      if (!blockX) vxPct += 1;
+      if (!blockY) vyPct += 1;
+      if (blockX && blockY) break;
+    }
+    obj.vx *= vxPct / n;
+    obj.vy *= vyPct / n;
+  }
+
+  subStep(obj: Entity, vx: number, vy: number, depth: number): boolean {
+    if (obj.willErase) return false;
+    let ny = obj.y + vy;
+    let nx = obj.x + vx;
+    const margin = 0.98;
+    const isHorizontal = vx !== 0;
+    let block = false;
+    let reflect = false;
+    for (let i = 0; i < 2; i++) {
+      for (let j = 0; j < 2; j++) {
+        const type2 = this.getObjFromFloats(nx + obj.rx * margin * (2 * i - 1), ny + obj.ry * margin * (2 * j - 1));
+        block = block || this.isBlocked(obj, type2, isHorizontal);
+        reflect = reflect || this.willReflect(obj.type, type2);
+      }
+    }
+    if (reflect) {
+      if (isHorizontal) {
+        const delta = vx < 0 ? Math.ceil(nx - obj.rx) - (nx - obj.rx) : Math.floor(nx + obj.rx) - (nx + obj.rx);
+        obj.vx = -obj.vx;
+        nx = nx + 2 * delta;
+      } else {
+        const delta = vy < 0 ? Math.ceil(ny - obj.ry) - (ny - obj.ry) : Math.floor(ny + obj.ry) - (ny + obj.ry);
+        obj.vy = -obj.vy;
+        ny = ny + 2 * delta;
+      }
+    } else if (block) {
+      if (isHorizontal) {
+        nx = this.gridStep ? obj.x : vx > 0 ? Math.floor(nx + obj.rx) - obj.rx : Math.ceil(nx - obj.rx) + obj.rx;
+      } else {
+        ny = this.gridStep ? obj.y : vy > 0 ? Math.floor(ny + obj.ry) - obj.ry : Math.ceil(ny - obj.ry) + obj.ry;
+      }
+    }
+    obj.x = nx;
+    obj.y = ny;
+    let block2 = false;
+    for (let i = this.entities.length - 1; i >= 0; i--) {
+      const m = this.entities[i];
+      if (m === obj || m.willErase) continue;
+      let currBlock = false;
+      if (this.hasCollision(obj, m, POS_EPS)) {
+        if (this.isBlockedEnts(obj, m, isHorizontal)) {
+          currBlock = true;
+        } else if (this.willReflect(obj.type, m.type)) {
+          if (isHorizontal) {
+            const delx = m.x - obj.x;
+            const rsum = m.rx + obj.rx;
+            obj.x += vx > 0 ? -2 * (rsum - delx) : 2 * (rsum + delx);
+            obj.vx = -obj.vx;
+          } else {
+            const dely = m.y - obj.y;
+            const rsum = m.ry + obj.ry;
+            obj.y += vy > 0 ? -2 * (rsum - dely) : 2 * (rsum + dely);
+            obj.vy = -obj.vy;
+          }
+        }
+        if (currBlock) this.pushObj(m, obj, isHorizontal, depth);
+      }
+      block2 = block2 || currBlock;
+    }
+    return block || block2;
+  }
+
+  /** Moves `target` flush against `src` along one axis (recursively pushing what it hits) and stops it there. */
+  pushObj(src: Entity, target: Entity, isHorizontal: boolean, depth: number): boolean {
+    const rsum = isHorizontal ? src.rx + target.rx : src.ry + target.ry;
+    let tvx = 0;
+    let tvy = 0;
+    if (isHorizontal) tvx = src.x + Math.sign(target.x - src.x) * rsum - target.x;
+    else tvy = src.y + Math.sign(target.y - src.y) * rsum - target.y;
+    let block = false;
+    // Rare numerical cases could recurse forever; procgen stops at depth 5.
+    if (depth < 5) block = this.subStep(target, tvx, tvy, depth + 1);
+    if (isHorizontal) target.vx = 0;
+    else target.vy = 0;
+    return block;
+  }
+
+  // ======================= Spawning =======================
+
+  /** A random coordinate for a radius-r object inside [lo, hi]; the midpoint (no draw) when it barely fits. */
+  randPos(r: number, lo: number, hi: number): number {
+    if (hi - lo <= 2 * r) return (hi + lo) / 2;
+    return (hi - lo - 2 * r) * this.randGen.rand01() + r + lo;
+  }
+
+  addEntity(x: number, y: number, vx: number, vy: number, r: number, type: number): Entity {
+    const ent = new Entity(x, y, vx, vy, r, r, type);
+    this.entities.push(ent);
+    return ent;
+  }
+
+  addEntityRxy(x: number, y: number, vx: number, vy: number, rx: number, ry: number, type: number): Entity {
+    const ent = new Entity(x, y, vx, vy, rx, ry, type);
+    this.entities.push(ent);
+    return ent;
+  }
+
+  spawnChild(src: Entity, type: number, r: number, matchVel = false): Entity {
+    return this.addEntity(src.x, src.y, matchVel ? src.vx : 0, matchVel ? src.vy : 0, r, type);
+  }
+
+  spawnEntityAtIdx(idx: number, r: number, type: number): Entity {
+    return this.addEntity((idx % this.mainWidth) + 0.5, Math.trunc(idx / this.mainWidth) + 0.5, 0, 0, r, type);
+  }
+
+  /** Random position inside the box (x then y), redrawn up to 100 times while it overlaps the agent or others. */
+  reposition(ent: Entity, x: number, y: number, w: number, h: number, checkCollisions = true): void {
+    ent.x = this.randPos(ent.rx, x, x + w);
+    ent.y = this.randPos(ent.ry, y, y + h);
+    let count = 0;
+    while ((this.hasAgentCollision(ent) || (checkCollisions && this.hasAnyCollision(ent))) && count < 100) {
+      ent.x = this.randPos(ent.rx, x, x + w);
+      ent.y = this.randPos(ent.ry, y, y + h);
+      count++;
+    }
+  }
+
+  spawnEntityRxy(rx: number, ry: number, type: number, x: number, y: number, w: number, h: number, checkCollisions = true): Entity {
+    const ent = new Entity(0, 0, 0, 0, rx, ry, type);
+    this.reposition(ent, x, y, w, h, checkCollisions);
+    this.entities.push(ent);
+    return ent;
+  }
+
+  spawnEntity(r: number, type: number, x: number, y: number, w: number, h: number, checkCollisions = true): Entity {
+    return this.spawnEntityRxy(r, r, type, x, y, w, h, checkCollisions);
+  }
+
+  spawnEntities(count: number, r: number, type: number, x: number, y: number, w: number, h: number): void {
+    for (let i = 0; i < count; i++) this.spawnEntity(r, type, x, y, w, h);
+  }
+
+  /** Agent uniform over the world (x then y), up to 100 tries while it overlaps any entity. */
+  repositionAgent(): void {
+    let count = 0;
+    do {
+      this.agent.x = this.randGen.rand01() * (this.mainWidth - 2 * this.agent.rx) + this.agent.rx;
+      this.agent.y = this.randGen.rand01() * (this.mainHeight - 2 * this.agent.ry) + this.agent.ry;
+      count++;
+    } while (this.agentHasCollision() && count < 100);
+  }
+
+  getDistance(a: Entity, b: Entity): number {
+    return Math.hypot(a.x - b.x, a.y - b.y);
+  }
+
+  getTheta(src: Entity, target: Entity): number {
+    return Math.atan2(target.y - src.y, target.x - src.x);
+  }
+
+  // ======================= Assets and themes =======================
+
+  private imageNames(type: number): string[] {
+    const names = this.assetForType(type);
+    if (names.length > 0) return names;
+    if (type >= EXPLOSION && type <= EXPLOSION5) return [`misc_assets/explosion${type - EXPLOSION + 1}.png`];
+    if (type === TRAIL) return ["misc_assets/iconCircle_white.png"];
+    return [];
+  }
+
+  maskThemeIfNecessary(theme: number, type: number): number {
+    return this.options.restrictThemes && !this.shouldPreserveTypeThemes(type) ? 0 : theme;
+  }
+
+  /** Image path and aspect ratio of (type, theme), cached (`initialize_asset_if_necessary`). */
+  assetInfo(type: number, theme: number): AssetInfo {
+    const key = type + theme * USE_ASSET_THRESHOLD;
+    let info = this.assetCache.get(key);
+    if (info === undefined) {
+      const names = this.imageNames(type);
+      this.themeCounts.set(type, Math.max(1, names.length));
+      if (names.length === 0) {
+        // procgen would generate a sprite procedurally (AssetGen); we draw it as a solid rectangle.
+        info = { path: null, aspect: 1 };
+      } else {
+        const path = names[this.maskThemeIfNecessary(theme, type)];
+        const size = IMAGE_SIZES[path] ?? (this.options.images ? [this.options.images(path).width, this.options.images(path).height] : [1, 1]);
+        info = { path, aspect: size[0] / size[1] };
+      }
+      this.assetCache.set(key, info);
+    }
+    return info;
+  }
+
+  numThemes(type: number): number {
+    this.assetInfo(type, 0);
+    return this.themeCounts.get(type)!;
+  }
+
+  chooseRandomTheme(ent: Entity): void {
+    ent.imageTheme = this.randGen.randn(this.numThemes(ent.imageType));
+  }
+
+  chooseStepRandomTheme(ent: Entity): void {
+    ent.imageTheme = this.stepRandInt % this.numThemes(ent.imageType);
+  }
+
+  matchAspectRatio(ent: Entity, matchWidth = true): void {
+    const ar = this.assetInfo(ent.imageType, ent.imageTheme).aspect;
+    if (matchWidth) ent.ry = ent.rx / ar;
+    else ent.rx = ent.ry * ar;
+  }
+
+  fitAspectRatio(ent: Entity): void {
+    const ar = this.assetInfo(ent.imageType, ent.imageTheme).aspect;
+    if (ar > 1) ent.ry = ent.rx / ar;
+    else ent.rx = ent.ry * ar;
+  }
+
+  // ======================= Rendering =======================
+
+  /** `prepare_for_drawing`: the camera. Full-world view unless `center_agent`. */
+  prepareForDrawing(rectHeight = RES): void {
+    this.centerX = this.mainWidth * 0.5;
+    this.centerY = this.mainHeight * 0.5;
+    if (this.options.centerAgent) {
+      [this.centerX, this.centerY] = this.chooseCenter();
+    } else {
+      this.visibility = Math.max(this.mainWidth, this.mainHeight, this.minVisibility);
+    }
+    const rawUnit = RES / this.visibility;
+    this.unit = rawUnit * (rectHeight / RES);
+    this.viewDim = RES / rawUnit;
+    this.xOff = this.unit * (this.centerX - this.viewDim / 2);
+    this.yOff = this.unit * (this.centerY - this.viewDim / 2);
+  }
+
+  /** World box (top-left corner x, y with y up; size dx, dy) to pixels. */
+  getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0): Rect {
+    return { x: (x - eps) * this.unit - this.xOff, y: (this.viewDim - y - eps) * this.unit + this.yOff, w: (dx + 2 * eps) * this.unit, h: (dy + 2 * eps) * this.unit };
+  }
+
+  getObjectRect(obj: Entity): Rect {
+    if (obj.useAbsCoords) {
+      const v = this.viewDim;
+      return { x: v * (obj.x - obj.rx) * this.unit, y: v * (obj.y + obj.ry) * this.unit, w: 2 * v * obj.rx * this.unit, h: 2 * v * obj.ry * this.unit };
+    }
+    return this.getScreenRect(obj.x - obj.rx, obj.y + obj.ry, 2 * obj.rx, 2 * obj.ry);
+  }
+
+  /** The background image of this level, or null when drawing it is impossible (no image files). */
+  backgroundImage(): ProcgenImage | null {
+    if (this.options.images === null) return null;
+    return this.options.images(BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex]);
+  }
+
+  drawImage(c: Canvas, rect: Rect, rotation: number, reflected: boolean, baseType: number, theme: number, alpha: number, tileRatio: number): void {
+    const imgType = this.imageForType(baseType);
+    if (imgType < 0) return;
+    const info = imgType < USE_ASSET_THRESHOLD ? this.assetInfo(imgType, theme) : null;
+    if (this.options.useMonochromeAssets || this.options.images === null || info === null || info.path === null) {
+      this.drawGridObj(c, rect, imgType, theme);
+      return;
+    }
+    const img = this.options.images(info.path);
+    if (rotation === 0) c.tileImage(img, rect, tileRatio, false, reflected, alpha);
+    else c.drawImage(img, rect, rotation, reflected, alpha);
+  }
+
+  drawGridObj(c: Canvas, rect: Rect, type: number, theme: number): void {
+    if (type === SPACE) return;
+    const [r, g, b] = monochromeColor(type, this.maskThemeIfNecessary(theme, type));
+    c.fillRect(rect, r, g, b);
+  }
+
+  drawEntities(c: Canvas, renderZ: number): void {
+    for (const m of this.entities) {
+      if (m.renderZ === renderZ && this.shouldDrawEntity(m)) {
+        this.drawImage(c, this.getObjectRect(m), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
+      }
+    }
+  }
+
+  /** `draw_background`: black, then the level's image scaled to the world's height, offset by bg_pct_x. */
+  drawBackground(c: Canvas): void {
+    c.fillRect({ x: 0, y: 0, w: RES, h: RES }, 0, 0, 0);
+    this.prepareForDrawing();
+    if (!this.options.useBackgrounds) return;
+    const img = this.backgroundImage();
+    if (img === null) return;
+    const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    if (this.bgTileRatio < 0) {
+      c.tileImage(img, main, this.bgTileRatio, true);
+    } else {
+      const bgAr = img.width / img.height;
+      const worldAr = this.mainWidth / this.mainHeight;
+      const offsetX = this.bgPctX * (bgAr - worldAr);
+      // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
+      c.drawImage(img, { x: main.x - offsetX * main.w, y: main.y, w: (bgAr / worldAr) * main.w, h: main.h }, 0, false, 1, true);
+    }
+  }
+
+  /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */
+  drawForeground(c: Canvas): void {
+    this.prepareForDrawing();
+    this.drawEntities(c, -1);
+    let lowX: number, highX: number, lowY: number, highY: number;
+    if (this.options.centerAgent) {
+      const margin = this.visibility / 2 + 1;
+      lowX = Math.trunc(this.centerX - margin);
+      highX = Math.trunc(this.centerX + margin);
+      lowY = Math.trunc(this.centerY - margin);
+      highY = Math.trunc(this.centerY + margin);
+    } else {
+      lowX = 0;
+      highX = this.mainWidth - 1;
+      lowY = 0;
+      highY = this.mainHeight - 1;
+    }
+    for (let x = lowX; x <= highX; x++) {
+      for (let y = lowY; y <= highY; y++) {
+        const type = this.getObj(x, y);
+        if (type === INVALID_OBJ) continue;
+        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS), 0, false, type, this.themeForGridObj(type), 1, 0);
+      }
+    }
+    this.drawEntities(c, 0);
+    this.drawEntities(c, 1);
+    if (this.hasUsefulVelInfo && this.options.paintVelInfo) {
+      const infodim = RES * 0.2;
+      const s1 = toShade((0.5 * this.agent.vx) / this.maxspeed + 0.5);
+      const s2 = toShade((0.5 * this.agent.vy) / this.maxJump + 0.5);
+      c.fillRect({ x: 0, y: 0, w: infodim, h: infodim }, s1, s1, s1);
+      c.fillRect({ x: infodim, y: 0, w: infodim, h: infodim }, s2, s2, s2);
+    }
+    this.drawOverlay(c);
+  }
+
+  /** Game-specific drawing after everything else (jumper's compass, ninja's charge bar, plunder's bars). */
+  drawOverlay(_c: Canvas): void {}
+
+  /** `game_draw`: the whole frame. StarPilot overrides it for its scrolling background. */
+  gameDraw(c: Canvas): void {
+    this.drawBackground(c);
+    this.drawForeground(c);
+  }
+}
+

@@ -1,0 +1,317 @@
+// StarPilot (procgen `games/starpilot.cpp`): a side-scrolling shooter. Enemies of the whole episode are scheduled
+// at reset; shooting one down pays +1, reaching the finish line (which appears at step 500) pays +10 and ends
+// the episode; touching an enemy, a meteor or an enemy bullet ends it.
+
+import { EXPLOSION, Entity, PLAYER } from "../entity.ts";
+import { BasicAbstractGame, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, RES } from "../game.ts";
+import type { Canvas } from "../render.ts";
+import type { BackgroundGroup } from "../resources.ts";
+
+const V_SCALE = 2 / 5;
+const BG_RATIO = 18;
+const ENEMY_REWARD = 1;
+const COMPLETION_BONUS = 10;
+
+const BULLET_PLAYER = 1;
+const BULLET2 = 2; // flyers' shots
+const BULLET3 = 3; // turrets' shots
+const FLYER = 4;
+const METEOR = 5;
+const CLOUD = 6;
+const TURRET = 7;
+const FAST_FLYER = 8;
+const FINISH_LINE = 9;
+
+const SHOOTER_WIN_TIME = 500;
+const NUM_BASIC_OBJECTS = 9;
+const NUM_SHIP_THEMES = 7;
+
+const misc = (names: string[]) => names.map((n) => `misc_assets/${n}.png`);
+const SHIPS = misc(["spaceShips_001", "spaceShips_002", "spaceShips_003", "spaceShips_004", "spaceShips_005", "spaceShips_006", "spaceShips_007"]);
+const METEORS = misc(["spaceMeteors_001", "spaceMeteors_002", "spaceMeteors_003", "spaceMeteors_004", "meteorGrey_big1", "meteorGrey_big2", "meteorGrey_big3", "meteorGrey_big4"]);
+
+export class StarPilot extends BasicAbstractGame {
+  /** Enemies not yet on screen, sorted by spawn time descending (the next one is last). */
+  spawners: Entity[] = [];
+  // Per-mode parameters (`init_hps`), indexed by type.
+  hpVs = new Float64Array(NUM_BASIC_OBJECTS);
+  hpHealths = new Float64Array(NUM_BASIC_OBJECTS);
+  hpBulletR = new Float64Array(NUM_BASIC_OBJECTS);
+  hpObjectR = new Float64Array(NUM_BASIC_OBJECTS);
+  hpObjectProbWeight = new Float64Array(NUM_BASIC_OBJECTS);
+  totalProbWeight = 0;
+  hpSlowV = 0;
+  hpSpawnRightThreshold = 0;
+  hpMinEnemyDeltaT = 0;
+  hpMaxEnemyDeltaT = 0;
+  hpMaxGroupSize = 0;
+
+  constructor(options: Partial<GameOptions> = {}) {
+    super("starpilot", options);
+    this.mainWidth = 16;
+    this.mainHeight = 16;
+  }
+
+  override backgroundGroup(): BackgroundGroup {
+    return "space_backgrounds";
+  }
+
+  override assetForType(type: number): string[] {
+    switch (type) {
+      case PLAYER:
+        return misc(["playerShip2_blue"]);
+      case BULLET_PLAYER:
+        return misc(["towerDefense_tile295"]);
+      case BULLET2:
+        return misc(["towerDefense_tile296"]);
+      case BULLET3:
+        return misc(["towerDefense_tile297"]);
+      case FLYER:
+      case FAST_FLYER:
+        return SHIPS;
+      case METEOR:
+        return METEORS;
+      case CLOUD:
+        return misc(Array.from({ length: 9 }, (_, i) => `spaceEffect${i + 1}`));
+      case TURRET:
+        return misc(["spaceStation_018", "spaceStation_019"]);
+      case FINISH_LINE:
+        return misc(["spaceRockets_001", "spaceRockets_002", "spaceRockets_003", "spaceRockets_004"]);
+      default:
+        return [];
+    }
+  }
+
+  /** The background scrolls left at the speed of the slow objects, tiled 18 times, only its middle third visible. */
+  override gameDraw(c: Canvas): void {
+    const scale = RES / this.mainHeight;
+    c.fillRect({ x: 0, y: 0, w: RES, h: RES }, 0, 0, 0);
+    const img = this.options.useBackgrounds ? this.backgroundImage() : null;
+    if (img !== null) {
+      const k = 3;
+      const xOff = (-this.curTime * scale * this.hpSlowV * 2) / this.charDim;
+      c.tileImage(img, { x: xOff, y: (-RES * (k - 1)) / 2, w: RES * k * BG_RATIO, h: RES * k }, 1, true);
+    }
+    this.drawForeground(c);
+  }
+
+  override handleAgentCollision(obj: Entity): void {
+    if (obj.type === FINISH_LINE) {
+      this.stepData.done = true;
+      this.stepData.reward += COMPLETION_BONUS;
+      this.stepData.levelComplete = true;
+    } else if (isLethal(obj.type)) {
+      this.stepData.done = true;
+    }
+  }
+
+  override handleCollision(src: Entity, target: Entity): void {
+    if (src.type === BULLET_PLAYER && target.type !== CLOUD && isDestructible(target.type)) {
+      src.willErase = true;
+      target.health -= 1;
+      this.addEntity(src.x, src.y, target.vx, target.vy, 0.5 * src.rx, EXPLOSION);
+    }
+  }
+
+  initHps(): void {
+    const mode = this.options.distributionMode;
+    this.hpVs.fill(1);
+    this.hpHealths.fill(0);
+    this.hpObjectProbWeight.fill(1);
+    this.hpObjectR.fill(0.5);
+    let bulletR = 1 / 2.5;
+    if (mode === EASY_MODE) {
+      this.hpObjectProbWeight[METEOR] = 0;
+      this.hpObjectProbWeight[CLOUD] = 0;
+      this.hpObjectProbWeight[TURRET] = 0;
+      this.hpObjectProbWeight[FAST_FLYER] = 0;
+      this.hpVs[FLYER] = 0.75;
+      this.hpVs[BULLET2] = 1.25;
+      this.hpHealths[TURRET] = 5;
+      this.hpHealths[FLYER] = 2;
+      this.hpHealths[FAST_FLYER] = 1;
+      this.maxspeed = 0.75;
+    } else if (mode === HARD_MODE) {
+      this.hpVs[BULLET2] = 2;
+      this.hpHealths[TURRET] = 5;
+      this.hpHealths[FLYER] = 2;
+      this.hpHealths[FAST_FLYER] = 1;
+      this.maxspeed = 0.75;
+    } else if (mode === EXTREME_MODE) {
+      this.hpVs[BULLET2] = 2;
+      this.hpHealths[TURRET] = 10;
+      this.hpHealths[FLYER] = 5;
+      this.hpHealths[FAST_FLYER] = 2;
+      this.maxspeed = 0.5;
+      bulletR = 1 / 5;
+    } else {
+      throw new Error(`starpilot has no distribution mode ${mode}`);
+    }
+    this.hpBulletR.fill(bulletR);
+    this.hpHealths[METEOR] = 500;
+    this.hpVs[FAST_FLYER] = 1.5;
+    this.hpVs[BULLET_PLAYER] = 2;
+    this.hpVs[BULLET3] = 2;
+    this.hpObjectR[TURRET] = 2;
+    this.hpObjectR[METEOR] = 2;
+    this.hpObjectR[CLOUD] = 2;
+    this.hpObjectProbWeight[FLYER] = 3;
+    this.hpSlowV = 0.5;
+    this.hpMaxGroupSize = 5;
+    this.hpMinEnemyDeltaT = 10;
+    this.hpMaxEnemyDeltaT = this.hpMinEnemyDeltaT + 20;
+    this.hpSpawnRightThreshold = Math.fround(0.9);
+    this.hpObjectProbWeight[BULLET_PLAYER] = 0;
+    this.hpObjectProbWeight[BULLET2] = 0;
+    this.hpObjectProbWeight[BULLET3] = 0;
+    this.totalProbWeight = 0;
+    for (let i = 2; i < NUM_BASIC_OBJECTS; i++) this.totalProbWeight += this.hpObjectProbWeight[i];
+  }
+
+  /** Pre-generates every enemy of the episode: groups every 10..29 steps until step 500. */
+  addSpawners(): void {
+    const rand = this.randGen;
+    let t = 1 + rand.randint(this.hpMinEnemyDeltaT, this.hpMaxEnemyDeltaT);
+    const canSpawnLeft = this.options.distributionMode !== EASY_MODE;
+    while (t <= SHOOTER_WIN_TIME) {
+      let groupSize = 1;
+      let weight = rand.rand01() * this.totalProbWeight;
+      let type: number;
+      for (type = 2; type < NUM_BASIC_OBJECTS; type++) {
+        weight -= this.hpObjectProbWeight[type];
+        if (weight <= 0) break;
+      }
+      if (type >= NUM_BASIC_OBJECTS) type = NUM_BASIC_OBJECTS - 1;
+      const r = this.hpObjectR[type];
+      let flyerTheme = 0;
+      if (type === FLYER || type === FAST_FLYER) {
+        groupSize = rand.randint(0, this.hpMaxGroupSize) + 1;
+        flyerTheme = rand.randn(NUM_SHIP_THEMES);
+      }
+      const y = this.randPos(r, 0, this.mainHeight);
+      for (let j = 0; j < groupSize; j++) {
+        const spawnTime = t + j * 5;
+        let fireTime = rand.randint(10, 100);
+        let theta = (rand.rand01() - 0.5) * (Math.PI / 2);
+        let vScale = this.hpVs[type];
+        if (rand.randint(0, 2) === 1) theta = 0;
+        const health = this.hpHealths[type];
+        if (type === METEOR || type === CLOUD) {
+          theta = 0;
+          vScale = this.hpSlowV;
+          fireTime = -1;
+        } else if (type === TURRET) {
+          theta = 0;
+          vScale = this.hpSlowV;
+          fireTime = rand.randint(20, 30);
+        }
+        vScale *= V_SCALE;
+        let vx = -Math.cos(theta) * vScale;
+        const vy = Math.sin(theta) * vScale;
+        let spawnRight = true;
+        // Flyers always draw, even in easy mode where they cannot come from the left.
+        if ((type === FLYER || type === FAST_FLYER) && rand.rand01() > this.hpSpawnRightThreshold && canSpawnLeft) spawnRight = false;
+        let x: number;
+        if (spawnRight) {
+          x = this.mainWidth + r;
+        } else {
+          x = -r;
+          vx = -vx;
+        }
+        const spawner = new Entity(x, y, vx, vy, r, r, type);
+        spawner.fireTime = fireTime;
+        spawner.spawnTime = spawnTime;
+        spawner.health = health;
+        if (type === CLOUD) {
+          spawner.renderZ = 1;
+          this.chooseRandomTheme(spawner);
+        } else if (type === METEOR) {
+          this.chooseRandomTheme(spawner);
+        } else if (type === FLYER || type === FAST_FLYER) {
+          spawner.imageTheme = flyerTheme;
+          spawner.rotation = ((vx > 0 ? -1 : 1) * Math.PI) / 2;
+        } else if (type === TURRET) {
+          this.chooseRandomTheme(spawner);
+          this.matchAspectRatio(spawner);
+        }
+        this.spawners.push(spawner);
+      }
+      t += rand.randint(this.hpMinEnemyDeltaT, this.hpMaxEnemyDeltaT);
+    }
+  }
+
+  override gameReset(): void {
+    super.gameReset();
+    this.options.centerAgent = false;
+    this.initHps();
+    this.spawners = [];
+    this.addSpawners();
+    // Descending spawn time (C++ std::sort, not stable; a stable sort is the close approximation).
+    this.spawners.sort((a, b) => b.spawnTime - a.spawnTime);
+    this.agent.rotation = Math.PI / 2;
+    this.chooseRandomTheme(this.agent);
+  }
+
+  override gameStep(): void {
+    super.gameStep();
+    const isFiring = this.specialAction !== 0;
+    for (let i = this.entities.length - 1; i >= 0; i--) {
+      const m = this.entities[i];
+      if (m.type === PLAYER) continue;
+      if (this.shouldFire(m)) {
+        const bulletType = m.type === TURRET ? BULLET3 : BULLET2;
+        let bvx = this.agent.x - m.x;
+        let bvy = this.agent.y - m.y;
+        const s = (this.hpVs[bulletType] * V_SCALE) / Math.sqrt(bvx * bvx + bvy * bvy);
+        bvx *= s;
+        bvy *= s;
+        const r = this.hpBulletR[m.type];
+        const bullet = new Entity(m.x, m.y, bvx, bvy, r, r, bulletType);
+        bullet.faceDirection(bvx, bvy, -Math.PI / 2);
+        this.entities.push(bullet);
+      }
+      if (m.health <= 0 && isDestructible(m.type) && !m.willErase) {
+        this.spawnChild(m, EXPLOSION, 0.5 * m.rx, true);
+        this.stepData.reward += ENEMY_REWARD;
+        m.willErase = true;
+      }
+    }
+    while (this.spawners.length > 0 && this.curTime === this.spawners[this.spawners.length - 1].spawnTime) {
+      this.entities.push(this.spawners.pop()!);
+    }
+    if (isFiring) {
+      // "A" (special 2) shoots left, every other special shoots right; no cooldown.
+      const theta = this.specialAction === 2 ? Math.PI : 0;
+      const v = this.hpVs[BULLET_PLAYER] * V_SCALE;
+      const vx = Math.cos(theta) * v;
+      const vy = Math.sin(theta) * v;
+      const r = this.hpBulletR[PLAYER];
+      const bullet = new Entity(this.agent.x + this.agent.rx * Math.cos(theta), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
+      bullet.collidesWithEntities = true;
+      bullet.faceDirection(vx, vy);
+      bullet.rotation -= Math.PI / 2;
+      this.entities.push(bullet);
+    }
+    if (this.curTime === SHOOTER_WIN_TIME) {
+      const finish = new Entity(this.mainWidth, this.mainHeight / 2, -this.hpSlowV * V_SCALE, 0, 2, this.mainHeight / 2, FINISH_LINE);
+      this.chooseRandomTheme(finish);
+      this.matchAspectRatio(finish, false);
+      finish.x = this.mainWidth + finish.rx;
+      this.entities.push(finish);
+    }
+  }
+
+  shouldFire(e: Entity): boolean {
+    if (e.fireTime <= 0) return false;
+    if (e.type === TURRET) return (this.curTime - e.spawnTime) % e.fireTime === 0;
+    return this.curTime - e.spawnTime === e.fireTime;
+  }
+}
+
+function isLethal(type: number): boolean {
+  return type === FLYER || type === FAST_FLYER || type === BULLET2 || type === BULLET3 || type === TURRET || type === METEOR;
+}
+
+function isDestructible(type: number): boolean {
+  return type === FLYER || type === FAST_FLYER || type === TURRET || type === METEOR;
+}

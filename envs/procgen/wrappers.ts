@@ -1,0 +1,142 @@
+// The gym 0.23 vector wrappers CleanRL's ppo_procgen.py stacks on ProcgenEnv (gym 0.23's API: reset() -> obs,
+// step(a) -> [obs, rewards, dones, infos] with one info object per env). They wrap a whole vector env, which is
+// what makes them differ from the single-env Gymnasium 0.29 wrappers in envs/wrappers.ts:
+//   RecordEpisodeStatistics  per-env float32 running return of the RAW reward and step count; `infos[i].episode`
+//                            = { r, l, t } on the step that ends env i's episode (the terminal step counts)
+//   NormalizeReward(gamma)   one RunningMeanStd over all envs, updated with the batch of discounted returns,
+//                            rewards divided by its std (not centred); returns zeroed where done AFTER scaling
+//   TransformReward(f)       f applied to every reward (CleanRL clips to [-10, 10])
+
+import type { Info } from "../core.ts";
+import { RunningMeanStd } from "../running_mean_std.ts";
+import type { Discrete, Box } from "../spaces.ts";
+
+export type VecStep<Obs> = [obs: Obs, rewards: Float32Array, dones: Uint8Array, infos: Info[]];
+
+/** What the gym 0.23 vector API offers (ProcgenEnv and every wrapper below). */
+export interface VecEnv<Obs = Uint8Array> {
+  readonly numEnvs: number;
+  readonly singleObservationSpace: Box;
+  readonly singleActionSpace: Discrete;
+  reset(): Obs;
+  step(actions: ArrayLike<number>): VecStep<Obs>;
+  close(): void;
+}
+
+abstract class VecWrapper<Obs, InnerObs = Obs> implements VecEnv<Obs> {
+  readonly numEnvs: number;
+  readonly singleObservationSpace: Box;
+  readonly singleActionSpace: Discrete;
+  constructor(readonly env: VecEnv<InnerObs>) {
+    this.numEnvs = env.numEnvs;
+    this.singleObservationSpace = env.singleObservationSpace;
+    this.singleActionSpace = env.singleActionSpace;
+  }
+  abstract reset(): Obs;
+  abstract step(actions: ArrayLike<number>): VecStep<Obs>;
+  close(): void {
+    this.env.close();
+  }
+}
+
+/** `gym.wrappers.TransformObservation(envs, f)`: CleanRL's `obs -> obs["rgb"]`. */
+export class TransformObservation<Obs, InnerObs> extends VecWrapper<Obs, InnerObs> {
+  constructor(
+    env: VecEnv<InnerObs>,
+    readonly f: (obs: InnerObs) => Obs,
+  ) {
+    super(env);
+  }
+  reset(): Obs {
+    return this.f(this.env.reset());
+  }
+  step(actions: ArrayLike<number>): VecStep<Obs> {
+    const [obs, rewards, dones, infos] = this.env.step(actions);
+    return [this.f(obs), rewards, dones, infos];
+  }
+}
+
+export class RecordEpisodeStatistics<Obs> extends VecWrapper<Obs> {
+  private readonly episodeReturns: Float32Array;
+  private readonly episodeLengths: Int32Array;
+  private readonly startTimes: Float64Array;
+
+  constructor(env: VecEnv<Obs>) {
+    super(env);
+    this.episodeReturns = new Float32Array(this.numEnvs);
+    this.episodeLengths = new Int32Array(this.numEnvs);
+    this.startTimes = new Float64Array(this.numEnvs).fill(performance.now());
+  }
+
+  reset(): Obs {
+    this.episodeReturns.fill(0);
+    this.episodeLengths.fill(0);
+    this.startTimes.fill(performance.now());
+    return this.env.reset();
+  }
+
+  step(actions: ArrayLike<number>): VecStep<Obs> {
+    const [obs, rewards, dones, infos] = this.env.step(actions);
+    const out = infos.map((info) => ({ ...info }));
+    for (let i = 0; i < this.numEnvs; i++) {
+      this.episodeReturns[i] += rewards[i];
+      this.episodeLengths[i] += 1;
+      if (dones[i]) {
+        const now = performance.now();
+        out[i].episode = { r: this.episodeReturns[i], l: this.episodeLengths[i], t: Math.round((now - this.startTimes[i]) * 1000) / 1e6 };
+        this.episodeReturns[i] = 0;
+        this.episodeLengths[i] = 0;
+        this.startTimes[i] = now;
+      }
+    }
+    return [obs, rewards, dones, out];
+  }
+}
+
+export class NormalizeReward<Obs> extends VecWrapper<Obs> {
+  readonly returnRms = new RunningMeanStd([]);
+  readonly returns: Float64Array;
+
+  constructor(
+    env: VecEnv<Obs>,
+    readonly gamma = 0.99,
+    readonly epsilon = 1e-8,
+  ) {
+    super(env);
+    this.returns = new Float64Array(this.numEnvs);
+  }
+
+  reset(): Obs {
+    this.returns.fill(0);
+    return this.env.reset();
+  }
+
+  step(actions: ArrayLike<number>): VecStep<Obs> {
+    const [obs, rewards, dones, infos] = this.env.step(actions);
+    for (let i = 0; i < this.numEnvs; i++) this.returns[i] = this.returns[i] * this.gamma + rewards[i];
+    this.returnRms.update(this.returns, this.numEnvs);
+    const scale = Math.sqrt(this.returnRms.var[0] + this.epsilon);
+    const scaled = new Float32Array(this.numEnvs);
+    for (let i = 0; i < this.numEnvs; i++) {
+      scaled[i] = rewards[i] / scale;
+      if (dones[i]) this.returns[i] = 0;
+    }
+    return [obs, scaled, dones, infos];
+  }
+}
+
+export class TransformReward<Obs> extends VecWrapper<Obs> {
+  constructor(
+    env: VecEnv<Obs>,
+    readonly f: (reward: number) => number,
+  ) {
+    super(env);
+  }
+  reset(): Obs {
+    return this.env.reset();
+  }
+  step(actions: ArrayLike<number>): VecStep<Obs> {
+    const [obs, rewards, dones, infos] = this.env.step(actions);
+    return [obs, Float32Array.from(rewards, this.f), dones, infos];
+  }
+}
