@@ -481,19 +481,27 @@ export class Atari2600 {
    * RIOT timer. We replay that stream, so RAM and timer match ALE's. `seed` only feeds what 6502.ts randomizes
    * beyond that (cartridge RAM, which ALE draws from the same stream; not replayed here).
    */
-  powerOn(seed: number): void {
+  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
     const rng = rngFactory.createRng(seed);
     this.pia._rng = rng;
     this.cpu._rng = rng;
     this.cartridge.setRng(rng);
     this.cartridge.randomize(rng);
-    this.systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
+    this.systemRandom = new Mt19937(systemRandomSeed);
     this.board.reset();
     for (let i = 0; i < 128; i++) this.ram[i] = this.systemRandom.next() & 0xff;
     // Two System::resets (two timer draws) run before ALE's loadROM resets the environment; found by matching
     // ale-py 0.12.1's post-reset RAM over the Atari-57 set (21 games identical for 2, 17 for 1).
     for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     this.afterChipReset();
+    // Multi-Agent ALE re-seeds its generator (the OS layer's, seeded with random_seed) once the console is built, so
+    // the first reset's timer is the seed's first draw.
+    if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
+  }
+
+  /** The next 32-bit draw of the system generator (Multi-Agent ALE draws one per active player per frame). */
+  systemRandomNext(): number {
+    return this.systemRandom.next();
   }
 
   /**
