@@ -75,6 +75,11 @@ export class ALEInterface {
     this.settings = this.multi ? this.multi.createPlayerSettings(this.players) : game.createSettings();
   }
 
+  /** Multi-Agent ALE's `setInt("random_seed", seed)`: takes effect at the next ROM load (`resetGame(_, true)`). */
+  setRandomSeed(seed: number): void {
+    this.aleSettings.randomSeed = seed;
+  }
+
   /** Multi-Agent ALE's `numPlayersActive()`: how many players the current mode is for. */
   numPlayersActive(): number {
     return this.players;
