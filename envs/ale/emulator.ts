@@ -389,8 +389,13 @@ export class Atari2600 {
   private readonly rightPaddles: boolean;
   private readonly swapPaddles: boolean;
   private readonly swapPorts: boolean;
-  private leftPaddle = PADDLE_DEFAULT_VALUE;
-  private rightPaddle = PADDLE_DEFAULT_VALUE;
+  /**
+   * Resistance of paddles 0-3 (players A-D). Single-player ALE only ever sets paddles 0 and 1, so 2 and 3 stay at 0
+   * (minimum resistance) there; Multi-Agent ALE centres all four at every reset (`resetPaddles(4)`).
+   */
+  private readonly paddleValues = [PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE, MINIMUM_RESISTANCE, MINIMUM_RESISTANCE];
+  /** Reused by `applyAction` so the two-player call allocates nothing per frame. */
+  private readonly twoPlayers = [0, 0];
   private paddleMin = PADDLE_MIN;
   private paddleMax = PADDLE_MAX;
 
@@ -476,19 +481,27 @@ export class Atari2600 {
    * RIOT timer. We replay that stream, so RAM and timer match ALE's. `seed` only feeds what 6502.ts randomizes
    * beyond that (cartridge RAM, which ALE draws from the same stream; not replayed here).
    */
-  powerOn(seed: number): void {
+  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
     const rng = rngFactory.createRng(seed);
     this.pia._rng = rng;
     this.cpu._rng = rng;
     this.cartridge.setRng(rng);
     this.cartridge.randomize(rng);
-    this.systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
+    this.systemRandom = new Mt19937(systemRandomSeed);
     this.board.reset();
     for (let i = 0; i < 128; i++) this.ram[i] = this.systemRandom.next() & 0xff;
     // Two System::resets (two timer draws) run before ALE's loadROM resets the environment; found by matching
     // ale-py 0.12.1's post-reset RAM over the Atari-57 set (21 games identical for 2, 17 for 1).
     for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     this.afterChipReset();
+    // Multi-Agent ALE re-seeds its generator (the OS layer's, seeded with random_seed) once the console is built, so
+    // the first reset's timer is the seed's first draw.
+    if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
+  }
+
+  /** The next 32-bit draw of the system generator (Multi-Agent ALE draws one per active player per frame). */
+  systemRandomNext(): number {
+    return this.systemRandom.next();
   }
 
   /**
@@ -518,7 +531,8 @@ export class Atari2600 {
     this.frame.reset();
     for (const paddle of this.paddles) paddle.reset();
     this.cpuCycles = 0;
-    this.setPaddles(PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE);
+    this.paddleValues[0] = this.paddleValues[1] = PADDLE_DEFAULT_VALUE;
+    this.updatePaddles();
     this.applyAction(Action.NOOP);
   }
 
@@ -528,62 +542,108 @@ export class Atari2600 {
     this.paddleMax = max;
   }
 
-  /** ALEState::resetPaddles: both paddles to the middle of their range. */
-  resetPaddles(): void {
+  /**
+   * ALEState::resetPaddles: the first `count` paddles to the middle of their range. Single-player ALE centres
+   * paddles 0 and 1 (count 2); Multi-Agent ALE centres all four (count 4), see the PettingZoo notes 2.2.
+   */
+  resetPaddles(count = 2): void {
     const centre = Math.trunc((this.paddleMin + this.paddleMax) / 2);
-    this.setPaddles(centre, centre);
+    for (let p = 0; p < count; p++) this.paddleValues[p] = centre;
+    this.updatePaddles();
   }
 
-  /** Current paddle resistances of players A and B. */
-  get paddlePositions(): [number, number] {
-    return [this.leftPaddle, this.rightPaddle];
-  }
-
-  private setPaddles(a: number, b: number): void {
-    this.leftPaddle = a;
-    this.rightPaddle = b;
-    // Stella's Paddles.cxx: without swapping, paddle 0 is the jack's pin 9 (INPT0 / INPT2), paddle 1 pin 5.
-    const [first, second] = this.swapPaddles ? [b, a] : [a, b];
-    const left = this.leftPaddles ? [first, second] : [MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE];
-    // ALE never sets paddles 2 and 3: their events stay 0, which Stella reads as minimum resistance.
-    const right = this.rightPaddles ? [MINIMUM_RESISTANCE, MINIMUM_RESISTANCE] : [MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE];
-    this.paddles[0].setResistance(left[0]);
-    this.paddles[1].setResistance(left[1]);
-    this.paddles[2].setResistance(right[0]);
-    this.paddles[3].setResistance(right[1]);
+  /** Current paddle resistances of players A-D. */
+  get paddlePositions(): number[] {
+    return [...this.paddleValues];
   }
 
   /**
-   * Sets the inputs for the following frames, as ALEState::applyActionJoysticks / applyActionPaddles do: every key is
-   * released first, then the actions' keys pressed. `difficulty` sets the switches (bit 0: left A, bit 1: right A).
-   * For paddle games LEFT/RIGHT move the paddle by PADDLE_DELTA (RIGHT lowers the resistance) and FIRE presses its
-   * button, so call this once per frame for paddle games, as ALE does.
+   * Wires the four paddle values to INPT0-3. Stella's Paddles.cxx: without swapping, a jack's paddle 0 is pin 9
+   * (INPT0 / INPT2) and paddle 1 pin 5 (INPT1 / INPT3); Controller.SwapPaddles exchanges them within each jack.
+   * Players A/B are the left jack's paddles, C/D the right jack's.
+   */
+  private updatePaddles(): void {
+    const v = this.paddleValues;
+    const [l0, l1, r0, r1] = this.swapPaddles ? [v[1], v[0], v[3], v[2]] : [v[0], v[1], v[2], v[3]];
+    this.paddles[0].setResistance(this.leftPaddles ? l0 : MAXIMUM_RESISTANCE);
+    this.paddles[1].setResistance(this.leftPaddles ? l1 : MAXIMUM_RESISTANCE);
+    this.paddles[2].setResistance(this.rightPaddles ? r0 : MAXIMUM_RESISTANCE);
+    this.paddles[3].setResistance(this.rightPaddles ? r1 : MAXIMUM_RESISTANCE);
+  }
+
+  /**
+   * Sets the inputs for the following frames for players A and B (single-player ALE's applyActionJoysticks /
+   * applyActionPaddles): `applyInputs` with two players.
    */
   applyAction(playerA: number, playerB: number = Action.NOOP, difficulty = 0, select = false): void {
-    const j0 = this.joystick0;
-    const j1 = this.joystick1;
-    this.resetSwitch.toggle(playerA === Action.RESET || playerB === Action.RESET);
+    this.twoPlayers[0] = playerA;
+    this.twoPlayers[1] = playerB;
+    this.applyInputs(this.twoPlayers, difficulty, select);
+  }
+
+  /**
+   * Sets the inputs for the following frames from one action per player (`actions[k]` drives player k: A, B, C, D;
+   * 1 to 4 entries), as ALEState::applyActionJoysticks / applyActionPaddles do: every key is released first, then
+   * the actions' keys pressed. `difficulty` sets the switches (bit 0: left A, bit 1: right A); RESET from any player
+   * presses the console's reset switch, `select` its select switch.
+   * Joysticks: A drives the left port's stick and B the right one's (exchanged by Console.SwapPorts); C and D are
+   * never wired to a joystick. Paddles: LEFT/RIGHT move paddle k by PADDLE_DELTA (RIGHT lowers the resistance) and
+   * FIRE presses its button, so call this once per frame for paddle games, as ALE does. Only the paddles of the
+   * players given move, which is how single-player ALE leaves paddles 2 and 3 alone.
+   */
+  applyInputs(actions: ArrayLike<number>, difficulty = 0, select = false): void {
+    const n = actions.length;
+    if (n < 1 || n > 4) throw new RangeError(`applyInputs: 1 to 4 players, got ${n}`);
+    let reset = false;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    for (let k = 0; k < n; k++) {
+      const action = actions[k];
+      if (action === Action.RESET) {
+        reset = true;
+        continue;
+      }
+      const bits = ACTION_SWITCHES[action];
+      if (bits === undefined) throw new RangeError(`applyInputs: invalid action ${action}`);
+      if (k === 0) a = bits;
+      else if (k === 1) b = bits;
+      else if (k === 2) c = bits;
+      else d = bits;
+    }
+    this.resetSwitch.toggle(reset);
     this.selectSwitch.toggle(select);
     // 6502.ts reads a pressed difficulty switch as B (SWCHB bit low).
     this.difficultyP0.toggle((difficulty & 1) === 0);
     this.difficultyP1.toggle((difficulty & 2) === 0);
-    const a = playerA === Action.RESET ? 0 : ACTION_SWITCHES[playerA];
-    const b = playerB === Action.RESET ? 0 : ACTION_SWITCHES[playerB];
-    if (a === undefined || b === undefined) throw new RangeError(`applyAction: invalid action ${a === undefined ? playerA : playerB}`);
+    const j0 = this.joystick0;
+    const j1 = this.joystick1;
     if (this.usesPaddles) {
-      const delta = (bits: number) => (bits & RIGHT_BIT ? -PADDLE_DELTA : bits & LEFT_BIT ? PADDLE_DELTA : 0);
-      const clamp = (v: number) => Math.min(this.paddleMax, Math.max(this.paddleMin, v));
-      this.setPaddles(clamp(this.leftPaddle + delta(a)), clamp(this.rightPaddle + delta(b)));
-      // Paddle buttons are the jack's pins 4 (paddle 0) and 3 (paddle 1): SWCHA bits 7 and 6 on the left port.
-      const fireA = (a & FIRE_BIT) !== 0;
-      const fireB = (b & FIRE_BIT) !== 0;
-      const [pin4, pin3] = this.swapPaddles ? [fireB, fireA] : [fireA, fireB];
-      j0.right.toggle(this.leftPaddles && pin4);
-      j0.left.toggle(this.leftPaddles && pin3);
+      const v = this.paddleValues;
+      const move = (p: number, bits: number) => {
+        const delta = bits & RIGHT_BIT ? -PADDLE_DELTA : bits & LEFT_BIT ? PADDLE_DELTA : 0;
+        v[p] = Math.min(this.paddleMax, Math.max(this.paddleMin, v[p] + delta));
+      };
+      move(0, a);
+      if (n > 1) move(1, b);
+      if (n > 2) move(2, c);
+      if (n > 3) move(3, d);
+      this.updatePaddles();
+      // Paddle buttons are a jack's pins 4 (paddle 0) and 3 (paddle 1): SWCHA bits 7/6 on the left jack (the
+      // joystick-0 right/left lines), 3/2 on the right jack (joystick-1 right/left); SwapPaddles exchanges them.
+      const fire = (bits: number) => (bits & FIRE_BIT) !== 0;
+      const [pin4L, pin3L, pin4R, pin3R] = this.swapPaddles ? [fire(b), fire(a), fire(d), fire(c)] : [fire(a), fire(b), fire(c), fire(d)];
+      j0.right.toggle(this.leftPaddles && pin4L);
+      j0.left.toggle(this.leftPaddles && pin3L);
       j0.up.toggle(false);
       j0.down.toggle(false);
       j0.fire.toggle(false);
-      for (const s of [j1.up, j1.down, j1.left, j1.right, j1.fire]) s.toggle(false);
+      j1.right.toggle(this.rightPaddles && pin4R);
+      j1.left.toggle(this.rightPaddles && pin3R);
+      j1.up.toggle(false);
+      j1.down.toggle(false);
+      j1.fire.toggle(false);
       return;
     }
     const [left, right] = this.swapPorts ? [b, a] : [a, b];

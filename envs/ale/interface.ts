@@ -1,9 +1,16 @@
 // ALE's environment layer (StellaEnvironment + ALEInterface) over our console: the reset procedure, sticky actions,
 // frame counters, terminal/truncation, and per-game reward/lives from RAM. AtariEnv (env.ts) puts the Gymnasium API
 // on top, as ale-py's AtariEnv does over ALEInterface.
+//
+// The same class is Multi-Agent ALE's interface (multi_agent_ale_py, what PettingZoo's Atari envs drive) when the
+// game spec lists modes per player count (`playerModes`, see multi_agent_games.ts). Then: `numPlayersActive()` comes
+// from the mode, `actPlayers` takes one action per player and returns one reward per player, `allLives()` gives each
+// player's lives, every reset centres all four paddles and ends with Multi-Agent ALE's extra frames, the ROM load
+// resets in the ROM's default mode, and the system generator is seeded by `randomSeed` (PettingZoo notes 2.4-2.6).
 
 import { Action, Atari2600 } from "./emulator.ts";
 import { pressSelectUntil, type GameSettings, type GameSpec, type ModeControl } from "./games.ts";
+import type { MultiAgentGameSpec, MultiPlayerSettings } from "./multi_agent_games.ts";
 
 /** StellaEnvironment::m_num_reset_steps: frames RESET is held by every soft reset. */
 export const NUM_RESET_STEPS = 4;
@@ -18,6 +25,11 @@ export interface AleSettings {
   /** Game mode; undefined = the game's default (its first available mode). */
   mode?: number;
   difficulty?: number;
+  /**
+   * Multi-Agent ALE's `random_seed`: seeds the system generator behind power-on RAM and RIOT timers (only for
+   * multi-agent game specs; single-player ALE 0.12 uses its fixed system_random_seed whatever the seed).
+   */
+  randomSeed?: number;
 }
 
 export class ALEInterface {
@@ -31,6 +43,13 @@ export class ALEInterface {
   private stickyAction: number = Action.NOOP;
   private readonly mode: number;
   private readonly difficulty: number;
+  /** Players the mode is for (1 for single-player specs). */
+  private readonly players: number;
+  /** The Multi-Agent ALE spec when this is a multi-player interface. */
+  private readonly multi: MultiAgentGameSpec | undefined;
+  /** One action per controller slot for the next frames: A, B (and C, D for Multi-Agent ALE). */
+  private readonly inputs: number[];
+  private readonly playerRewards = new Int32Array(4);
 
   constructor(
     readonly game: GameSpec,
@@ -50,7 +69,20 @@ export class ALEInterface {
     const p = aleSettings.repeatActionProbability;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`repeat_action_probability must be in [0, 1], got ${p}`);
     this.console = new Atari2600(rom, game.console);
-    this.settings = game.createSettings();
+    this.multi = "playerModes" in game ? (game as MultiAgentGameSpec) : undefined;
+    this.players = this.multi ? this.multi.playersForMode(this.mode) : 1;
+    this.inputs = new Array(this.multi ? 4 : 2).fill(Action.NOOP);
+    this.settings = this.multi ? this.multi.createPlayerSettings(this.players) : game.createSettings();
+  }
+
+  /** Multi-Agent ALE's `setInt("random_seed", seed)`: takes effect at the next ROM load (`resetGame(_, true)`). */
+  setRandomSeed(seed: number): void {
+    this.aleSettings.randomSeed = seed;
+  }
+
+  /** Multi-Agent ALE's `numPlayersActive()`: how many players the current mode is for. */
+  numPlayersActive(): number {
+    return this.players;
   }
 
   /** ALE's `getMinimalActionSet()`. */
@@ -73,28 +105,43 @@ export class ALEInterface {
   resetGame(powerOnSeed: number, reload = false): void {
     if (reload || !this.loaded) {
       this.frameNumber = 0;
-      this.console.powerOn(powerOnSeed);
-      this.resetEnvironment();
+      if (this.multi) {
+        // multi_agent_ale_py: the system generator is seeded with random_seed, and re-seeded once the console exists.
+        this.console.powerOn(powerOnSeed, this.aleSettings.randomSeed ?? 0, true);
+        // Its loadROM resets in the ROM's default mode; the chosen mode only takes effect at the next reset.
+        this.resetEnvironment(this.multi.defaultMode);
+      } else {
+        this.console.powerOn(powerOnSeed);
+        this.resetEnvironment(this.mode);
+      }
       this.loaded = true;
     }
-    this.resetEnvironment();
+    this.resetEnvironment(this.mode);
   }
 
   /**
    * StellaEnvironment::reset: system reset, 60 NOOP frames, soft reset, reset the game settings, select the mode
    * (and soft reset again), soft reset, then the game's starting actions.
    */
-  private resetEnvironment(): void {
+  private resetEnvironment(mode: number): void {
     this.episodeFrameNumber = 0;
     const emu = this.console;
     emu.systemReset();
-    emu.resetPaddles();
+    // Multi-Agent ALE centres all four paddles; single-player ALE only A's and B's.
+    emu.resetPaddles(this.multi ? 4 : 2);
     this.emulate(Action.NOOP, NUM_RESET_NOOP_STEPS);
     this.softReset();
     this.settings.reset();
-    this.setMode();
+    this.setMode(mode);
     this.softReset();
-    for (const action of this.game.startingActions ?? []) this.emulate(action, 1);
+    const starting = this.game.startingActions ?? [];
+    for (const action of starting) this.emulate(action, 1);
+    if (this.multi) {
+      // Multi-Agent ALE's additions: a NOOP frame, player B's starting actions (RESET excepted), another NOOP frame.
+      this.emulate(Action.NOOP, 1);
+      for (const action of starting) if (action !== Action.RESET) this.emulate(Action.NOOP, 1, true, action);
+      this.emulate(Action.NOOP, 1);
+    }
   }
 
   /** Presses the console's RESET switch for NUM_RESET_STEPS frames and forgets the last action. */
@@ -107,15 +154,15 @@ export class ALEInterface {
    * RomSettings::setMode: the game's own procedure (`selectMode`), or SELECT presses until a RAM byte shows the mode
    * followed by a soft reset (`modeSelect`); a no-op for games with neither (RomSettings' default).
    */
-  private setMode(): void {
+  private setMode(mode: number): void {
     if (this.game.selectMode) {
-      this.game.selectMode(this.modeControl, this.mode);
+      this.game.selectMode(this.modeControl, mode);
       return;
     }
     const select = this.game.modeSelect;
     if (select === undefined) return;
-    const target = select.ramValue ? select.ramValue(this.mode) : this.mode;
-    const what = `${this.game.name}: mode ${this.mode}`;
+    const target = select.ramValue ? select.ramValue(mode) : mode;
+    const what = `${this.game.name}: mode ${mode}`;
     pressSelectUntil(this.modeControl, select.selectFrames, () => this.console.readRam(select.ramIndex) === target, what);
     this.softReset();
   }
@@ -141,11 +188,20 @@ export class ALEInterface {
   }
 
   /** StellaEnvironment::emulate: `frames` frames of `action`, stepping the game settings after each. */
-  private emulate(action: number, frames: number, renderLast = true): void {
+  private emulate(action: number, frames: number, renderLast = true, actionB: number = Action.NOOP): void {
+    const inputs = this.inputs;
+    inputs.fill(Action.NOOP);
+    inputs[0] = action;
+    inputs[1] = actionB;
+    this.emulateInputs(frames, renderLast);
+  }
+
+  /** `emulate` with the actions already in `inputs` (one per controller slot). */
+  private emulateInputs(frames: number, renderLast: boolean): void {
     const emu = this.console;
     for (let t = 0; t < frames; t++) {
       // Paddle positions move every frame, so inputs are applied per frame (joysticks just repeat the same keys).
-      emu.applyAction(action, Action.NOOP, this.difficulty);
+      emu.applyInputs(this.inputs, this.difficulty);
       emu.emulateFrame(renderLast && t === frames - 1);
       this.settings.step(emu.ram);
     }
@@ -165,6 +221,40 @@ export class ALEInterface {
     this.frameNumber++;
     this.episodeFrameNumber++;
     return this.settings.reward;
+  }
+
+  /**
+   * Multi-Agent ALE's `act(actions)`: one frame with one action per active player (exactly numPlayersActive()
+   * entries, ALE action ids). Returns each player's reward for that frame (a view, valid until the next call);
+   * nothing is emulated once the episode is over. As in multi_agent_ale_py, each active player draws one number from
+   * the system generator per frame (sticky actions; the draws move the RIOT timer of later resets).
+   */
+  actPlayers(actions: ArrayLike<number>, render = true): Int32Array {
+    const multi = this.multi;
+    if (!multi) throw new Error(`${this.game.name}: actPlayers needs a multi-agent game spec`);
+    if (actions.length !== this.players) throw new RangeError(`act: expected ${this.players} actions, got ${actions.length}`);
+    const inputs = this.inputs;
+    const p = this.aleSettings.repeatActionProbability;
+    for (let k = 0; k < this.players; k++) {
+      const action = actions[k];
+      if (!Number.isInteger(action) || action < 0 || action >= 18) throw new RangeError(`act: invalid action ${action}`);
+      // Uniform draw in [0, 1): mt19937's 32 bits over 2^32; an action is kept when the draw is >= p.
+      if (this.console.systemRandomNext() / 4294967296 >= p) inputs[k] = action;
+    }
+    const rewards = this.playerRewards;
+    rewards.fill(0);
+    if (this.isTerminal()) return rewards;
+    this.emulateInputs(1, render);
+    this.frameNumber++;
+    this.episodeFrameNumber++;
+    rewards.set((this.settings as MultiPlayerSettings).rewards);
+    return rewards;
+  }
+
+  /** Multi-Agent ALE's `allLives()`: one entry per active player; -1 = that player is out, 0 = no lives counter. */
+  allLives(): number[] {
+    if (!this.multi) return [this.lives()];
+    return (this.settings as MultiPlayerSettings).allLives().slice(0, this.players);
   }
 
   /** Terminal or truncated: StellaEnvironment::isTerminal. */
