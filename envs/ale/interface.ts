@@ -2,13 +2,31 @@
 // frame counters, terminal/truncation, and per-game reward/lives from RAM. AtariEnv (env.ts) puts the Gymnasium API
 // on top, as ale-py's AtariEnv does over ALEInterface.
 
-import { Action, Atari2600 } from "./emulator.ts";
+import { StellaCore } from "./console.ts";
+import { Action } from "./controls.ts";
+import { Atari2600 } from "./emulator.ts";
 import { pressSelectUntil, type GameSettings, type GameSpec, type ModeControl } from "./games.ts";
 
 /** StellaEnvironment::m_num_reset_steps: frames RESET is held by every soft reset. */
 export const NUM_RESET_STEPS = 4;
 /** StellaEnvironment::reset: NOOP frames after the power cycle, before the first soft reset. */
 export const NUM_RESET_NOOP_STEPS = 60;
+
+/** The two cores behind the same console interface: our Stella 3.x port, or 6502.ts driven the way ALE drives Stella. */
+export type AtariConsole = Atari2600 | StellaCore;
+export type CoreName = "stella" | "6502ts";
+
+/** The core `ALE_CORE` names (default: 6502ts); an unknown name is an error, not a silent fallback. */
+export function defaultCore(): CoreName {
+  const name = process.env.ALE_CORE ?? "6502ts";
+  if (name !== "stella" && name !== "6502ts") throw new Error(`ALE_CORE must be "stella" or "6502ts", got "${name}"`);
+  return name;
+}
+
+/** Builds the console for `game` on the chosen core. */
+export function createConsole(game: GameSpec, rom: Uint8Array, core: CoreName = defaultCore()): AtariConsole {
+  return core === "stella" ? new StellaCore(rom, { ...game.console, md5: game.md5 }) : new Atari2600(rom, game.console);
+}
 
 export interface AleSettings {
   /** Probability that a frame repeats the previous frame's action instead of the requested one. */
@@ -18,10 +36,12 @@ export interface AleSettings {
   /** Game mode; undefined = the game's default (its first available mode). */
   mode?: number;
   difficulty?: number;
+  /** Which emulator core runs the console (default: the ALE_CORE environment variable, else 6502ts). */
+  core?: CoreName;
 }
 
 export class ALEInterface {
-  readonly console: Atari2600;
+  readonly console: AtariConsole;
   readonly settings: GameSettings;
   private frameNumber = 0;
   /** Whether the console has been switched on and reset once (ALE's loadROM). */
@@ -49,7 +69,7 @@ export class ALEInterface {
     }
     const p = aleSettings.repeatActionProbability;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`repeat_action_probability must be in [0, 1], got ${p}`);
-    this.console = new Atari2600(rom, game.console);
+    this.console = createConsole(game, rom, aleSettings.core);
     this.settings = game.createSettings();
   }
 
