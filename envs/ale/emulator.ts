@@ -24,59 +24,39 @@ import CartridgeFactory from "6502.ts/lib/machine/stella/cartridge/CartridgeFact
 import CartridgeInfo from "6502.ts/lib/machine/stella/cartridge/CartridgeInfo.js";
 import * as rngFactory from "6502.ts/lib/tools/rng/factory.js";
 
+import {
+  ACTION_SWITCHES,
+  ALE_SYSTEM_RANDOM_SEED,
+  Action,
+  FIRE_BIT,
+  LEFT_BIT,
+  MAXIMUM_RESISTANCE,
+  MINIMUM_RESISTANCE,
+  Mt19937,
+  PADDLE_DEFAULT_VALUE,
+  PADDLE_DELTA,
+  PADDLE_MAX,
+  PADDLE_MIN,
+  RIGHT_BIT,
+  UP_BIT,
+  DOWN_BIT,
+  type ConsoleOptions,
+} from "./controls.ts";
 import { screenToGrayscale, screenToRgb } from "./palette.ts";
 
-/** ALE's `Action` enum (src/common/Constants.h): the 18 joystick actions, then the console's RESET switch. */
-export const Action = {
-  NOOP: 0,
-  FIRE: 1,
-  UP: 2,
-  RIGHT: 3,
-  LEFT: 4,
-  DOWN: 5,
-  UPRIGHT: 6,
-  UPLEFT: 7,
-  DOWNRIGHT: 8,
-  DOWNLEFT: 9,
-  UPFIRE: 10,
-  RIGHTFIRE: 11,
-  LEFTFIRE: 12,
-  DOWNFIRE: 13,
-  UPRIGHTFIRE: 14,
-  UPLEFTFIRE: 15,
-  DOWNRIGHTFIRE: 16,
-  DOWNLEFTFIRE: 17,
-  RESET: 18,
-} as const;
+export {
+  ACTION_MEANINGS,
+  ALE_SYSTEM_RANDOM_SEED,
+  Action,
+  Mt19937,
+  PADDLE_DEFAULT_VALUE,
+  PADDLE_DELTA,
+  PADDLE_MAX,
+  PADDLE_MIN,
+  type ConsoleOptions,
+  type ControllerType,
+} from "./controls.ts";
 
-/** Names of actions 0..17 in enum order, as ale-py's `get_action_meanings()` spells them. */
-export const ACTION_MEANINGS: readonly string[] = Object.keys(Action).slice(0, 18);
-
-const UP_BIT = 1;
-const DOWN_BIT = 2;
-const LEFT_BIT = 4;
-const RIGHT_BIT = 8;
-const FIRE_BIT = 16;
-/** Joystick switches pressed by each action 0..17 (ALEState::applyActionJoysticks). */
-const ACTION_SWITCHES: readonly number[] = ACTION_MEANINGS.map(
-  (name) =>
-    (name.includes("UP") ? UP_BIT : 0) |
-    (name.includes("DOWN") ? DOWN_BIT : 0) |
-    (name.includes("LEFT") ? LEFT_BIT : 0) |
-    (name.includes("RIGHT") ? RIGHT_BIT : 0) |
-    (name.includes("FIRE") ? FIRE_BIT : 0),
-);
-
-// Paddle constants from ALE's ale_state.hpp. MIN/MAX come from Stella 3.3's Paddles.cxx (1400000 * [5, 235] / 255);
-// MAX was lowered by ALE's authors so that Pong's bat cannot leave the screen.
-export const PADDLE_DELTA = 23000;
-export const PADDLE_MIN = 27450;
-export const PADDLE_MAX = 790196;
-/** ALEState::resetPaddles centres both paddles at (min + max) / 2 (integer division). */
-export const PADDLE_DEFAULT_VALUE = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
-/** Stella's Controller::minimumResistance / maximumResistance: INPTx reads always high / always low. */
-const MINIMUM_RESISTANCE = 0;
-const MAXIMUM_RESISTANCE = 0x7fffffff;
 
 /** RIOT port B (console switches) as 6502.ts's PIA decodes it (address & 0x283), and the bits no switch drives. */
 const SWCHB = 0x282;
@@ -91,65 +71,8 @@ const MAXIMUM_SCANLINES = 290;
 /** Stella gives up on a frame after 25000 instructions; we bound the frame by scanlines instead (same purpose). */
 const RUNAWAY_FRAME_SCANLINES = 1000;
 
-/** ALE's default `system_random_seed`, which seeds Stella's System generator (ale_interface Settings). */
-export const ALE_SYSTEM_RANDOM_SEED = 4753849;
-
 /** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
 const RESETS_BEFORE_LOAD = 2;
-
-/** std::mt19937, the generator behind Stella's Random in ALE: 32-bit outputs, as C++'s default engine gives them. */
-export class Mt19937 {
-  private readonly state = new Uint32Array(624);
-  private index = 624;
-
-  constructor(seed: number) {
-    const mt = this.state;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < 624; i++) {
-      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
-      // 1812433253 * prev + i in 32-bit arithmetic (split to stay exact in doubles).
-      mt[i] = ((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) + (prev & 0xffff) * 1812433253 + i;
-    }
-  }
-
-  next(): number {
-    const mt = this.state;
-    if (this.index >= 624) {
-      for (let i = 0; i < 624; i++) {
-        const y = (mt[i] & 0x80000000) | (mt[(i + 1) % 624] & 0x7fffffff);
-        mt[i] = mt[(i + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
-      }
-      this.index = 0;
-    }
-    let y = mt[this.index++];
-    y ^= y >>> 11;
-    y ^= (y << 7) & 0x9d2c5680;
-    y ^= (y << 15) & 0xefc60000;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-}
-
-export type ControllerType = "joystick" | "paddles";
-
-export interface ConsoleOptions {
-  /** Display.YStart: first frame scanline of the screen (ALE default 34). */
-  yStart?: number;
-  /** Display.Height: screen height in scanlines (ALE default 210). */
-  height?: number;
-  /** Controller.Left / Controller.Right; player A uses the left port. */
-  leftController?: ControllerType;
-  rightController?: ControllerType;
-  /** Controller.SwapPaddles: paddle 0 (player A) is wired to the jack's second pot and button, as for Pong. */
-  swapPaddles?: boolean;
-  /**
-   * Console.SwapPorts: the controller player A's events drive sits in the right port and player B's in the left
-   * (Stella's Console swaps the jacks the two joysticks are built on). Joysticks only, as the games that set it use.
-   */
-  swapPorts?: boolean;
-  /** Override the bank-switching scheme; by default it is detected from the image (size and signatures). */
-  cartridgeType?: string;
-}
 
 // The parts of 6502.ts's chips we touch. They are private in its type declarations, so we describe them here.
 interface TiaInternals {

@@ -9,7 +9,7 @@
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
-import { ACTION_MEANINGS } from "./emulator.ts";
+import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
 import { ALEInterface } from "./interface.ts";
 import { findRom, md5Hex } from "./roms.ts";

@@ -12,7 +12,7 @@
 // extra soft reset or SELECT press, two acceptable RAM values, two RAM bytes) give their procedure as a `selectMode`
 // hook written against ModeControl, StellaEnvironmentWrapper's operations.
 
-import { Action, type ConsoleOptions } from "./emulator.ts";
+import { Action, type ConsoleOptions } from "./controls.ts";
 
 /** The mutable per-episode state of one game, ALE's RomSettings instance. */
 export interface GameSettings {

@@ -8,7 +8,9 @@
 // player's lives, every reset centres all four paddles and ends with Multi-Agent ALE's extra frames, the ROM load
 // resets in the ROM's default mode, and the system generator is seeded by `randomSeed` (PettingZoo notes 2.4-2.6).
 
-import { Action, Atari2600 } from "./emulator.ts";
+import { StellaCore } from "./console.ts";
+import { Action } from "./controls.ts";
+import { Atari2600 } from "./emulator.ts";
 import { pressSelectUntil, type GameSettings, type GameSpec, type ModeControl } from "./games.ts";
 import type { MultiAgentGameSpec, MultiPlayerSettings } from "./multi_agent_games.ts";
 
@@ -16,6 +18,22 @@ import type { MultiAgentGameSpec, MultiPlayerSettings } from "./multi_agent_game
 export const NUM_RESET_STEPS = 4;
 /** StellaEnvironment::reset: NOOP frames after the power cycle, before the first soft reset. */
 export const NUM_RESET_NOOP_STEPS = 60;
+
+/** The two cores behind the same console interface: our Stella 3.x port, or 6502.ts driven the way ALE drives Stella. */
+export type AtariConsole = Atari2600 | StellaCore;
+export type CoreName = "stella" | "6502ts";
+
+/** The core `ALE_CORE` names (default: 6502ts); an unknown name is an error, not a silent fallback. */
+export function defaultCore(): CoreName {
+  const name = process.env.ALE_CORE ?? "6502ts";
+  if (name !== "stella" && name !== "6502ts") throw new Error(`ALE_CORE must be "stella" or "6502ts", got "${name}"`);
+  return name;
+}
+
+/** Builds the console for `game` on the chosen core. */
+export function createConsole(game: GameSpec, rom: Uint8Array, core: CoreName = defaultCore()): AtariConsole {
+  return core === "stella" ? new StellaCore(rom, { ...game.console, md5: game.md5 }) : new Atari2600(rom, game.console);
+}
 
 export interface AleSettings {
   /** Probability that a frame repeats the previous frame's action instead of the requested one. */
@@ -30,10 +48,12 @@ export interface AleSettings {
    * multi-agent game specs; single-player ALE 0.12 uses its fixed system_random_seed whatever the seed).
    */
   randomSeed?: number;
+  /** Which emulator core runs the console (default: the ALE_CORE environment variable, else 6502ts). */
+  core?: CoreName;
 }
 
 export class ALEInterface {
-  readonly console: Atari2600;
+  readonly console: AtariConsole;
   readonly settings: GameSettings;
   private frameNumber = 0;
   /** Whether the console has been switched on and reset once (ALE's loadROM). */
@@ -68,7 +88,7 @@ export class ALEInterface {
     }
     const p = aleSettings.repeatActionProbability;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`repeat_action_probability must be in [0, 1], got ${p}`);
-    this.console = new Atari2600(rom, game.console);
+    this.console = createConsole(game, rom, aleSettings.core);
     this.multi = "playerModes" in game ? (game as MultiAgentGameSpec) : undefined;
     this.players = this.multi ? this.multi.playersForMode(this.mode) : 1;
     this.inputs = new Array(this.multi ? 4 : 2).fill(Action.NOOP);

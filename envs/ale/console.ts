@@ -1,0 +1,299 @@
+// Our own Atari 2600 core, built the way ALE's Stella 3.x is (src/ale/emucore): the M6502 "low" CPU (m6502.ts),
+// the M6532 RIOT (riot.ts), the lazily drawing TIA (tia.ts) and the cartridge (cart.ts), on Stella's bus map:
+//
+//   A12 set                 -> cartridge            A12, A7 clear        -> TIA (reads: A0-A3, writes: A0-A5)
+//   A12 clear, A7 set, A9 0 -> RIOT RAM (A0-A6)      A12 clear, A7, A9 set -> RIOT ports and timer
+//
+// `StellaCore` has the same interface as the 6502.ts-based `Atari2600` (emulator.ts), so ALEInterface runs on
+// either; `createConsole` picks one (ALE_CORE=stella | 6502ts). Inputs are kept per port, so both joysticks, all
+// four paddles and their buttons can be driven (`setJoystick`, `setPaddle`); `applyAction` is ALE's mapping of one
+// or two players' actions onto them.
+
+import {
+  ACTION_SWITCHES,
+  ALE_SYSTEM_RANDOM_SEED,
+  Action,
+  DOWN_BIT,
+  FIRE_BIT,
+  LEFT_BIT,
+  MAXIMUM_RESISTANCE,
+  MINIMUM_RESISTANCE,
+  Mt19937,
+  PADDLE_DEFAULT_VALUE,
+  PADDLE_DELTA,
+  PADDLE_MAX,
+  PADDLE_MIN,
+  RIGHT_BIT,
+  UP_BIT,
+  type ConsoleOptions,
+} from "./controls.ts";
+import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts";
+import { M6502 } from "./m6502.ts";
+import { screenToGrayscale, screenToRgb } from "./palette.ts";
+import { Riot } from "./riot.ts";
+import { Tia } from "./tia.ts";
+
+/** SWCHB bits no switch drives: Stella's Switches start from $FF and never change bits 2, 4 and 5. */
+const SWCHB_UNUSED_BITS = 0x34;
+/** SWCHB bit 3: colour TV (ALE's Console.TelevisionType COLOR). */
+const SWCHB_COLOR = 0x08;
+/** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
+const RESETS_BEFORE_LOAD = 2;
+
+export class StellaCore {
+  readonly width = 160;
+  readonly height: number;
+  readonly cartridgeType: string;
+  readonly usesPaddles: boolean;
+  /** Frames emulated since construction. */
+  framesEmulated = 0;
+  /** Stella's System data bus state: the last value read or written. */
+  dataBus = 0;
+  /** SWCHA as the RIOT reads it (pressed = 0). */
+  swcha = 0xff;
+  /** SWCHB as the RIOT reads it. */
+  swchb = SWCHB_UNUSED_BITS | SWCHB_COLOR | 0x03;
+  /** Resistance on INPT0..INPT3 (left jack pins 9 and 5, right jack pins 9 and 5). */
+  readonly paddleResistance = new Int32Array([MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE]);
+  /** INPT4 / INPT5 (left / right joystick fire) released. */
+  readonly fireReleased = new Uint8Array([1, 1]);
+
+  /** The system clock (Stella's System::cycles), shared by CPU, RIOT and TIA. */
+  private readonly clock = { cycles: 0 };
+  private readonly cpu: M6502;
+  private readonly riot: Riot;
+  private readonly tia: Tia;
+  private readonly cart: Cartridge;
+  private readonly cartWatchesTia: boolean;
+  private readonly ramArray: Uint8Array;
+  private systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
+  private readonly leftPaddles: boolean;
+  private readonly rightPaddles: boolean;
+  private readonly swapPaddles: boolean;
+  private readonly swapPorts: boolean;
+  private leftPaddle = PADDLE_DEFAULT_VALUE;
+  private rightPaddle = PADDLE_DEFAULT_VALUE;
+  private paddleMin = PADDLE_MIN;
+  private paddleMax = PADDLE_MAX;
+
+  constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string; hmoveBlanks?: boolean } = {}) {
+    const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
+    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`StellaCore: yStart ${yStart} outside Stella's 0..64`);
+    if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`StellaCore: height ${height} outside Stella's 210..256`);
+    this.height = height;
+    this.leftPaddles = leftController === "paddles";
+    this.rightPaddles = rightController === "paddles";
+    this.usesPaddles = this.leftPaddles || this.rightPaddles;
+    this.swapPaddles = swapPaddles;
+    this.swapPorts = options.swapPorts ?? false;
+    if (this.swapPorts && this.usesPaddles) throw new Error("StellaCore: swapPorts is only supported with joysticks");
+
+    const image = new Uint8Array(rom);
+    this.cartridgeType = options.cartridgeType ?? detectCartridgeType(image);
+    this.cart = createCartridge(image, this.cartridgeType, options.md5);
+    this.cartWatchesTia = this.cart.watchesTiaWrites;
+    this.riot = new Riot(this.clock, this);
+    this.ramArray = this.riot.ram;
+    this.tia = new Tia(this.clock, this, yStart, height);
+    this.tia.allowHmoveBlanks = options.hmoveBlanks ?? true;
+    this.cpu = new M6502(this, this.clock);
+    this.tia.attachCpu(this.cpu);
+    this.powerOn(0);
+  }
+
+  /** The 128 bytes of RIOT RAM ($80-$FF), live. */
+  get ram(): Uint8Array {
+    return this.ramArray;
+  }
+
+  /** The last frame's screen, one TIA colour byte per pixel, row-major `height x 160`. */
+  get screen(): Uint8Array {
+    return this.tia.screen;
+  }
+
+  /** Instructions executed since construction. */
+  get instructions(): number {
+    return this.cpu.instructions;
+  }
+
+  // ---- the bus (Stella's System::peek / poke with the 2600's page map) ----
+
+  peek(address: number): number {
+    const a = address & 0x1fff;
+    let value: number;
+    if (a & 0x1000) value = this.cart.peek(address);
+    else if (a & 0x80) value = a & 0x200 ? this.riot.peek(a) : this.ramArray[a & 0x7f];
+    else value = this.tia.peek(a);
+    this.dataBus = value;
+    return value;
+  }
+
+  poke(address: number, value: number): void {
+    const a = address & 0x1fff;
+    if (a & 0x1000) {
+      this.cart.poke(address, value);
+    } else if (a & 0x80) {
+      if (a & 0x200) this.riot.poke(a, value);
+      else this.ramArray[a & 0x7f] = value;
+    } else {
+      if (this.cartWatchesTia && a < 0x40) this.cart.poke(address, value);
+      this.tia.poke(a, value);
+    }
+    this.dataBus = value;
+  }
+
+  /** Stella's System::resetCycles tells the RIOT (the TIA adjusts itself). */
+  systemCyclesReset(cycles: number): void {
+    this.riot.systemCyclesReset(cycles);
+  }
+
+  // ---- power and reset ----
+
+  /**
+   * Switches the console on, as ALE does when it loads a ROM: Stella's System generator is seeded with ALE's fixed
+   * `system_random_seed`, the RIOT's constructor fills RAM with 128 draws, and two System::resets happen before ALE's
+   * first environment reset (found by matching ale-py 0.12.1's post-reset RAM, see emulator.ts). `seed` fills the
+   * cartridge RAM of SC carts, which ALE draws from another generator.
+   */
+  powerOn(seed: number): void {
+    this.systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
+    for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
+    for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
+    const cartRam = this.cart.ram;
+    if (cartRam !== null) {
+      const random = new Mt19937(seed);
+      for (let i = 0; i < cartRam.length; i++) cartRam[i] = random.next() & 0xff;
+    }
+    this.systemReset();
+  }
+
+  /**
+   * Stella's System::reset (every ALE reset_game starts with one): clock to 0, RIOT (timer redrawn, RAM kept), TIA,
+   * cartridge bank, then the CPU from the reset vector.
+   */
+  systemReset(): void {
+    this.clock.cycles = 0;
+    this.riot.reset(this.systemRandom.next());
+    this.tia.reset();
+    this.cart.reset();
+    this.cpu.reset();
+    this.setPaddles(PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE);
+    this.applyAction(Action.NOOP);
+  }
+
+  // ---- inputs ----
+
+  /** Joystick `port` (0 left, 1 right): UP/DOWN/LEFT/RIGHT/FIRE bits of controls.ts; paddle buttons are separate. */
+  setJoystick(port: number, switches: number): void {
+    const shift = port === 0 ? 4 : 0;
+    let bits = 0x0f;
+    if (switches & UP_BIT) bits &= ~0x01;
+    if (switches & DOWN_BIT) bits &= ~0x02;
+    if (switches & LEFT_BIT) bits &= ~0x04;
+    if (switches & RIGHT_BIT) bits &= ~0x08;
+    this.swcha = (this.swcha & ~(0x0f << shift)) | (bits << shift);
+    this.fireReleased[port] = switches & FIRE_BIT ? 0 : 1;
+  }
+
+  /**
+   * Paddle `index` 0-3 (0/1 on the left jack's pins 9/5 and buttons on pins 4/3, 2/3 on the right jack): its
+   * resistance (Stella's units; MINIMUM/MAXIMUM_RESISTANCE read always high/low) and whether its button is pressed.
+   */
+  setPaddle(index: number, resistance: number, fire: boolean): void {
+    this.paddleResistance[index] = resistance;
+    // Buttons: paddle 0 -> pin 4 (SWCHA bit 7 / 3), paddle 1 -> pin 3 (bit 6 / 2).
+    const bit = (index & 1 ? 0x40 : 0x80) >> (index & 2 ? 4 : 0);
+    this.swcha = fire ? this.swcha & ~bit : this.swcha | bit;
+  }
+
+  /** The console switches: RESET, SELECT, and the difficulty switches (bit 0: left A, bit 1: right A). */
+  setSwitches(reset: boolean, select: boolean, difficulty: number): void {
+    this.swchb = SWCHB_UNUSED_BITS | SWCHB_COLOR | (reset ? 0 : 0x01) | (select ? 0 : 0x02) | (difficulty & 1 ? 0x40 : 0) | (difficulty & 2 ? 0x80 : 0);
+  }
+
+  /** ALE's `setPaddleLimits` (settings paddle_min / paddle_max). */
+  setPaddleLimits(min: number, max: number): void {
+    this.paddleMin = min;
+    this.paddleMax = max;
+  }
+
+  /** ALEState::resetPaddles: both paddles to the middle of their range. */
+  resetPaddles(): void {
+    const centre = Math.trunc((this.paddleMin + this.paddleMax) / 2);
+    this.setPaddles(centre, centre);
+  }
+
+  /** Current paddle resistances of players A and B. */
+  get paddlePositions(): [number, number] {
+    return [this.leftPaddle, this.rightPaddle];
+  }
+
+  private setPaddles(a: number, b: number, fireA = false, fireB = false): void {
+    this.leftPaddle = a;
+    this.rightPaddle = b;
+    if (!this.usesPaddles) {
+      for (let i = 0; i < 4; i++) this.paddleResistance[i] = MAXIMUM_RESISTANCE;
+      return;
+    }
+    // Stella's Paddles.cxx: without swapping, player A's paddle is the jack's pin 9 (INPT0) and button pin 4.
+    const [first, second] = this.swapPaddles ? [b, a] : [a, b];
+    const [fireFirst, fireSecond] = this.swapPaddles ? [fireB, fireA] : [fireA, fireB];
+    if (this.leftPaddles) {
+      this.setPaddle(0, first, fireFirst);
+      this.setPaddle(1, second, fireSecond);
+    } else {
+      this.paddleResistance[0] = this.paddleResistance[1] = MAXIMUM_RESISTANCE;
+    }
+    // ALE never sets paddles 2 and 3: their events stay 0, which Stella reads as minimum resistance.
+    const right = this.rightPaddles ? MINIMUM_RESISTANCE : MAXIMUM_RESISTANCE;
+    this.paddleResistance[2] = this.paddleResistance[3] = right;
+  }
+
+  /**
+   * Sets the inputs for the following frames, as ALEState::applyActionJoysticks / applyActionPaddles do; the same
+   * contract as Atari2600.applyAction (emulator.ts).
+   */
+  applyAction(playerA: number, playerB: number = Action.NOOP, difficulty = 0, select = false): void {
+    this.setSwitches(playerA === Action.RESET || playerB === Action.RESET, select, difficulty);
+    const a = playerA === Action.RESET ? 0 : ACTION_SWITCHES[playerA];
+    const b = playerB === Action.RESET ? 0 : ACTION_SWITCHES[playerB];
+    if (a === undefined || b === undefined) throw new RangeError(`applyAction: invalid action ${a === undefined ? playerA : playerB}`);
+    if (this.usesPaddles) {
+      const delta = (bits: number) => (bits & RIGHT_BIT ? -PADDLE_DELTA : bits & LEFT_BIT ? PADDLE_DELTA : 0);
+      const clamp = (v: number) => Math.min(this.paddleMax, Math.max(this.paddleMin, v));
+      this.swcha = 0xff;
+      this.fireReleased[0] = this.fireReleased[1] = 1;
+      this.setPaddles(clamp(this.leftPaddle + delta(a)), clamp(this.rightPaddle + delta(b)), (a & FIRE_BIT) !== 0, (b & FIRE_BIT) !== 0);
+      return;
+    }
+    const [left, right] = this.swapPorts ? [b, a] : [a, b];
+    this.setJoystick(0, left);
+    this.setJoystick(1, right);
+  }
+
+  // ---- running ----
+
+  /** Runs the console for one video frame (Stella's TIA::update); `render = false` skips writing pixels. */
+  emulateFrame(render = true): void {
+    this.tia.renderEnabled = render;
+    this.tia.update();
+    this.framesEmulated++;
+  }
+
+  /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
+  getScreenRGB(out: Uint8Array): Uint8Array {
+    screenToRgb(this.screen, out);
+    return out;
+  }
+
+  /** The screen as ALE's grey levels (height x 160) into `out`, ALE's getScreenGrayscale. */
+  getScreenGrayscale(out: Uint8Array): Uint8Array {
+    screenToGrayscale(this.screen, out);
+    return out;
+  }
+
+  /** A RIOT RAM byte by ALE's index 0..127 (address $80 + index), as RomUtils' readRam. */
+  readRam(index: number): number {
+    return this.ramArray[index & 0x7f];
+  }
+}

@@ -1,0 +1,113 @@
+// What every Atari 2600 core shares: ALE's action set and how actions press joystick switches or move paddles, the
+// paddle constants, the console options a game's properties set, and Stella's System random generator (ALE's fixed
+// power-on state comes from it). Kept free of any emulator code so that each core, and the env layer, import it
+// without the other core.
+
+/** ALE's `Action` enum (src/common/Constants.h): the 18 joystick actions, then the console's RESET switch. */
+export const Action = {
+  NOOP: 0,
+  FIRE: 1,
+  UP: 2,
+  RIGHT: 3,
+  LEFT: 4,
+  DOWN: 5,
+  UPRIGHT: 6,
+  UPLEFT: 7,
+  DOWNRIGHT: 8,
+  DOWNLEFT: 9,
+  UPFIRE: 10,
+  RIGHTFIRE: 11,
+  LEFTFIRE: 12,
+  DOWNFIRE: 13,
+  UPRIGHTFIRE: 14,
+  UPLEFTFIRE: 15,
+  DOWNRIGHTFIRE: 16,
+  DOWNLEFTFIRE: 17,
+  RESET: 18,
+} as const;
+
+/** Names of actions 0..17 in enum order, as ale-py's `get_action_meanings()` spells them. */
+export const ACTION_MEANINGS: readonly string[] = Object.keys(Action).slice(0, 18);
+
+export const UP_BIT = 1;
+export const DOWN_BIT = 2;
+export const LEFT_BIT = 4;
+export const RIGHT_BIT = 8;
+export const FIRE_BIT = 16;
+/** Joystick switches pressed by each action 0..17 (ALEState::applyActionJoysticks). */
+export const ACTION_SWITCHES: readonly number[] = ACTION_MEANINGS.map(
+  (name) =>
+    (name.includes("UP") ? UP_BIT : 0) |
+    (name.includes("DOWN") ? DOWN_BIT : 0) |
+    (name.includes("LEFT") ? LEFT_BIT : 0) |
+    (name.includes("RIGHT") ? RIGHT_BIT : 0) |
+    (name.includes("FIRE") ? FIRE_BIT : 0),
+);
+
+// Paddle constants from ALE's ale_state.hpp. MIN/MAX come from Stella 3.3's Paddles.cxx (1400000 * [5, 235] / 255);
+// MAX was lowered by ALE's authors so that Pong's bat cannot leave the screen.
+export const PADDLE_DELTA = 23000;
+export const PADDLE_MIN = 27450;
+export const PADDLE_MAX = 790196;
+/** ALEState::resetPaddles centres both paddles at (min + max) / 2 (integer division). */
+export const PADDLE_DEFAULT_VALUE = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
+/** Stella's Controller::minimumResistance / maximumResistance: INPTx reads always high / always low. */
+export const MINIMUM_RESISTANCE = 0;
+export const MAXIMUM_RESISTANCE = 0x7fffffff;
+
+/** ALE's default `system_random_seed`, which seeds Stella's System generator (ale_interface Settings). */
+export const ALE_SYSTEM_RANDOM_SEED = 4753849;
+
+export type ControllerType = "joystick" | "paddles";
+
+export interface ConsoleOptions {
+  /** Display.YStart: first frame scanline of the screen (ALE default 34). */
+  yStart?: number;
+  /** Display.Height: screen height in scanlines (ALE default 210). */
+  height?: number;
+  /** Controller.Left / Controller.Right; player A uses the left port. */
+  leftController?: ControllerType;
+  rightController?: ControllerType;
+  /** Controller.SwapPaddles: paddle 0 (player A) is wired to the jack's second pot and button, as for Pong. */
+  swapPaddles?: boolean;
+  /**
+   * Console.SwapPorts: the controller player A's events drive sits in the right port and player B's in the left
+   * (Stella's Console swaps the jacks the two joysticks are built on). Joysticks only, as the games that set it use.
+   */
+  swapPorts?: boolean;
+  /** Override the bank-switching scheme; by default it is detected from the image (size and signatures). */
+  cartridgeType?: string;
+}
+
+/** std::mt19937, the generator behind Stella's Random in ALE: 32-bit outputs, as C++'s default engine gives them. */
+export class Mt19937 {
+  private readonly state = new Uint32Array(624);
+  private index = 624;
+
+  constructor(seed: number) {
+    const mt = this.state;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < 624; i++) {
+      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      // 1812433253 * prev + i in 32-bit arithmetic (split to stay exact in doubles).
+      mt[i] = ((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) + (prev & 0xffff) * 1812433253 + i;
+    }
+  }
+
+  next(): number {
+    const mt = this.state;
+    if (this.index >= 624) {
+      for (let i = 0; i < 624; i++) {
+        const y = (mt[i] & 0x80000000) | (mt[(i + 1) % 624] & 0x7fffffff);
+        mt[i] = mt[(i + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      this.index = 0;
+    }
+    let y = mt[this.index++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+}

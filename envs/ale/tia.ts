@@ -1,0 +1,894 @@
+// The TIA as ALE's Stella 3.x emulates it (src/ale/emucore/TIA.cxx), which is what ALE's screens, collisions and
+// frame boundaries are. Stella 3.x does not step the TIA per colour clock: it draws lazily. Every TIA access first
+// draws the screen from where it last stopped up to the current colour clock (plus a per-register delay on writes),
+// using the object state as it is, then applies the access. Each object is a precomputed mask over the 160 pixels
+// of a line (position, copies, size, the player's and missile's one-pixel delays); HMOVE moves objects immediately by
+// a table indexed by the CPU cycle of the strobe; collisions are latched while drawing. The screen is only drawn
+// inside the window ALE shows (Display.YStart / Display.Height); outside it only the clocks advance, so objects and
+// collisions outside the window are never evaluated, exactly like Stella.
+//
+// Frames: Stella's TIA::update runs the CPU until the program clears VSYNC at least 228 colour clocks after setting
+// it, or writes to the TIA more than 290 scanlines into the frame, or 25,000 instructions pass (a "partial" frame,
+// whose unfinished part Stella greys out and continues next time). A new frame starts on the line the CPU stopped
+// on, at the same colour clock; the system clock is reset to 0 at each frame start, as Stella's is (values that
+// depend on it, like the paddle timing, inherit Stella's 32-bit arithmetic).
+//
+// Rendering can be switched off per frame (`renderEnabled = false`): the drawing loop then only computes the
+// collision latches, which is all that game logic can observe.
+
+import { type M6502 } from "./m6502.ts";
+
+// Object bits of Stella's TIABit enum, and the CTRLPF-derived bits it ORs into the same index.
+const P0 = 0x01, M0 = 0x02, P1 = 0x04, M1 = 0x08, BL = 0x10, PF = 0x20, SCORE = 0x40, PRIORITY = 0x80;
+const HBLANK = 68;
+/** NTSC: a frame without VSYNC ends at the first TIA write after this many scanlines. */
+const MAXIMUM_SCANLINES = 290;
+/** Stella's TIA::update executes at most this many instructions per call. */
+const INSTRUCTIONS_PER_UPDATE = 25000;
+/** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
+const FRAME_BUFFER_SIZE = 160 * 300;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mask tables (TIA::compute*Table). Each object mask is 320 entries (a line and its wrap-around copy); an object at
+// position p is read from offset 160 - (p & ~3) of the table for alignment p & 3.
+
+const BALL_MASK = new Uint8Array(4 * 4 * 320);
+const ballIndex = (align: number, size: number) => (align * 4 + size) * 320;
+/** Missile masks, plus 640 zeros at the end for the Cosmic Ark bug's "missile off" line. */
+const MISSILE_MASK = new Uint8Array(4 * 8 * 4 * 320 + 640);
+const missileIndex = (align: number, number: number, size: number) => ((align * 8 + number) * 4 + size) * 320;
+const MISSILE_DISABLED = 4 * 8 * 4 * 320;
+const PLAYER_MASK = new Uint8Array(4 * 2 * 8 * 320);
+const playerIndex = (align: number, enable: number, mode: number) => ((align * 2 + enable) * 8 + mode) * 320;
+const PLAYFIELD = new Uint32Array(2 * 160);
+const COLLISION = new Uint16Array(64);
+const REFLECT = new Uint8Array(256);
+/** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
+const RESET_WHEN = new Int8Array(8 * 160 * 160);
+/** Colour index (0 BK, 1 PF, 2 P0, 3 P1) for [left/right half][enabled bits | score/priority bits]. */
+const PRIORITY_ENCODER = new Uint8Array(2 * 256);
+
+/** The copies drawn by each NUSIZ mode: offsets of the copies after the first (Stella's player/missile tables). */
+const COPIES: readonly (readonly number[])[] = [[], [16], [32], [16, 32], [64], [], [32, 64], []];
+
+function buildTables(): void {
+  for (let size = 0; size < 4; size++) {
+    for (let x = 0; x < 160; x++) BALL_MASK[ballIndex(0, size) + x] = x < 1 << size ? 1 : 0;
+    for (let x = 0; x < 160; x++) BALL_MASK[ballIndex(0, size) + x + 160] = BALL_MASK[ballIndex(0, size) + x];
+  }
+  for (let number = 0; number < 8; number++) {
+    for (let size = 0; size < 4; size++) {
+      const base = missileIndex(0, number, size);
+      const width = 1 << size;
+      for (let x = 0; x < 160 + 72; x++) {
+        let on = x < width;
+        for (const offset of COPIES[number]) if (x - offset >= 0 && x - offset < width) on = true;
+        if (on) MISSILE_MASK[base + (x % 160)] = 1;
+      }
+      for (let x = 0; x < 160; x++) MISSILE_MASK[base + x + 160] = MISSILE_MASK[base + x];
+    }
+  }
+  for (let enable = 0; enable < 2; enable++) {
+    for (let mode = 0; mode < 8; mode++) {
+      const base = playerIndex(0, enable, mode);
+      for (let x = 0; x < 160 + 72; x++) {
+        let bits = 0;
+        if (mode === 5) {
+          // Double and quad width players start one pixel late (Stella's note).
+          if (enable === 0 && x > 0 && x <= 16) bits = 0x80 >> ((x - 1) >> 1);
+        } else if (mode === 7) {
+          if (enable === 0 && x > 0 && x <= 32) bits = 0x80 >> ((x - 1) >> 2);
+        } else {
+          // `enable` 1 suppresses the first copy (the one a RESPx during the line has already started).
+          if (enable === 0 && x < 8) bits = 0x80 >> x;
+          else for (const offset of COPIES[mode]) if (x - offset >= 0 && x - offset < 8) bits = 0x80 >> (x - offset);
+        }
+        if (bits) PLAYER_MASK[base + (x % 160)] = bits;
+      }
+      for (let x = 0; x < 160; x++) PLAYER_MASK[base + x + 160] = PLAYER_MASK[base + x];
+    }
+  }
+  // Alignments 1..3 are alignment 0 shifted right by that many pixels.
+  for (let align = 1; align < 4; align++) {
+    for (let size = 0; size < 4; size++) {
+      for (let x = 0; x < 320; x++) BALL_MASK[ballIndex(align, size) + x] = BALL_MASK[ballIndex(0, size) + ((x + 320 - align) % 320)];
+    }
+    for (let number = 0; number < 8; number++) {
+      for (let size = 0; size < 4; size++) {
+        for (let x = 0; x < 320; x++) {
+          MISSILE_MASK[missileIndex(align, number, size) + x] = MISSILE_MASK[missileIndex(0, number, size) + ((x + 320 - align) % 320)];
+        }
+      }
+    }
+    for (let enable = 0; enable < 2; enable++) {
+      for (let mode = 0; mode < 8; mode++) {
+        for (let x = 0; x < 320; x++) {
+          PLAYER_MASK[playerIndex(align, enable, mode) + x] = PLAYER_MASK[playerIndex(0, enable, mode) + ((x + 320 - align) % 320)];
+        }
+      }
+    }
+  }
+  // Playfield: PF0 bits 4-7, PF1 bits 7-0, PF2 bits 0-7 as one 20-bit register, 4 pixels per bit; the right half
+  // repeats (CTRLPF bit 0 clear) or mirrors the left.
+  for (let x = 0; x < 160; x++) {
+    const left = x % 80;
+    let bit: number;
+    if (left < 16) bit = 0x00001 << (left >> 2);
+    else if (left < 48) bit = 0x00800 >> ((left - 16) >> 2);
+    else bit = 0x01000 << ((left - 48) >> 2);
+    PLAYFIELD[x] = bit;
+    if (x < 80) PLAYFIELD[160 + x] = bit;
+    else if (x < 112) PLAYFIELD[160 + x] = 0x80000 >> ((x - 80) >> 2);
+    else if (x < 144) PLAYFIELD[160 + x] = 0x00010 << ((x - 112) >> 2);
+    else PLAYFIELD[160 + x] = 0x00008 >> ((x - 144) >> 2);
+  }
+  const pairs: [number, number, number][] = [
+    [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
+    [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
+    [BL, PF, 0x1000], [P0, P1, 0x2000], [M0, M1, 0x4000],
+  ];
+  for (let i = 0; i < 64; i++) for (const [a, b, bit] of pairs) if (i & a && i & b) COLLISION[i] |= bit;
+  for (let i = 0; i < 256; i++) {
+    let r = 0;
+    for (let t = 1; t <= 128; t *= 2) r = (r << 1) | (i & t ? 1 : 0);
+    REFLECT[i] = r;
+  }
+  for (let mode = 0; mode < 8; mode++) {
+    const copies = [0, ...COPIES[mode]];
+    const width = mode === 5 ? 16 : mode === 7 ? 32 : 8;
+    for (let oldx = 0; oldx < 160; oldx++) {
+      const base = (mode * 160 + oldx) * 160;
+      for (let newx = 0; newx < 160 + 72 + 5; newx++) {
+        for (const offset of copies) {
+          if (newx >= oldx + offset && newx < oldx + offset + 4) RESET_WHEN[base + (newx % 160)] = -1;
+        }
+        for (const offset of copies) {
+          if (newx >= oldx + offset + 4 && newx < oldx + offset + 4 + width) RESET_WHEN[base + (newx % 160)] = 1;
+        }
+      }
+    }
+  }
+  for (let half = 0; half < 2; half++) {
+    for (let enabled = 0; enabled < 256; enabled++) {
+      let color = 0;
+      if (enabled & PRIORITY) {
+        if (enabled & (P1 | M1)) color = 3;
+        if (enabled & (P0 | M0)) color = 2;
+        if (enabled & BL) color = 1;
+        if (enabled & PF) color = 1;
+      } else {
+        if (enabled & BL) color = 1;
+        if (enabled & PF) color = enabled & SCORE ? (half === 0 ? 2 : 3) : 1;
+        if (enabled & (P1 | M1)) color = color !== 2 ? 3 : 2;
+        if (enabled & (P0 | M0)) color = 2;
+      }
+      PRIORITY_ENCODER[half * 256 + enabled] = color;
+    }
+  }
+}
+buildTables();
+
+/** Stella's ourPokeDelayTable: colour clocks a write takes effect late (-1: playfield, depends on the clock). */
+// prettier-ignore
+const POKE_DELAY = new Int8Array([
+  0, 1, 0, 0, 8, 8, 0, 0, 0, 0, 0, 1, 1, -1, -1, -1,
+  0, 0, 8, 8, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+]);
+const PF_DELAY = [4, 5, 2, 3];
+
+/** Stella's ourHMOVEBlankEnableCycles: an HMOVE on these CPU cycles of a line blanks its first 8 pixels. */
+const HMOVE_BLANK_CYCLES = new Uint8Array(76);
+for (let cycle = 0; cycle <= 20; cycle++) HMOVE_BLANK_CYCLES[cycle] = 1;
+HMOVE_BLANK_CYCLES[75] = 1;
+
+/** Stella's ourCompleteMotionTable[cycle][HMxx >> 4]: how far an HMOVE strobed on each CPU cycle moves an object. */
+// prettier-ignore
+const MOTION_ROWS: readonly (readonly number[])[] = [
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -6, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -4, -4, -4, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -3, -3, -3, -3, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -1, -1, -1, -1, -1, -1, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, 0, 0, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1], [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1],
+  [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1], [2, 2, 2, 2, 2, 2, 2, 2, 8, 7, 6, 5, 4, 3, 2, 2],
+  [3, 3, 3, 3, 3, 3, 3, 3, 8, 7, 6, 5, 4, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4],
+  [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5, 8, 7, 6, 5, 5, 5, 5, 5],
+  [6, 6, 6, 6, 6, 6, 6, 6, 8, 7, 6, 6, 6, 6, 6, 6],
+  // cycles 21..54: no motion
+  ...Array.from({ length: 34 }, () => new Array(16).fill(0)),
+  [0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, -1, -2, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, -1, -2, -3, -4, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, -1, -2, -3, -4, -5, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, -1, -2, -3, -4, -5, -6, -7, 0, 0, 0, 0, 0, 0, 0, 0], [-1, -2, -3, -4, -5, -6, -7, -8, 0, 0, 0, 0, 0, 0, 0, 0],
+  [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1], [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1],
+  [-3, -4, -5, -6, -7, -8, -9, -10, 0, 0, 0, 0, 0, 0, -1, -2], [-4, -5, -6, -7, -8, -9, -10, -11, 0, 0, 0, 0, 0, -1, -2, -3],
+  [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4], [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4],
+  [-6, -7, -8, -9, -10, -11, -12, -13, 0, 0, 0, -1, -2, -3, -4, -5], [-7, -8, -9, -10, -11, -12, -13, -14, 0, 0, -1, -2, -3, -4, -5, -6],
+  [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7], [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+];
+const MOTION = new Int8Array(76 * 16);
+MOTION_ROWS.forEach((row, cycle) => row.forEach((dx, hm) => (MOTION[cycle * 16 + hm] = dx)));
+if (MOTION_ROWS.length !== 76) throw new Error("TIA motion table must have 76 rows");
+
+/** What the TIA needs from the rest of the console. */
+export interface TiaPorts {
+  /** Stella's System data bus state: the last value read or written (TIA reads drive only bits 6-7). */
+  dataBus: number;
+  /** Paddle resistance on INPT0..3 (Stella's Controller::read(Nine/Five) of the left/right jack). */
+  readonly paddleResistance: Int32Array;
+  /** INPT4 / INPT5: fire button of the left / right jack released (true reads bit 7 high). */
+  readonly fireReleased: Uint8Array;
+  /** Called at frame start, after the system clock was reset, with the cycles it was reset from. */
+  systemCyclesReset(cycles: number): void;
+}
+
+export const MINIMUM_RESISTANCE = 0;
+export const MAXIMUM_RESISTANCE = 0x7fffffff;
+
+export class Tia {
+  /** Set false to skip writing pixels (collisions are still computed). */
+  renderEnabled = true;
+  /** Stella's Emulation.HmoveBlanks property. */
+  allowHmoveBlanks = true;
+
+  private currentBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
+  private previousBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
+  /** Views of the two buffers' first `height` rows, swapped with them. */
+  private currentScreen: Uint8Array;
+  private previousScreen: Uint8Array;
+  private cpu!: M6502;
+
+  // Frame timing, in colour clocks relative to the system clock (TIA.cxx names).
+  private clockWhenFrameStarted = 0;
+  private clockStartDisplay = 0;
+  private clockStopDisplay = 0;
+  private clockAtLastUpdate = 0;
+  private clocksToEndOfScanLine = 228;
+  private vsyncFinishClock = 0x7fffffff;
+  private readonly startDisplayOffset: number;
+  private readonly stopDisplayOffset: number;
+  private framePointer = 0;
+  private partialFrame = false;
+  private frameGreyed = false;
+  /** Scanlines of the last finished frame. */
+  scanlineCountForLastFrame = 0;
+  private currentScanline = 0;
+  /** Frames finished since construction. */
+  frameCounter = 0;
+
+  // Registers and derived drawing state.
+  private enabledObjects = 0;
+  private vblank = 0;
+  private nusiz0 = 0;
+  private nusiz1 = 0;
+  /** Colours (value & 0xFE) of background, playfield, player 0, player 1. */
+  private readonly color = new Uint8Array(4);
+  private playfieldPriorityAndScore = 0;
+  private ctrlpf = 0;
+  private refp0 = false;
+  private refp1 = false;
+  private pf = 0;
+  private grp0 = 0;
+  private grp1 = 0;
+  private dgrp0 = 0;
+  private dgrp1 = 0;
+  private enam0 = 0;
+  private enam1 = 0;
+  private enabl = 0;
+  private denabl = 0;
+  private hmp0 = 0;
+  private hmp1 = 0;
+  private hmm0 = 0;
+  private hmm1 = 0;
+  private hmbl = 0;
+  private vdelp0 = false;
+  private vdelp1 = false;
+  private vdelbl = false;
+  private resmp0 = 0;
+  private resmp1 = 0;
+  private collision = 0;
+  private posp0 = 0;
+  private posp1 = 0;
+  private posm0 = 0;
+  private posm1 = 0;
+  private posbl = 0;
+  private currentGRP0 = 0;
+  private currentGRP1 = 0;
+  // Offsets into the mask tables ("pointers" in Stella).
+  private blMask = 0;
+  private m0Mask = 0;
+  private m1Mask = 0;
+  private p0Mask = 0;
+  private p1Mask = 0;
+  private pfMask = 0;
+  private lastHMOVEClock = 0;
+  private hmoveBlankEnabled = false;
+  private m0CosmicArkMotionEnabled = false;
+  private m0CosmicArkCounter = 0;
+  private dumpEnabled = false;
+  private dumpDisabledCycle = 0;
+
+  constructor(
+    /** The system clock in CPU cycles since the frame started (Stella's System::cycles), shared with CPU and RIOT. */
+    private readonly clock: { cycles: number },
+    private readonly ports: TiaPorts,
+    readonly yStart: number,
+    readonly height: number,
+  ) {
+    this.startDisplayOffset = 228 * yStart;
+    this.stopDisplayOffset = this.startDisplayOffset + 228 * height;
+    this.currentScreen = this.currentBuffer.subarray(0, 160 * height);
+    this.previousScreen = this.previousBuffer.subarray(0, 160 * height);
+  }
+
+  attachCpu(cpu: M6502): void {
+    this.cpu = cpu;
+  }
+
+  /** The last completed (or current) frame, one TIA colour byte per pixel, `height` rows of 160. */
+  get screen(): Uint8Array {
+    return this.currentScreen;
+  }
+
+  /** TIA::reset. */
+  reset(): void {
+    this.enabledObjects = 0;
+    this.vblank = 0;
+    this.nusiz0 = this.nusiz1 = 0;
+    this.color.fill(0);
+    this.playfieldPriorityAndScore = 0;
+    this.ctrlpf = 0;
+    this.refp0 = this.refp1 = false;
+    this.pf = 0;
+    this.grp0 = this.grp1 = this.dgrp0 = this.dgrp1 = 0;
+    this.enam0 = this.enam1 = this.enabl = this.denabl = 0;
+    this.hmp0 = this.hmp1 = this.hmm0 = this.hmm1 = this.hmbl = 0;
+    this.vdelp0 = this.vdelp1 = this.vdelbl = false;
+    this.resmp0 = this.resmp1 = 0;
+    this.collision = 0;
+    this.posp0 = this.posp1 = this.posm0 = this.posm1 = this.posbl = 0;
+    this.currentGRP0 = this.currentGRP1 = 0;
+    this.blMask = ballIndex(0, 0);
+    this.m0Mask = this.m1Mask = missileIndex(0, 0, 0);
+    this.p0Mask = this.p1Mask = playerIndex(0, 0, 0);
+    this.pfMask = 0;
+    this.lastHMOVEClock = 0;
+    this.hmoveBlankEnabled = false;
+    this.m0CosmicArkMotionEnabled = false;
+    this.m0CosmicArkCounter = 0;
+    this.dumpEnabled = false;
+    this.dumpDisabledCycle = 0;
+    this.frameReset();
+  }
+
+  /** TIA::frameReset: clear both buffers and start a frame now. */
+  private frameReset(): void {
+    this.currentBuffer.fill(0);
+    this.previousBuffer.fill(0);
+    this.framePointer = 0;
+    this.clockWhenFrameStarted = this.clock.cycles * 3;
+    this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
+    this.clockStopDisplay = this.clockWhenFrameStarted + this.stopDisplayOffset;
+    this.clockAtLastUpdate = this.clockWhenFrameStarted;
+    this.clocksToEndOfScanLine = 228;
+    this.vsyncFinishClock = 0x7fffffff;
+    this.scanlineCountForLastFrame = 0;
+    this.currentScanline = 0;
+  }
+
+  /** Stella's resetCycles for the TIA's own clock-based state (TIA::systemCyclesReset). */
+  private systemCyclesReset(cycles: number): void {
+    this.dumpDisabledCycle = (this.dumpDisabledCycle - cycles) | 0;
+    const clocks = cycles * 3;
+    this.clockWhenFrameStarted -= clocks;
+    this.clockStartDisplay -= clocks;
+    this.clockStopDisplay -= clocks;
+    this.clockAtLastUpdate -= clocks;
+    this.vsyncFinishClock = (this.vsyncFinishClock - clocks) | 0;
+    this.lastHMOVEClock = (this.lastHMOVEClock - clocks) | 0;
+  }
+
+  /** TIA::update: emulate until the frame ends (or 25,000 instructions pass). Returns false if the CPU is dead. */
+  update(): boolean {
+    if (!this.partialFrame) this.startFrame();
+    this.partialFrame = true;
+    const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
+    const totalClocks = this.clock.cycles * 3 - this.clockWhenFrameStarted;
+    this.currentScanline = Math.floor(totalClocks / 228);
+    if (this.partialFrame) {
+      if (!this.frameGreyed) this.greyOutFrame();
+      this.frameGreyed = true;
+    } else {
+      this.scanlineCountForLastFrame = this.currentScanline;
+      this.frameCounter++;
+      this.frameGreyed = false;
+    }
+    return ok;
+  }
+
+  /** Scanline of the current frame the CPU is on. */
+  get scanline(): number {
+    return Math.floor((this.clock.cycles * 3 - this.clockWhenFrameStarted) / 228);
+  }
+
+  private startFrame(): void {
+    const tmp = this.currentBuffer;
+    this.currentBuffer = this.previousBuffer;
+    this.previousBuffer = tmp;
+    const view = this.currentScreen;
+    this.currentScreen = this.previousScreen;
+    this.previousScreen = view;
+    // Keep the colour clock within the line: objects positioned during VSYNC stay where they were.
+    const clocks = (this.clock.cycles * 3 - this.clockWhenFrameStarted) % 228;
+    const cycles = this.clock.cycles;
+    this.clock.cycles = 0;
+    this.systemCyclesReset(cycles);
+    this.ports.systemCyclesReset(cycles);
+    this.clockWhenFrameStarted = -clocks;
+    this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
+    this.clockStopDisplay = this.clockWhenFrameStarted + this.stopDisplayOffset;
+    this.clockAtLastUpdate = this.clockStartDisplay;
+    this.clocksToEndOfScanLine = 228;
+    this.framePointer = 0;
+    this.frameGreyed = false;
+  }
+
+  /** Stella dims the not-yet-drawn part of a frame that did not finish within its instruction budget. */
+  private greyOutFrame(): void {
+    if (!this.renderEnabled) return;
+    let line = this.scanline;
+    if (line < this.yStart) line = this.yStart;
+    const buffer = this.currentBuffer;
+    for (let s = line; s < this.height + this.yStart; s++) {
+      const row = (s - this.yStart) * 160;
+      for (let i = 0; i < 160; i++) buffer[row + i] = (buffer[row + i] & 0x0f) >> 1;
+    }
+  }
+
+  /** TIA::updateFrame: draw (or just collide) from the last update up to `clock`. */
+  private updateFrame(clock: number): void {
+    if (clock < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay || this.clockAtLastUpdate >= clock) return;
+    if (clock > this.clockStopDisplay) clock = this.clockStopDisplay;
+    do {
+      let clocksToUpdate: number;
+      let clocksFromStartOfScanLine = 228 - this.clocksToEndOfScanLine;
+      if (clock > this.clockAtLastUpdate + this.clocksToEndOfScanLine) {
+        clocksToUpdate = this.clocksToEndOfScanLine;
+        this.clocksToEndOfScanLine = 228;
+        this.clockAtLastUpdate += clocksToUpdate;
+      } else {
+        clocksToUpdate = clock - this.clockAtLastUpdate;
+        this.clocksToEndOfScanLine -= clocksToUpdate;
+        this.clockAtLastUpdate = clock;
+      }
+      if (clocksFromStartOfScanLine < HBLANK) {
+        const skip = Math.min(HBLANK - clocksFromStartOfScanLine, clocksToUpdate);
+        clocksFromStartOfScanLine += skip;
+        clocksToUpdate -= skip;
+      }
+      const oldFramePointer = this.framePointer;
+      if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK);
+      if (this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8) {
+        const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
+        if (this.renderEnabled) this.currentBuffer.fill(0, oldFramePointer, oldFramePointer + blanks);
+        if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
+      }
+      if (this.clocksToEndOfScanLine === 228) this.endOfScanline();
+    } while (this.clockAtLastUpdate < clock);
+  }
+
+  /** Per-line state refreshes Stella makes when a drawn line ends. */
+  private endOfScanline(): void {
+    this.pfMask = (this.ctrlpf & 1) * 160;
+    this.p0Mask = playerIndex(this.posp0 & 3, 0, this.nusiz0 & 7) + 160 - (this.posp0 & 0xfc);
+    this.p1Mask = playerIndex(this.posp1 & 3, 0, this.nusiz1 & 7) + 160 - (this.posp1 & 0xfc);
+    if (this.m0CosmicArkMotionEnabled) {
+      // The "Cosmic Ark" starfield bug: HMM0 changed 7 -> 6 right after HMOVE keeps moving missile 0 every line.
+      const m = [18, 33, 0, 17];
+      this.m0CosmicArkCounter = (this.m0CosmicArkCounter + 1) & 3;
+      this.posm0 -= m[this.m0CosmicArkCounter];
+      if (this.posm0 >= 160) this.posm0 -= 160;
+      else if (this.posm0 < 0) this.posm0 += 160;
+      const size = (this.nusiz0 & 0x30) >> 4;
+      if (this.m0CosmicArkCounter === 1) {
+        this.m0Mask = missileIndex(this.posm0 & 3, this.nusiz0 & 7, size | 1) + 160 - (this.posm0 & 0xfc);
+      } else if (this.m0CosmicArkCounter === 2) {
+        this.m0Mask = MISSILE_DISABLED;
+      } else {
+        this.m0Mask = missileIndex(this.posm0 & 3, this.nusiz0 & 7, size) + 160 - (this.posm0 & 0xfc);
+      }
+    }
+  }
+
+  /** TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos`. */
+  private updateScanline(count: number, hpos: number): void {
+    const start = this.framePointer;
+    const end = start + count;
+    this.framePointer = end;
+    const render = this.renderEnabled;
+    const buffer = this.currentBuffer;
+    if (this.vblank & 0x02) {
+      if (render) buffer.fill(0, start, end);
+      return;
+    }
+    const objects = this.enabledObjects;
+    const color = this.color;
+    if ((objects & (objects - 1)) === 0 && (objects & ~PF) === 0) {
+      // No two objects can overlap: nothing collides, only the pixels need drawing.
+      if (!render) return;
+      if (objects === 0) {
+        buffer.fill(color[0], start, end);
+        return;
+      }
+      // Playfield alone; score mode colours it with the players' colours per half.
+      const pf = this.pf;
+      const mask = this.pfMask + hpos;
+      const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
+      for (let i = 0; i < count; i++) {
+        let c = 0;
+        if (pf & PLAYFIELD[mask + i]) c = score ? (hpos + i < 80 ? 2 : 3) : 1;
+        buffer[start + i] = color[c];
+      }
+      return;
+    }
+    if ((objects & (objects - 1)) === 0 && !render) return;
+    const pf = this.pf;
+    const grp0 = this.currentGRP0;
+    const grp1 = this.currentGRP1;
+    const bl = objects & BL;
+    const m0 = objects & M0;
+    const m1 = objects & M1;
+    const pfBase = this.pfMask + hpos;
+    const blBase = this.blMask + hpos;
+    const p0Base = this.p0Mask + hpos;
+    const p1Base = this.p1Mask + hpos;
+    const m0Base = this.m0Mask + hpos;
+    const m1Base = this.m1Mask + hpos;
+    const priority = this.playfieldPriorityAndScore;
+    let collision = this.collision;
+    for (let i = 0; i < count; i++) {
+      let enabled = pf & PLAYFIELD[pfBase + i] ? PF : 0;
+      if (bl && BALL_MASK[blBase + i]) enabled |= BL;
+      if (grp1 & PLAYER_MASK[p1Base + i]) enabled |= P1;
+      if (m1 && MISSILE_MASK[m1Base + i]) enabled |= M1;
+      if (grp0 & PLAYER_MASK[p0Base + i]) enabled |= P0;
+      if (m0 && MISSILE_MASK[m0Base + i]) enabled |= M0;
+      collision |= COLLISION[enabled];
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[(hpos + i < 80 ? 0 : 256) + (enabled | priority)]];
+    }
+    this.collision = collision;
+  }
+
+  /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
+  peek(address: number): number {
+    this.updateFrame(this.clock.cycles * 3);
+    const noise = this.ports.dataBus & 0x3f;
+    const c = this.collision;
+    switch (address & 0x0f) {
+      case 0x00:
+        return (c & 0x0001 ? 0x80 : 0) | (c & 0x0002 ? 0x40 : 0) | noise;
+      case 0x01:
+        return (c & 0x0004 ? 0x80 : 0) | (c & 0x0008 ? 0x40 : 0) | noise;
+      case 0x02:
+        return (c & 0x0010 ? 0x80 : 0) | (c & 0x0020 ? 0x40 : 0) | noise;
+      case 0x03:
+        return (c & 0x0040 ? 0x80 : 0) | (c & 0x0080 ? 0x40 : 0) | noise;
+      case 0x04:
+        return (c & 0x0100 ? 0x80 : 0) | (c & 0x0200 ? 0x40 : 0) | noise;
+      case 0x05:
+        return (c & 0x0400 ? 0x80 : 0) | (c & 0x0800 ? 0x40 : 0) | noise;
+      case 0x06:
+        return (c & 0x1000 ? 0x80 : 0) | noise;
+      case 0x07:
+        return (c & 0x2000 ? 0x80 : 0) | (c & 0x4000 ? 0x40 : 0) | noise;
+      case 0x08:
+      case 0x09:
+      case 0x0a:
+      case 0x0b:
+        return this.paddle(address & 3) | noise;
+      case 0x0c:
+        return (this.ports.fireReleased[0] ? 0x80 : 0) | noise;
+      case 0x0d:
+        return (this.ports.fireReleased[1] ? 0x80 : 0) | noise;
+      default:
+        return noise;
+    }
+  }
+
+  /**
+   * INPT0-3: a paddle's capacitor charges `1.6 * r * 0.01e-6 * 1.19e6` CPU cycles after the dump is released. The
+   * comparison is Stella's: `cycles > dumpDisabledCycle + needed` in unsigned 32-bit arithmetic, with the release
+   * cycle counted from this frame's start (negative if it happened in an earlier frame).
+   */
+  private paddle(index: number): number {
+    const r = this.ports.paddleResistance[index];
+    if (r === MINIMUM_RESISTANCE) return 0x80;
+    if (r === MAXIMUM_RESISTANCE || this.dumpEnabled) return 0;
+    const t = 1.6 * r * 0.01e-6;
+    const needed = Math.trunc(t * 1.19e6);
+    return this.clock.cycles > (this.dumpDisabledCycle + needed) >>> 0 ? 0x80 : 0;
+  }
+
+  /** TIA::poke. */
+  poke(address: number, value: number): void {
+    address &= 0x3f;
+    const clock = this.clock.cycles * 3;
+    let delay = POKE_DELAY[address];
+    if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
+    this.updateFrame(clock + delay);
+
+    if (Math.trunc((clock - this.clockWhenFrameStarted) / 228) > MAXIMUM_SCANLINES) {
+      this.cpu.stop();
+      this.partialFrame = false;
+    }
+
+    switch (address) {
+      case 0x00: // VSYNC
+        if (value & 0x02) {
+          // Stella accepts one scanline of VSYNC (games do not all give the documented three).
+          this.vsyncFinishClock = clock + 228;
+        } else if (clock >= this.vsyncFinishClock) {
+          this.vsyncFinishClock = 0x7fffffff;
+          this.cpu.stop();
+          this.partialFrame = false;
+        }
+        break;
+      case 0x01: // VBLANK; bit 7 grounds the paddle capacitors
+        if (!(this.vblank & 0x80) && value & 0x80) this.dumpEnabled = true;
+        if (this.vblank & 0x80 && !(value & 0x80)) {
+          this.dumpEnabled = false;
+          this.dumpDisabledCycle = this.clock.cycles;
+        }
+        this.vblank = value;
+        break;
+      case 0x02: // WSYNC: the 6507 halts only on a read cycle, so writes right after writes do not wait
+        if (this.cpu.lastAccessWasRead) {
+          const cyclesToEndOfLine = 76 - ((this.clock.cycles - Math.trunc(this.clockWhenFrameStarted / 3)) % 76);
+          if (cyclesToEndOfLine < 76) this.clock.cycles += cyclesToEndOfLine;
+        }
+        break;
+      case 0x04:
+        this.nusiz0 = value;
+        this.p0Mask = this.playerMask(this.posp0, 0, value);
+        this.m0Mask = this.missileMask(this.posm0, value);
+        break;
+      case 0x05:
+        this.nusiz1 = value;
+        this.p1Mask = this.playerMask(this.posp1, 0, value);
+        this.m1Mask = this.missileMask(this.posm1, value);
+        break;
+      case 0x06:
+      case 0x07:
+      case 0x08:
+      case 0x09: {
+        // COLUP0, COLUP1, COLUPF, COLUBK -> colour slots 2, 3, 1, 0
+        const slot = address === 0x06 ? 2 : address === 0x07 ? 3 : address === 0x08 ? 1 : 0;
+        this.color[slot] = value & 0xfe;
+        break;
+      }
+      case 0x0a: // CTRLPF
+        this.ctrlpf = value;
+        this.playfieldPriorityAndScore = (value & 0x06) << 5;
+        if ((clock - this.clockWhenFrameStarted) % 228 < 68 + 79) this.pfMask = (value & 1) * 160;
+        this.blMask = ballIndex(this.posbl & 3, (value & 0x30) >> 4) + 160 - (this.posbl & 0xfc);
+        break;
+      case 0x0b: // REFP0
+        if (!!(value & 0x08) !== this.refp0) {
+          this.refp0 = (value & 0x08) !== 0;
+          this.currentGRP0 = REFLECT[this.currentGRP0];
+        }
+        break;
+      case 0x0c:
+        if (!!(value & 0x08) !== this.refp1) {
+          this.refp1 = (value & 0x08) !== 0;
+          this.currentGRP1 = REFLECT[this.currentGRP1];
+        }
+        break;
+      case 0x0d:
+        this.setPF((this.pf & 0x000ffff0) | ((value >> 4) & 0x0f));
+        break;
+      case 0x0e:
+        this.setPF((this.pf & 0x000ff00f) | (value << 4));
+        break;
+      case 0x0f:
+        this.setPF((this.pf & 0x00000fff) | (value << 12));
+        break;
+      case 0x10:
+        this.resetPlayer(0, clock);
+        break;
+      case 0x11:
+        this.resetPlayer(1, clock);
+        break;
+      case 0x12: {
+        const hpos = (clock - this.clockWhenFrameStarted) % 228;
+        this.posm0 = hpos < HBLANK ? 2 : (hpos - HBLANK + 4) % 160;
+        // Stella's special case for Dolphin (RESM0 20 cycles after HMOVE).
+        if (clock - this.lastHMOVEClock === 20 * 3 && hpos === 69) this.posm0 = 8;
+        this.m0Mask = this.missileMask(this.posm0, this.nusiz0);
+        break;
+      }
+      case 0x13: {
+        const hpos = (clock - this.clockWhenFrameStarted) % 228;
+        this.posm1 = hpos < HBLANK ? 2 : (hpos - HBLANK + 4) % 160;
+        // Stella's special case for Pitfall II (RESM1 3 cycles after HMOVE).
+        if (clock - this.lastHMOVEClock === 3 * 3 && hpos === 18) this.posm1 = 3;
+        this.m1Mask = this.missileMask(this.posm1, this.nusiz1);
+        break;
+      }
+      case 0x14: {
+        const hpos = (clock - this.clockWhenFrameStarted) % 228;
+        this.posbl = hpos < HBLANK ? 2 : (hpos - HBLANK + 4) % 160;
+        // Stella's special cases for RESBL shortly after HMOVE (Escape from the Mindmaster, Decathlon, Robot Tank,
+        // Hole Hunter).
+        const sinceHmove = clock - this.lastHMOVEClock;
+        if (sinceHmove === 18 * 3 && (hpos === 60 || hpos === 69)) this.posbl = 10;
+        else if (sinceHmove === 3 * 3 && hpos === 18) this.posbl = 3;
+        else if (sinceHmove === 7 * 3 && hpos === 30) this.posbl = 6;
+        else if (sinceHmove === 6 * 3 && hpos === 27) this.posbl = 5;
+        this.blMask = ballIndex(this.posbl & 3, (this.ctrlpf & 0x30) >> 4) + 160 - (this.posbl & 0xfc);
+        break;
+      }
+      case 0x1b: // GRP0: also latches GRP1 into its delay register
+        this.grp0 = value;
+        this.dgrp1 = this.grp1;
+        this.updateGraphics();
+        break;
+      case 0x1c: // GRP1: also latches GRP0 and ENABL
+        this.grp1 = value;
+        this.dgrp0 = this.grp0;
+        this.denabl = this.enabl;
+        this.updateGraphics();
+        this.updateBall();
+        break;
+      case 0x1d:
+        this.enam0 = value & 0x02;
+        this.setObject(M0, this.enam0 !== 0 && this.resmp0 === 0);
+        break;
+      case 0x1e:
+        this.enam1 = value & 0x02;
+        this.setObject(M1, this.enam1 !== 0 && this.resmp1 === 0);
+        break;
+      case 0x1f:
+        this.enabl = value & 0x02;
+        this.updateBall();
+        break;
+      case 0x20:
+        this.hmp0 = value >> 4;
+        break;
+      case 0x21:
+        this.hmp1 = value >> 4;
+        break;
+      case 0x22: {
+        const hm = value >> 4;
+        if (clock === this.lastHMOVEClock + 21 * 3 && this.hmm0 === 7 && hm === 6) {
+          this.m0CosmicArkMotionEnabled = true;
+          this.m0CosmicArkCounter = 0;
+        }
+        this.hmm0 = hm;
+        break;
+      }
+      case 0x23:
+        this.hmm1 = value >> 4;
+        break;
+      case 0x24:
+        this.hmbl = value >> 4;
+        break;
+      case 0x25:
+        this.vdelp0 = (value & 1) !== 0;
+        this.updateGraphics();
+        break;
+      case 0x26:
+        this.vdelp1 = (value & 1) !== 0;
+        this.updateGraphics();
+        break;
+      case 0x27:
+        this.vdelbl = (value & 1) !== 0;
+        this.updateBall();
+        break;
+      case 0x28:
+        if (this.resmp0 && !(value & 0x02)) {
+          const mode = this.nusiz0 & 7;
+          this.posm0 = (this.posp0 + (mode === 5 ? 8 : mode === 7 ? 16 : 4)) % 160;
+          this.m0Mask = this.missileMask(this.posm0, this.nusiz0);
+        }
+        this.resmp0 = value & 0x02;
+        this.setObject(M0, this.enam0 !== 0 && this.resmp0 === 0);
+        break;
+      case 0x29:
+        if (this.resmp1 && !(value & 0x02)) {
+          const mode = this.nusiz1 & 7;
+          this.posm1 = (this.posp1 + (mode === 5 ? 8 : mode === 7 ? 16 : 4)) % 160;
+          this.m1Mask = this.missileMask(this.posm1, this.nusiz1);
+        }
+        this.resmp1 = value & 0x02;
+        this.setObject(M1, this.enam1 !== 0 && this.resmp1 === 0);
+        break;
+      case 0x2a:
+        this.hmove(clock);
+        break;
+      case 0x2b:
+        this.hmp0 = this.hmp1 = this.hmm0 = this.hmm1 = this.hmbl = 0;
+        break;
+      case 0x2c:
+        this.collision = 0;
+        break;
+    }
+  }
+
+  private playerMask(pos: number, enable: number, nusiz: number): number {
+    return playerIndex(pos & 3, enable, nusiz & 7) + 160 - (pos & 0xfc);
+  }
+
+  private missileMask(pos: number, nusiz: number): number {
+    return missileIndex(pos & 3, nusiz & 7, (nusiz & 0x30) >> 4) + 160 - (pos & 0xfc);
+  }
+
+  private setObject(bit: number, on: boolean): void {
+    if (on) this.enabledObjects |= bit;
+    else this.enabledObjects &= ~bit;
+  }
+
+  private setPF(pf: number): void {
+    this.pf = pf;
+    this.setObject(PF, pf !== 0);
+  }
+
+  /** The player graphics actually drawn: the delayed or new register, reflected if REFPx. */
+  private updateGraphics(): void {
+    const grp0 = this.vdelp0 ? this.dgrp0 : this.grp0;
+    this.currentGRP0 = this.refp0 ? REFLECT[grp0] : grp0;
+    const grp1 = this.vdelp1 ? this.dgrp1 : this.grp1;
+    this.currentGRP1 = this.refp1 ? REFLECT[grp1] : grp1;
+    this.setObject(P0, this.currentGRP0 !== 0);
+    this.setObject(P1, this.currentGRP1 !== 0);
+  }
+
+  private updateBall(): void {
+    this.setObject(BL, (this.vdelbl ? this.denabl : this.enabl) !== 0);
+  }
+
+  /** RESP0 / RESP1: where the write lands relative to the player's copies decides which copies still show. */
+  private resetPlayer(player: number, clock: number): void {
+    const hpos = (clock - this.clockWhenFrameStarted) % 228;
+    const newx = hpos < HBLANK ? 3 : (hpos - HBLANK + 5) % 160;
+    const nusiz = player === 0 ? this.nusiz0 : this.nusiz1;
+    const oldx = player === 0 ? this.posp0 : this.posp1;
+    const when = RESET_WHEN[((nusiz & 7) * 160 + oldx) * 160 + newx];
+    if (when === 1) this.updateFrame(clock + 11);
+    const mask = this.playerMask(newx, when === -1 ? 0 : 1, nusiz);
+    if (player === 0) {
+      this.posp0 = newx;
+      this.p0Mask = mask;
+    } else {
+      this.posp1 = newx;
+      this.p1Mask = mask;
+    }
+  }
+
+  private hmove(clock: number): void {
+    const x = Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3);
+    if (this.allowHmoveBlanks && HMOVE_BLANK_CYCLES[x]) this.hmoveBlankEnabled = true;
+    const row = x * 16;
+    this.posp0 = wrap160(this.posp0 + MOTION[row + this.hmp0]);
+    this.posp1 = wrap160(this.posp1 + MOTION[row + this.hmp1]);
+    this.posm0 = wrap160(this.posm0 + MOTION[row + this.hmm0]);
+    this.posm1 = wrap160(this.posm1 + MOTION[row + this.hmm1]);
+    this.posbl = wrap160(this.posbl + MOTION[row + this.hmbl]);
+    this.blMask = ballIndex(this.posbl & 3, (this.ctrlpf & 0x30) >> 4) + 160 - (this.posbl & 0xfc);
+    this.p0Mask = this.playerMask(this.posp0, 0, this.nusiz0);
+    this.p1Mask = this.playerMask(this.posp1, 0, this.nusiz1);
+    this.m0Mask = this.missileMask(this.posm0, this.nusiz0);
+    this.m1Mask = this.missileMask(this.posm1, this.nusiz1);
+    this.lastHMOVEClock = clock;
+    this.m0CosmicArkMotionEnabled = false;
+  }
+}
+
+function wrap160(pos: number): number {
+  return pos >= 160 ? pos - 160 : pos < 0 ? pos + 160 : pos;
+}
