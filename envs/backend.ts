@@ -212,8 +212,9 @@ export async function setupBackend(cuda: boolean, opts: SetupBackendOptions = {}
 //      gradient per kernel name for all backends, so these are global; they defer to tfjs's own gradient unless
 //      the active backend is wasm, so cpu and tensorflow keep their native backprop kernels. The math itself is
 //      backend-independent (the tests check it on cpu as well).
-//   2. wasm kernels for `Conv2DBackpropFilter` (missing), `Conv2DBackpropInput` (replacing the naive loop) and a
-//      `BatchMatMul` wrapper that turns transposeA/transposeB into an explicit Transpose before the fast GEMM.
+//   2. wasm kernels for `Conv2DBackpropFilter` (missing), `Conv2DBackpropInput` (replacing the naive loop), a
+//      `BatchMatMul` wrapper that turns transposeA/transposeB into an explicit Transpose before the fast GEMM, and
+//      a `Sum` wrapper that reduces leading axes (bias gradients) with one GEMV instead of transpose + reduce.
 //      Needed because tf.fused.matMul / tf.fused.conv2d (ppo.ts's `linear`, and tf.layers) compute their gradients
 //      in a customGrad that calls those kernels directly, never consulting the registered Conv2D/BatchMatMul
 //      gradients. The kernels are implemented with ordinary tf ops: tfjs's engine supports ops nested inside a
@@ -418,6 +419,21 @@ function makeBatchMatMulGrad(original: tf.GradConfig): tf.GradFunc {
   };
 }
 
+/**
+ * Sum over the first `k` axes as one GEMV, ones[1, M] · x[M, C]. Bias gradients reduce a [N, H, W, C] gradient
+ * over N, H, W; the wasm Sum kernel first transposes the reduced axes innermost and then reduces, which took
+ * 38 ms for [256, 20, 20, 32] against 1.3 ms for the matMul (XNNPACK GEMM), with identical results there.
+ */
+export function sumLeadingAxes(x: tf.Tensor, k: number, keepDims = false): tf.Tensor {
+  return tf.tidy(() => {
+    const m = x.shape.slice(0, k).reduce((a, b) => a * b, 1);
+    const rest = x.shape.slice(k);
+    const c = rest.reduce((a, b) => a * b, 1);
+    const s = tf.matMul(tf.ones([1, m]), tf.reshape(x, [m, c]));
+    return tf.reshape(s, keepDims ? [...x.shape.slice(0, k).map(() => 1), ...rest] : rest);
+  });
+}
+
 /** Kernel inputs are the op's Tensors when dispatched by the engine; anything else goes to the original kernel. */
 function asTensor(t: tf.TensorInfo | undefined): tf.Tensor | null {
   return t != null && (t as tf.Tensor).rank != null ? (t as tf.Tensor) : null;
@@ -442,6 +458,20 @@ function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): t
         const b = asTensor(args.inputs.b);
         if ((!transposeA && !transposeB) || a == null || b == null) return fallback(tf.BatchMatMul, args);
         return tf.tidy(() => tf.matMul(transposeA ? transposeInner(a) : a, transposeB ? transposeInner(b) : b));
+      },
+    },
+    {
+      kernelName: tf.Sum,
+      backendName: "wasm",
+      setupFunc: originals.get(tf.Sum)?.setupFunc,
+      kernelFunc: (args) => {
+        const x = asTensor(args.inputs.x);
+        const { axis, keepDims } = args.attrs as unknown as { axis: number | number[]; keepDims: boolean };
+        if (x == null || x.dtype !== "float32") return fallback(tf.Sum, args);
+        const axes = tf.util.parseAxisParam(axis, x.shape).sort((p, q) => p - q);
+        const leading = axes.length > 0 && axes.length < x.rank && axes.every((a, i) => a === i);
+        if (!leading) return fallback(tf.Sum, args);
+        return sumLeadingAxes(x, axes.length, keepDims);
       },
     },
     {
@@ -486,7 +516,7 @@ export function registerWasmGradientFixes(opts: { allBackends?: boolean } = {}):
     gradOriginals = new Map([[tf.Conv2D, conv], [tf.BatchMatMul, mm]]);
   }
   if (kernelOriginals == null && tf.getKernel(tf.BatchMatMul, "wasm") != null) {
-    const names = [tf.BatchMatMul, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
+    const names = [tf.BatchMatMul, tf.Sum, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
     kernelOriginals = new Map(names.map((k) => [k, tf.getKernel(k, "wasm")]));
     for (const config of wasmKernelFixes(kernelOriginals)) {
       // registerKernel warns when a kernel already exists; unregister first.

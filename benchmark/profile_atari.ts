@@ -1,0 +1,144 @@
+// Where one ppo_atari.ts iteration spends its tensor time: `npx tsx benchmark/profile_atari.ts [options]`.
+//
+//   --backend wasm|tensorflow|cpu   backend to profile (tensorflow: @tensorflow/tfjs-node, see benchmark/native_tf.sh)
+//   --rollout-steps 128             forward passes of the rollout (8 envs each, ppo_atari's defaults)
+//   --minibatches 16                update steps (4 epochs x 4 minibatches of 256)
+//   --kernels                       also print exclusive time per kernel (our wasm fixes run kernels inside kernels;
+//                                   "exclusive" subtracts the nested ones, so the column adds up to the total)
+//   --shapes                        with --kernels: one row per kernel and input shapes
+//
+// It drives ppo_atari.ts's own Agent, minibatch assembly (`framesToInput`) and `updateStep` on random frames, so
+// the numbers cover exactly the tensor work of `main` (no emulator). Timings from a shared 2-core machine vary
+// ~10-20%: compare runs made one after the other.
+
+import minimist from "minimist";
+import * as tf from "@tensorflow/tfjs";
+
+import { setupBackend } from "../envs/backend.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+
+const cli = minimist(process.argv.slice(2), {
+  string: ["backend", "rollout-steps", "minibatches"],
+  boolean: ["kernels", "shapes"],
+  default: { backend: "wasm", "rollout-steps": "128", minibatches: "16" },
+});
+
+/**
+ * Selects the backend. `tensorflow` is loaded here directly (the project's --backend selection may not offer it on
+ * every branch): tfjs-node registers the "tensorflow" backend on the shared tfjs engine when imported.
+ */
+async function selectBackend(name: string): Promise<void> {
+  if (name === "tensorflow") {
+    process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
+    try {
+      await import("@tensorflow/tfjs-node" as string);
+    } catch (err) {
+      console.error(`error: @tensorflow/tfjs-node does not load (${String((err as Error).message).split("\n")[0]}); run bash benchmark/native_tf.sh`);
+      process.exit(1);
+    }
+    await setupBackend(false, { quiet: true }); // installs the wasm fixes exactly as a wasm run would
+    if (!(await tf.setBackend("tensorflow"))) throw new Error("tensorflow backend failed to initialise");
+  } else if (name === "wasm" || name === "cpu") {
+    await setupBackend(false, { quiet: true, prefer: name });
+  } else {
+    console.error(`error: unknown --backend '${name}' (wasm | tensorflow | cpu)`);
+    process.exit(2);
+  }
+}
+
+await selectBackend(String(cli.backend));
+const atari = await import("../ppo_atari.ts");
+
+/** Exclusive wall time per kernel name: each registered kernel of the backend is wrapped in a timer. */
+const kernelMs = new Map<string, { ms: number; calls: number }>();
+function instrumentKernels(backend: string): void {
+  const stack: number[] = []; // time spent in nested kernels, per open frame
+  for (const config of tf.getKernelsForBackend(backend)) {
+    const inner = config.kernelFunc;
+    tf.unregisterKernel(config.kernelName, backend);
+    tf.registerKernel({
+      ...config,
+      kernelFunc: (args) => {
+        stack.push(0);
+        const t0 = performance.now();
+        const out = inner(args);
+        const total = performance.now() - t0;
+        const nested = stack.pop()!;
+        if (stack.length > 0) stack[stack.length - 1] += total;
+        const shapes = Object.values(args.inputs).map((t) => `[${t?.shape ?? ""}]`).join(" ");
+        const key = cli.shapes ? `${config.kernelName} ${shapes}` : config.kernelName;
+        const e = kernelMs.get(key) ?? { ms: 0, calls: 0 };
+        e.ms += total - nested;
+        e.calls += 1;
+        kernelMs.set(key, e);
+        return out;
+      },
+    });
+  }
+}
+
+const NUM_ENVS = 8;
+const numSteps = Number(cli["rollout-steps"]);
+const batchSize = NUM_ENVS * 128;
+const minibatchSize = 256;
+const OBS = 4 * 84 * 84;
+const rng = new RandomGenerator(1);
+const agent = new atari.Agent(6, rng);
+const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+const obs = Uint8Array.from({ length: batchSize * OBS }, () => Math.floor(rng.random() * 256));
+const actions = Int32Array.from({ length: batchSize }, () => Math.floor(rng.random() * 6));
+const floats = (scale: number) => Float32Array.from({ length: batchSize }, () => (rng.random() - 0.5) * scale);
+const logprobs = Float32Array.from({ length: batchSize }, () => -Math.log(6) + (rng.random() - 0.5) * 0.1);
+const advantages = floats(2);
+const returns = floats(2);
+const values = floats(2);
+const lossArgs = { clipCoef: 0.1, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+
+function rollout(steps: number): number {
+  const t0 = performance.now();
+  for (let s = 0; s < steps; s++) {
+    const i = (s % 128) * NUM_ENVS;
+    agent.sampleActionAndValue(obs.subarray(i * OBS, (i + NUM_ENVS) * OBS), rng);
+  }
+  return performance.now() - t0;
+}
+
+function update(n: number): number {
+  const inds = Int32Array.from({ length: minibatchSize }, () => 0);
+  const t0 = performance.now();
+  for (let k = 0; k < n; k++) {
+    for (let j = 0; j < minibatchSize; j++) inds[j] = Math.floor(rng.random() * batchSize);
+    const mb = tf.tidy(() => ({
+      obs: atari.framesToInput(obs, inds),
+      actions: tf.tensor1d(Int32Array.from(inds, (b) => actions[b]), "int32"),
+      logprobs: tf.tensor1d(Float32Array.from(inds, (b) => logprobs[b])),
+      advantages: tf.tensor1d(Float32Array.from(inds, (b) => advantages[b])),
+      returns: tf.tensor1d(Float32Array.from(inds, (b) => returns[b])),
+      values: tf.tensor1d(Float32Array.from(inds, (b) => values[b])),
+    }));
+    atari.updateStep(agent, optimizer, mb, lossArgs);
+    tf.dispose(mb);
+  }
+  return performance.now() - t0;
+}
+
+// Warm-up: XNNPACK builds its operators on first use, Adam creates its slots.
+rollout(2);
+update(1);
+if (cli.kernels) instrumentKernels(tf.getBackend());
+const tensorsBefore = tf.memory().numTensors;
+const rolloutMs = rollout(numSteps);
+const updates = Number(cli.minibatches);
+const updateMs = update(updates);
+console.log(`backend ${tf.getBackend()}; tensors before/after ${tensorsBefore}/${tf.memory().numTensors}`);
+console.log(`rollout forward, ${NUM_ENVS} envs: ${(rolloutMs / numSteps).toFixed(2)} ms/step (${numSteps} steps, ${(rolloutMs / 1000).toFixed(2)} s)`);
+console.log(`update, minibatch ${minibatchSize}: ${(updateMs / updates).toFixed(1)} ms/step (${updates} steps, ${(updateMs / 1000).toFixed(2)} s)`);
+console.log(`one iteration's tensor work: ${((rolloutMs * 128) / numSteps / 1000 + (updateMs * 16) / updates / 1000).toFixed(2)} s`);
+if (cli.kernels) {
+  const total = [...kernelMs.values()].reduce((a, e) => a + e.ms, 0);
+  console.log(`\nexclusive kernel time, rollout + update (${total.toFixed(0)} ms in kernels):`);
+  for (const [name, e] of [...kernelMs].sort((a, b) => b[1].ms - a[1].ms)) {
+    if (e.ms < 0.005 * total) continue;
+    console.log(`  ${name.padEnd(cli.shapes ? 60 : 24)} ${e.ms.toFixed(0).padStart(7)} ms ${(100 * e.ms / total).toFixed(1).padStart(5)}%  ${e.calls} calls`);
+  }
+}
