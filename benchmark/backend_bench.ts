@@ -26,7 +26,7 @@ const reps = Number(cli.reps);
 // tfjs's own BatchMatMul gradient and wasm kernel, captured before setupBackend installs the fixes.
 await import("@tensorflow/tfjs-backend-wasm");
 const stockMatMul = { grad: tf.getGradient(tf.BatchMatMul), kernel: tf.getKernel(tf.BatchMatMul, "wasm") };
-await setupBackend(false, { prefer: cli.backend === "cpu" ? "cpu" : "wasm" });
+await setupBackend(cli.backend === "cpu" ? "cpu" : "wasm");
 if (cli.stock) unregisterWasmGradientFixes();
 if (cli["stock-matmul"]) {
   // Conv fixes kept, matMul ones removed: isolates the cost of transposed matMuls in backprop.

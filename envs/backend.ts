@@ -1,40 +1,57 @@
-// Backend selection for TensorFlow.js in Node, mirroring CleanRL's
+// Backend selection for TensorFlow.js in Node: `--backend auto|webgpu|tensorflow|wasm|cpu`, CleanRL's
 //   device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
-// plus gradient overrides that make the WASM backend usable (and fast) for PPO's networks.
+// grown to the five ways tfjs can run here, plus gradient overrides that make the WASM backend usable (and fast)
+// for PPO's networks.
 //
-// Order of preference:
-//   1. `tensorflow` (native libtensorflow through @tensorflow/tfjs-node-gpu) when `cuda` is requested and the
-//      package loads. It is an optionalDependency: its install script downloads libtensorflow and fails without
-//      network access, after which npm silently drops it, so "not installed" is the common case.
-//   2. `wasm` (XNNPACK kernels, SIMD). Single-threaded: in Node tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false,
+// `auto` takes the first of these that starts, fastest first, and prints one line saying what runs and why each
+// faster option was not taken:
+//   1. `tensorflow` through @tensorflow/tfjs-node-gpu (libtensorflow 2.9.1 on CUDA 11.2 / cuDNN 8.1), when it loads
+//      and sees a CUDA device. An optionalDependency whose install downloads libtensorflow; without network access
+//      (or on today's CUDA 12 images) npm silently drops it, so "not installed" is the common case.
+//   2. `webgpu` (@tensorflow/tfjs-backend-webgpu on Dawn, the `webgpu` npm package) when a *hardware* adapter exists.
+//      Dawn needs the Vulkan loader (libvulkan.so.1) and the GPU driver's Vulkan ICD. A software adapter (Mesa's
+//      lavapipe, SwiftShader) is refused under auto: it is slower than WASM for these networks, and a user who
+//      expects a GPU must not silently train on a software rasterizer. `--backend webgpu` accepts it (CI tests).
+//   3. `tensorflow` through @tensorflow/tfjs-node (native libtensorflow on the CPU, multi-threaded), when it loads.
+//   4. `wasm` (XNNPACK kernels, SIMD). Single-threaded: in Node tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false,
 //      and forcing threads needs fragile hacks that collapsed under load on a 2-core machine (see
 //      shared/notes/tfjs-in-node.md), so we deliberately do not try.
-//   3. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
+//   5. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
 //      batch 8 took 290 ms forward (wasm 7 ms) and 8-12 s forward+backward (wasm 34 ms).
+// `--no-cuda` means no GPU backend: auto skips 1 and 2. A backend named explicitly either starts or is one
+// `error:` line and exit 1, never a silent fallback.
 //
 // tfjs refuses to create tensors while a higher-priority backend is still initialising (importing
 // tfjs-backend-wasm makes wasm the top priority), so `setupBackend` must run before the first tensor is created.
 
 import * as tf from "@tensorflow/tfjs";
+import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 
-export type BackendPreference = "wasm" | "cpu";
+import { usageError } from "./cli.ts";
+
+export const BACKEND_CHOICES = ["auto", "webgpu", "tensorflow", "wasm", "cpu"] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 export interface SetupBackendOptions {
+  /** CleanRL's `--cuda`: false means no GPU backend (auto skips tfjs-node-gpu and WebGPU). Default true. */
+  cuda?: boolean;
   /** Do not print the one-line backend summary (tests). */
   quiet?: boolean;
-  /** Backend to use when CUDA is not requested or not available. Default "wasm". */
-  prefer?: BackendPreference;
 }
 
 export interface BackendReport {
-  /** Name of the tfjs backend actually in use ("tensorflow", "wasm" or "cpu"). */
+  /** Name of the tfjs backend actually in use ("tensorflow", "webgpu", "wasm" or "cpu"). */
   backend: string;
-  /** Why this backend: one short phrase per decision, joined by "; ". Empty when CUDA was requested and used. */
+  /** Why not something faster: one short phrase per option skipped, joined by "; ". Empty when nothing was. */
   reason: string;
   /** The exact line printed by `setupBackend` (also when quiet). */
   line: string;
 }
+
+/** An explicitly requested backend could not start; `setupBackend` prints the message as one `error:` line. */
+export class BackendUnavailableError extends Error {}
 
 let lastReport: BackendReport | null = null;
 
@@ -43,40 +60,229 @@ export function backendReport(): BackendReport | null {
   return lastReport;
 }
 
-// The package name is kept in a variable so that TypeScript does not try to resolve the (usually absent) module.
-const TFJS_NODE_GPU = "@tensorflow/tfjs-node-gpu";
+const require = createRequire(import.meta.url);
 
-type GpuAttempt = { ok: true } | { ok: false; why: string };
-let gpuAttempt: Promise<GpuAttempt> | null = null;
+function shortError(err: unknown, max = 60): string {
+  const msg = String((err as { message?: string })?.message ?? err).split("\n")[0].trim();
+  return msg.length > max ? `${msg.slice(0, max - 3)}...` : msg;
+}
+
+// ---- native TensorFlow: @tensorflow/tfjs-node-gpu (CUDA) and @tensorflow/tfjs-node (CPU) ----------------------
+// Both register a backend named "tensorflow"; only one of the two may be loaded in a process.
+
+// Package names are kept in variables so that TypeScript does not try to resolve the (usually absent) modules.
+const TFJS_NODE_GPU = "@tensorflow/tfjs-node-gpu";
+const TFJS_NODE = "@tensorflow/tfjs-node";
+
+type Attempt = { ok: true } | { ok: false; why: string };
+const nativeAttempts = new Map<string, Promise<Attempt>>();
+let nativeLoaded: string | null = null;
 
 /** Reduces an import failure to a short phrase for the summary line. */
-function describeGpuLoadError(err: unknown): string {
+function describeLoadError(pkg: string, err: unknown): string {
   const e = err as { code?: string; message?: string };
   const msg = String(e?.message ?? err);
-  if ((e?.code === "ERR_MODULE_NOT_FOUND" || e?.code === "MODULE_NOT_FOUND") && msg.includes(TFJS_NODE_GPU)) {
-    return "tfjs-node-gpu not installed";
+  const name = pkg.replace("@tensorflow/", "");
+  if ((e?.code === "ERR_MODULE_NOT_FOUND" || e?.code === "MODULE_NOT_FOUND") && msg.includes(pkg)) {
+    return `${name} not installed`;
   }
   // The native addon is linked against libtensorflow and, in the GPU build, the CUDA runtime libraries;
   // dlopen failures name the missing library ("libcudart.so.11.0: cannot open shared object file").
   const lib = /(lib(?:cudart|cudnn|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvinfer|tensorflow)[\w.+-]*)/.exec(msg);
-  if (lib) return `tfjs-node-gpu failed to load (${lib[1]} missing)`;
-  const first = msg.split("\n")[0].trim();
-  return `tfjs-node-gpu failed to load (${first.length > 80 ? `${first.slice(0, 77)}...` : first})`;
+  if (lib) return `${name} failed to load (${lib[1]} missing)`;
+  return `${name} failed to load (${shortError(err, 80)})`;
 }
 
-async function loadTfjsNodeGpu(): Promise<GpuAttempt> {
-  try {
-    await import(TFJS_NODE_GPU);
-  } catch (err) {
-    return { ok: false, why: describeGpuLoadError(err) };
+function loadNative(pkg: string): Promise<Attempt> {
+  let attempt = nativeAttempts.get(pkg);
+  if (attempt == null) {
+    attempt = (async (): Promise<Attempt> => {
+      if (nativeLoaded != null && nativeLoaded !== pkg) return { ok: false, why: `${nativeLoaded} is already loaded` };
+      try {
+        await import(pkg);
+      } catch (err) {
+        return { ok: false, why: describeLoadError(pkg, err) };
+      }
+      nativeLoaded = pkg;
+      // The package registers "tensorflow" on the tfjs-core instance it imports. If npm did not dedupe it onto
+      // ours, the backend is invisible here and selecting it would fail.
+      if (tf.findBackendFactory("tensorflow") == null) {
+        return { ok: false, why: `${pkg.replace("@tensorflow/", "")} loaded a different copy of tfjs-core` };
+      }
+      return { ok: true };
+    })();
+    nativeAttempts.set(pkg, attempt);
   }
-  // tfjs-node-gpu registers "tensorflow" on the tfjs-core instance it imports. If npm did not dedupe it onto ours,
-  // the backend is invisible here and selecting it would fail.
-  if (tf.findBackendFactory("tensorflow") == null) {
-    return { ok: false, why: "tfjs-node-gpu loaded a different copy of tfjs-core" };
-  }
-  return { ok: true };
+  return attempt;
 }
+
+/** Switches to the "tensorflow" backend; true when on a CUDA device (NodeJSKernelBackend's own answer). */
+async function useTensorflow(): Promise<{ onGpu: boolean }> {
+  if (!(await tf.setBackend("tensorflow"))) throw new Error("the tensorflow backend failed to initialise");
+  return { onGpu: (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true };
+}
+
+// ---- WebGPU: Dawn (`webgpu` npm package) + @tensorflow/tfjs-backend-webgpu ----------------------------------
+
+interface AdapterProbe {
+  adapter: { vendor: string; architecture: string; device: string; description: string; isFallbackAdapter: boolean } | null;
+  /** Why there is no adapter, from what Dawn printed; empty when there is one. */
+  why: string;
+}
+
+let adapterProbe: AdapterProbe | null = null;
+
+/**
+ * Asks Dawn for an adapter in a child process. Dawn prints its own multi-line warnings on stderr when Vulkan or a
+ * driver is missing ("Couldn't load Vulkan: libvulkan.so.1", "vkCreateInstance: Found no drivers!"): the child
+ * keeps them away from the user's terminal, and a crash inside a broken driver cannot take the run down.
+ * Costs about 0.3 s, once per process, and only when WebGPU is a candidate.
+ */
+function probeAdapter(): AdapterProbe {
+  if (adapterProbe != null) return adapterProbe;
+  let webgpuUrl: string;
+  try {
+    webgpuUrl = pathToFileURL(require.resolve("webgpu")).href;
+  } catch {
+    return (adapterProbe = { adapter: null, why: "the webgpu package is not installed" });
+  }
+  const code = `
+    const { create } = await import(${JSON.stringify(webgpuUrl)});
+    const a = await create([]).requestAdapter({ powerPreference: "high-performance" });
+    const i = a?.info;
+    console.log(JSON.stringify(a == null ? null : { vendor: i.vendor, architecture: i.architecture, device: i.device,
+      description: i.description, isFallbackAdapter: i.isFallbackAdapter === true || a.isFallbackAdapter === true }));
+    process.exit(0);`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+  const stderr = r.stderr ?? "";
+  if (r.status !== 0) {
+    const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").pop() ?? `exit ${r.status ?? r.signal}`;
+    return (adapterProbe = { adapter: null, why: `WebGPU probe failed (${shortError(last)})` });
+  }
+  const adapter = JSON.parse(r.stdout.trim().split("\n").pop() ?? "null") as AdapterProbe["adapter"];
+  let why = "";
+  if (adapter == null) {
+    if (/libvulkan\.so/.test(stderr)) why = "no WebGPU adapter (Vulkan loader libvulkan.so.1 not found)";
+    else if (/Found no drivers|INCOMPATIBLE_DRIVER/.test(stderr)) why = "no WebGPU adapter (no Vulkan driver ICD found)";
+    else why = "no WebGPU adapter";
+  }
+  return (adapterProbe = { adapter, why });
+}
+
+function adapterLabel(a: NonNullable<AdapterProbe["adapter"]>): string {
+  const name = a.description || [a.vendor, a.device || a.architecture].filter((s) => s).join(" ") || "unknown adapter";
+  return `${shortError(name, 48)}${a.isFallbackAdapter ? ", software" : ""}`;
+}
+
+// The slice of the WebGPU API and of WebGPUBackend (tfjs-backend-webgpu 4.22, private members included) we touch.
+interface GpuBuffer { size: number; mapState: string; mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void }
+interface GpuDevice { addEventListener(type: string, f: (ev: { error?: { message?: string } }) => void): void; lost: Promise<{ message: string }> }
+interface WebGpuBackendInternals {
+  device: GpuDevice;
+  tensorMap: { get(id: object): { values: tf.backend_util.BackendValues | null; dtype: tf.DataType; resource: GpuBuffer } };
+  bufferManager: { acquireBuffer(size: number, usage: number): GpuBuffer; releaseBuffer(b: GpuBuffer): void };
+  commandEncoder: { copyBufferToBuffer(src: GpuBuffer, so: number, dst: GpuBuffer, d: number, size: number): void };
+  ensureCommandEncoderReady(): void;
+  endComputePassEncoder(): void;
+  submitQueue(): void;
+  convertAndCacheOnCPU(id: object, v: tf.backend_util.BackendValues): void;
+  readSync(id: object): tf.backend_util.BackendValues;
+  read(id: object): Promise<tf.backend_util.BackendValues>;
+}
+
+let webgpuRegistered = false;
+let webgpuError: string | null = null;
+
+/** Throws (once) the first error Dawn reported since the last check, as an exception instead of a printed line. */
+function throwPendingWebGpuError(): void {
+  if (webgpuError == null) return;
+  const msg = webgpuError;
+  webgpuError = null;
+  throw new Error(`WebGPU: ${msg}`);
+}
+
+/**
+ * Replaces the backend's readSync. In a browser it reads back through an OffscreenCanvas, which Node lacks, and
+ * WebGPU itself only maps buffers asynchronously; but every variant reads its losses and actions with dataSync().
+ * So: the same copy-to-staging-buffer as the backend's async read, then spin Node's event loop with `deasync`
+ * until Dawn (whose completion callbacks run from that loop) has mapped the staging buffer. The buffer's mapState
+ * flips to "mapped" inside Dawn's callback; the Promise would resolve only later, between macrotasks.
+ */
+function patchWebGpuBackend(backend: WebGpuBackendInternals): void {
+  const deasync = require("deasync") as { loopWhile(pred: () => boolean): void };
+  const MAP_READ = 0x0001; // GPUBufferUsage.MAP_READ and GPUMapMode.READ
+  const COPY_DST = 0x0008; // GPUBufferUsage.COPY_DST
+  const asyncRead = backend.read.bind(backend);
+  const cpuReadSync = backend.readSync.bind(backend);
+  backend.readSync = (dataId: object) => {
+    throwPendingWebGpuError();
+    const data = backend.tensorMap.get(dataId);
+    if (data.values != null || data.dtype === "string" || data.dtype === "complex64") return cpuReadSync(dataId);
+    const src = data.resource;
+    const staging = backend.bufferManager.acquireBuffer(src.size, COPY_DST | MAP_READ);
+    backend.ensureCommandEncoderReady();
+    backend.endComputePassEncoder();
+    backend.commandEncoder.copyBufferToBuffer(src, 0, staging, 0, src.size);
+    backend.submitQueue();
+    staging.mapAsync(MAP_READ).catch(() => {}); // failure shows as mapState "unmapped" below
+    deasync.loopWhile(() => staging.mapState === "pending");
+    throwPendingWebGpuError();
+    if (staging.mapState !== "mapped") throw new Error("WebGPU: reading a tensor back failed (buffer not mapped)");
+    const bytes = staging.getMappedRange().slice(0);
+    staging.unmap();
+    backend.bufferManager.releaseBuffer(staging);
+    const values = tf.util.convertBackendValuesAndArrayBuffer(bytes, data.dtype);
+    backend.convertAndCacheOnCPU(dataId, values);
+    return values;
+  };
+  backend.read = async (dataId: object) => {
+    throwPendingWebGpuError();
+    const values = await asyncRead(dataId);
+    throwPendingWebGpuError();
+    return values;
+  };
+}
+
+/** Loads Dawn and the tfjs WebGPU backend and registers our "webgpu" factory (once). */
+async function registerWebGpu(): Promise<void> {
+  if (webgpuRegistered) return;
+  const { create, globals } = await import("webgpu");
+  // tfjs-backend-webgpu reads navigator.gpu and the GPU* constants (GPUBufferUsage, ...) as browser globals.
+  Object.assign(globalThis, globals);
+  const gpu = create([]);
+  const g = globalThis as unknown as { navigator?: object };
+  if (g.navigator == null) g.navigator = { gpu };
+  else Object.defineProperty(g.navigator, "gpu", { value: gpu, configurable: true });
+  const { WebGPUBackend } = await import("@tensorflow/tfjs-backend-webgpu");
+  // Conv2DBackpropInput as a matmul instead of the naive per-pixel shader (checked equal to the cpu backend).
+  tf.env().set("WEBGPU_USE_NAIVE_CONV2D_TRANSPOSE", false);
+  // The package registered its own factory at import. Its device request leaves maxStorageBuffersPerShaderStage
+  // at WebGPU's default of 8, and then tf.addN of more than 7 tensors (e.g. gradient-norm clipping over 8+
+  // parameters) fails validation and silently returns zeros. Ours requests every limit the adapter offers.
+  if (tf.findBackendFactory("webgpu") != null) tf.removeBackend("webgpu");
+  tf.registerBackend("webgpu", async () => {
+    const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+    if (adapter == null) throw new Error("no WebGPU adapter");
+    const requiredLimits: Record<string, number> = {};
+    for (const key in adapter.limits) {
+      const v = (adapter.limits as unknown as Record<string, unknown>)[key];
+      if (typeof v === "number") requiredLimits[key] = v;
+    }
+    const device = await adapter.requestDevice({ requiredLimits });
+    // Dawn reports validation errors as printed "validation:" lines and carries on with zeros; keep the first
+    // and throw it from the next readback, which every update and action ends with.
+    (device as unknown as GpuDevice).addEventListener("uncapturederror", (ev) => {
+      webgpuError ??= shortError(ev.error?.message ?? "uncaptured error", 200);
+    });
+    (device as unknown as GpuDevice).lost.then((info) => { webgpuError ??= `device lost (${info.message})`; }, () => {});
+    const backend = new WebGPUBackend(device, adapter.info);
+    patchWebGpuBackend(backend as unknown as WebGpuBackendInternals);
+    return backend;
+  }, 0);
+  webgpuRegistered = true;
+}
+
+// ---- WASM and cpu -------------------------------------------------------------------------------------------
 
 let wasmPathsSet = false;
 
@@ -88,7 +294,6 @@ let wasmPathsSet = false;
 async function loadWasmModule(): Promise<typeof import("@tensorflow/tfjs-backend-wasm")> {
   const wasm = await import("@tensorflow/tfjs-backend-wasm");
   if (!wasmPathsSet) {
-    const require = createRequire(import.meta.url);
     const file = (name: string): string => require.resolve(`@tensorflow/tfjs-backend-wasm/dist/${name}`);
     wasm.setWasmPaths({
       "tfjs-backend-wasm.wasm": file("tfjs-backend-wasm.wasm"),
@@ -114,82 +319,127 @@ function silenceCpuBanner(): void {
   }
 }
 
-function shortError(err: unknown): string {
-  const msg = String((err as { message?: string })?.message ?? err).split("\n")[0].trim();
-  return msg.length > 60 ? `${msg.slice(0, 57)}...` : msg;
+// ---- the choice ---------------------------------------------------------------------------------------------
+
+/** One candidate: returns the label of the started backend, or the reason it was not taken. */
+type Candidate = () => Promise<{ label: string } | { why: string }>;
+
+async function tryCudaTensorflow(explicit: boolean): Promise<{ label: string } | { why: string }> {
+  const gpu = await loadNative(TFJS_NODE_GPU);
+  if (!gpu.ok) return { why: gpu.why };
+  try {
+    const { onGpu } = await useTensorflow();
+    // Without a visible CUDA device libtensorflow silently runs on the CPU: fine when tensorflow was asked for,
+    // but under auto WebGPU may still find the GPU (step 3 then reuses this backend).
+    if (onGpu || explicit) return { label: `tensorflow (tfjs-node-gpu, ${onGpu ? "CUDA" : "CPU: no CUDA device visible"})` };
+    return { why: "tfjs-node-gpu sees no CUDA device" };
+  } catch (err) {
+    return { why: `tfjs-node-gpu failed (${shortError(err)})` };
+  }
 }
 
-async function useCpu(): Promise<string> {
-  if (!(await tf.setBackend("cpu"))) throw new Error("tfjs: could not initialise the cpu backend");
+async function tryCpuTensorflow(): Promise<{ label: string } | { why: string }> {
+  // If tfjs-node-gpu loaded (without a CUDA device), its libtensorflow runs on the CPU just as well.
+  const pkg = nativeLoaded === TFJS_NODE_GPU ? TFJS_NODE_GPU : TFJS_NODE;
+  const native = await loadNative(pkg);
+  if (!native.ok) return { why: native.why };
+  try {
+    await useTensorflow();
+    return { label: `tensorflow (${pkg.replace("@tensorflow/", "")}, CPU)` };
+  } catch (err) {
+    return { why: `${pkg.replace("@tensorflow/", "")} failed (${shortError(err)})` };
+  }
+}
+
+async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { why: string }> {
+  const probe = probeAdapter();
+  if (probe.adapter == null) return { why: probe.why };
+  if (probe.adapter.isFallbackAdapter && !allowSoftware) {
+    return { why: `WebGPU adapter is software (${adapterLabel(probe.adapter)}); --backend webgpu forces it` };
+  }
+  try {
+    await registerWebGpu();
+    if (!(await tf.setBackend("webgpu"))) return { why: "the webgpu backend failed to initialise" };
+  } catch (err) {
+    return { why: `webgpu failed (${shortError(err)})` };
+  }
+  return { label: `webgpu (${adapterLabel(probe.adapter)})` };
+}
+
+async function tryWasm(): Promise<{ label: string } | { why: string }> {
+  try {
+    const wasm = await loadWasmModule();
+    if (!(await tf.setBackend("wasm"))) return { why: "wasm failed to initialise" };
+    const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
+    const threads = wasm.getThreadsCount();
+    registerWasmGradientFixes();
+    return { label: `wasm (${simd ? "SIMD" : "no SIMD"}, ${threads} thread${threads === 1 ? "" : "s"})` };
+  } catch (err) {
+    return { why: `wasm failed to load (${shortError(err)})` };
+  }
+}
+
+async function tryCpu(): Promise<{ label: string } | { why: string }> {
+  if (!(await tf.setBackend("cpu"))) return { why: "the cpu backend failed to initialise" };
   silenceCpuBanner();
-  return "cpu";
+  return { label: "cpu (plain JS kernels)" };
 }
 
 /**
- * Selects the tfjs backend; call it once at start-up before any tensor exists. Returns the backend name and prints
- * one line naming it and why (unless `quiet`). Calling it again is harmless: module loads and the gradient
- * overrides are done once, and `tf.setBackend` on an initialised backend only switches to it.
+ * Starts the requested backend (see the top of this file) and returns what runs and why; throws
+ * BackendUnavailableError when an explicitly named backend cannot start. Call it before any tensor exists.
+ * Calling it again is harmless: module loads and the gradient overrides are done once, and `tf.setBackend` on an
+ * initialised backend only switches to it.
  */
-export async function setupBackend(cuda: boolean, opts: SetupBackendOptions = {}): Promise<string> {
-  const prefer: BackendPreference = opts.prefer ?? "wasm";
+export async function selectBackend(choice: BackendChoice, opts: SetupBackendOptions = {}): Promise<BackendReport> {
+  const cuda = opts.cuda ?? true;
   const reasons: string[] = [];
-  let backend: string | null = null;
-  let label = "";
-
-  if (cuda) {
-    gpuAttempt ??= loadTfjsNodeGpu();
-    const gpu = await gpuAttempt;
-    if (gpu.ok) {
-      try {
-        if (await tf.setBackend("tensorflow")) {
-          backend = "tensorflow";
-          // Without a visible CUDA device libtensorflow silently runs on the CPU; still much faster than wasm, but
-          // the user asked for CUDA, so say so. (NodeJSKernelBackend exposes the binding's answer as a field.)
-          const onGpu = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice;
-          label = onGpu === false ? "tensorflow (tfjs-node-gpu, CPU)" : "tensorflow (tfjs-node-gpu, CUDA)";
-          if (onGpu === false) reasons.push("no CUDA device visible to libtensorflow");
-        } else {
-          reasons.push("tfjs-node-gpu backend failed to initialise");
-        }
-      } catch (err) {
-        reasons.push(`tfjs-node-gpu backend failed (${shortError(err)})`);
-      }
-    } else {
-      reasons.push(gpu.why);
-    }
-    if (backend == null) reasons[reasons.length - 1] += '; see README "GPU"';
+  let candidates: Candidate[];
+  if (choice === "auto") {
+    candidates = cuda
+      ? [() => tryCudaTensorflow(false), () => tryWebGpu(false), tryCpuTensorflow, tryWasm, tryCpu]
+      : [tryCpuTensorflow, tryWasm, tryCpu];
+    if (!cuda) reasons.push("--no-cuda: no GPU backend");
+  } else if (choice === "webgpu") {
+    if (!cuda) throw new BackendUnavailableError("--backend webgpu is a GPU backend, but --no-cuda was given");
+    candidates = [() => tryWebGpu(true)];
+  } else if (choice === "tensorflow") {
+    candidates = cuda ? [() => tryCudaTensorflow(true), tryCpuTensorflow] : [tryCpuTensorflow];
   } else {
-    reasons.push("--cuda off");
+    candidates = [choice === "wasm" ? tryWasm : tryCpu];
   }
-
-  if (backend == null && prefer === "wasm") {
-    try {
-      const wasm = await loadWasmModule();
-      if (await tf.setBackend("wasm")) {
-        backend = "wasm";
-        const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
-        const threads = wasm.getThreadsCount();
-        label = `wasm (${simd ? "SIMD" : "no SIMD"}, ${threads} thread${threads === 1 ? "" : "s"})`;
-        registerWasmGradientFixes();
-      } else {
-        reasons.push("wasm failed to initialise");
-      }
-    } catch (err) {
-      reasons.push(`wasm failed to load (${shortError(err)})`);
+  for (const candidate of candidates) {
+    const r = await candidate();
+    if ("label" in r) {
+      const backend = tf.getBackend();
+      const reason = choice === "auto" ? reasons.join("; ") : "";
+      const line = reason === "" ? `backend: ${r.label}` : `backend: ${r.label} — ${reason}`;
+      return (lastReport = { backend, reason, line });
     }
+    reasons.push(r.why);
   }
+  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends"`);
+}
 
-  if (backend == null) {
-    if (prefer === "cpu") reasons.push("cpu requested");
-    backend = await useCpu();
-    label = "cpu (plain JS kernels)";
+/**
+ * What a variant calls once at start-up (CleanRL's `device = ...` line): validates `--backend`, starts it and
+ * prints one line naming it and why (unless `quiet`). A bad `--backend` value is a usage error (exit 2); a
+ * backend that cannot start is one `error:` line and exit 1.
+ */
+export async function setupBackend(choice: string = "auto", opts: SetupBackendOptions = {}): Promise<string> {
+  if (!(BACKEND_CHOICES as readonly string[]).includes(choice)) {
+    usageError(`--backend must be one of ${BACKEND_CHOICES.join(", ")}; got ${choice}`);
   }
-
-  const reason = reasons.join("; ");
-  const line = reason === "" ? `backend: ${label}` : `backend: ${label} — ${reason}`;
-  lastReport = { backend, reason, line };
-  if (!opts.quiet) console.log(line);
-  return backend;
+  let report: BackendReport;
+  try {
+    report = await selectBackend(choice as BackendChoice, opts);
+  } catch (err) {
+    if (!(err instanceof BackendUnavailableError)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  }
+  if (!opts.quiet) console.log(report.line);
+  return report.backend;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

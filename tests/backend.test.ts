@@ -8,8 +8,10 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import * as tf from "@tensorflow/tfjs";
 import {
+  BackendUnavailableError,
   backendReport,
   registerWasmGradientFixes,
+  selectBackend,
   setupBackend,
   unregisterWasmGradientFixes,
 } from "../envs/backend.ts";
@@ -67,65 +69,89 @@ async function assertWasmMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) 
   });
 }
 
-const gpuInstalled = ((): boolean => {
+/** Whether an optional package resolves here (then the tests that need it absent are skipped). */
+function installed(pkg: string): boolean {
   try {
-    createRequire(import.meta.url).resolve("@tensorflow/tfjs-node-gpu");
+    createRequire(import.meta.url).resolve(pkg);
     return true;
   } catch {
     return false;
   }
-})();
+}
+const nativeInstalled = installed("@tensorflow/tfjs-node") || installed("@tensorflow/tfjs-node-gpu");
 
 before(async () => {
   // Initialise cpu first (quietly, which also suppresses its Node.js banner); wasm is then set up by the tests below.
-  await setupBackend(false, { quiet: true, prefer: "cpu" });
+  await setupBackend("cpu", { quiet: true });
 });
 
 describe("setupBackend", () => {
-  test("setupBackend(false) selects wasm and prints nothing when quiet", async (t) => {
+  test("setupBackend('wasm') selects wasm and prints nothing when quiet", async (t) => {
     const log = t.mock.method(console, "log", () => {});
-    const name = await setupBackend(false, { quiet: true });
+    const name = await setupBackend("wasm", { quiet: true });
     assert.equal(name, "wasm");
     assert.equal(tf.getBackend(), "wasm");
     assert.equal(log.mock.callCount(), 0);
   });
 
-  test("setupBackend prints exactly one line naming the backend and why", async (t) => {
+  test("setupBackend prints exactly one line naming the backend", async (t) => {
     const log = t.mock.method(console, "log", () => {});
-    await setupBackend(false);
+    await setupBackend("wasm");
     assert.equal(log.mock.callCount(), 1);
     const line = String(log.mock.calls[0].arguments[0]);
-    assert.match(line, /^backend: wasm \((no )?SIMD, \d+ threads?\) — --cuda off$/);
+    assert.match(line, /^backend: wasm \((no )?SIMD, \d+ threads?\)$/);
     assert.equal(line, backendReport()?.line);
   });
 
-  test("setupBackend(true) falls back to wasm when tfjs-node-gpu is missing and the reason says so",
-    { skip: gpuInstalled ? "tfjs-node-gpu is installed here" : false }, async () => {
-      const name = await setupBackend(true, { quiet: true });
-      assert.equal(name, "wasm");
+  test("auto with --no-cuda and no native TensorFlow selects wasm and says why each faster option was not taken",
+    { skip: nativeInstalled ? "tfjs-node is installed here" : false }, async () => {
+      const report = await selectBackend("auto", { cuda: false });
+      assert.equal(report.backend, "wasm");
       assert.equal(tf.getBackend(), "wasm");
-      const report = backendReport();
-      assert.match(report?.reason ?? "", /tfjs-node-gpu not installed; see README "GPU"/);
-      assert.match(report?.line ?? "", /^backend: wasm .* — tfjs-node-gpu not installed; see README "GPU"$/);
+      assert.equal(report.reason, "--no-cuda: no GPU backend; tfjs-node not installed");
+      assert.match(report.line, /^backend: wasm .* — --no-cuda: no GPU backend; tfjs-node not installed$/);
     });
 
+  test("auto without a GPU package or hardware adapter names the reason for CUDA, WebGPU and native TensorFlow",
+    { skip: nativeInstalled ? "tfjs-node(-gpu) is installed here" : false }, async () => {
+      const report = await selectBackend("auto", { cuda: true });
+      // On this machine there is no hardware GPU: WebGPU is either absent or a software adapter, refused by auto.
+      assert.equal(report.backend, "wasm");
+      const parts = report.reason.split("; ");
+      assert.equal(parts[0], "tfjs-node-gpu not installed");
+      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter is software \(.*\); --backend webgpu forces it)$/);
+      assert.equal(parts[2], "tfjs-node not installed");
+    });
+
+  test("an explicitly requested backend that cannot start throws BackendUnavailableError, never falls back",
+    { skip: nativeInstalled ? "tfjs-node is installed here" : false }, async () => {
+      await setupBackend("wasm", { quiet: true });
+      await assert.rejects(selectBackend("tensorflow", { cuda: false }),
+        (err: Error) => err instanceof BackendUnavailableError && /^--backend tensorflow cannot start: tfjs-node not installed/.test(err.message));
+      assert.equal(tf.getBackend(), "wasm");
+    });
+
+  test("--backend webgpu with --no-cuda is refused", async () => {
+    await assert.rejects(selectBackend("webgpu", { cuda: false }), BackendUnavailableError);
+  });
+
   test("setupBackend is idempotent: a second call selects the same backend and tensors keep working", async () => {
-    assert.equal(await setupBackend(false, { quiet: true }), "wasm");
+    assert.equal(await setupBackend("wasm", { quiet: true }), "wasm");
     const a = tf.tensor([1, 2, 3]);
-    assert.equal(await setupBackend(false, { quiet: true }), "wasm");
+    assert.equal(await setupBackend("wasm", { quiet: true }), "wasm");
     assert.deepEqual(Array.from(tf.add(a, 1).dataSync()), [2, 3, 4]);
     a.dispose();
   });
 
-  test("setupBackend(false, {prefer: 'cpu'}) selects the cpu backend", async () => {
-    assert.equal(await setupBackend(false, { quiet: true, prefer: "cpu" }), "cpu");
+  test("setupBackend('cpu') selects the cpu backend", async () => {
+    assert.equal(await setupBackend("cpu", { quiet: true }), "cpu");
     assert.equal(tf.getBackend(), "cpu");
   });
 });
 
 describe("WASM conv2d gradients match the cpu backend", () => {
   before(async () => {
-    await setupBackend(false, { quiet: true }); // registers the fixes
+    await setupBackend("wasm", { quiet: true }); // registers the fixes
   });
 
   // [x shape NHWC, filter size, stride, output channels, padding]
@@ -163,7 +189,7 @@ describe("WASM conv2d gradients match the cpu backend", () => {
 
 describe("WASM matMul gradients match the cpu backend", () => {
   before(async () => {
-    await setupBackend(false, { quiet: true });
+    await setupBackend("wasm", { quiet: true });
   });
 
   for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {

@@ -7,7 +7,7 @@ import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../e
 import { RandomGenerator } from "../envs/rng.ts";
 
 before(async () => {
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
 });
 
 /** Gram matrix of the columns (tall) or rows (wide) of a row-major [rows, cols] weight, divided by gain². */

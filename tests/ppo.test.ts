@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
 });
 
 test("GAE matches a hand-computed two-env rollout with an episode boundary in the middle", () => {

@@ -9,7 +9,7 @@ import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, lstmCell } from "../ppo_atari_lstm.ts";
 
 before(async () => {
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
 });
 
 const FRAME = 84 * 84;

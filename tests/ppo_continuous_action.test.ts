@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
 });
 
 /** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
