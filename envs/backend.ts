@@ -18,6 +18,8 @@
 import * as tf from "@tensorflow/tfjs";
 import { createRequire } from "node:module";
 
+import { removeWasmExitHandlers } from "./main.ts";
+
 export type BackendPreference = "wasm" | "cpu";
 
 export interface SetupBackendOptions {
@@ -165,7 +167,9 @@ export async function setupBackend(cuda: boolean, opts: SetupBackendOptions = {}
   if (backend == null && prefer === "wasm") {
     try {
       const wasm = await loadWasmModule();
-      if (await tf.setBackend("wasm")) {
+      const ready = await tf.setBackend("wasm");
+      removeWasmExitHandlers(); // the Emscripten module's process handlers would print its whole source on any error
+      if (ready) {
         backend = "wasm";
         const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
         const threads = wasm.getThreadsCount();
