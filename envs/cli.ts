@@ -184,6 +184,12 @@ export function helpText<S extends Record<string, Flag<unknown>>>(spec: S, descr
   return `usage: npx tsx ${prog} [flags]\n\n${description}\n\nflags:\n${builtins.join("\n")}\n${lines.join("\n")}\n`;
 }
 
+/** Splits a command line at `--`: the script's own flags, and what follows (null without a `--`) for child runs. */
+export function splitAtDoubleDash(argv: string[]): { own: string[]; rest: string[] | null } {
+  const i = argv.indexOf("--");
+  return i < 0 ? { own: argv, rest: null } : { own: argv.slice(0, i), rest: argv.slice(i + 1) };
+}
+
 /**
  * What a script calls: parses `process.argv`, prints help and exits 0 on `--help`; a bad command line throws a
  * UsageError (one line and exit 2 under `runMain`).

@@ -102,19 +102,32 @@ export function pollSignals(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+let handlersInstalled = false;
+
+/**
+ * Installs what `runMain` relies on: SIGINT / SIGTERM handlers, and listeners that end any error thrown outside a
+ * promise chain (a timer, an event listener) with one line. A script written as top-level code (no `main`) calls
+ * this first instead of `runMain`: an error thrown by top-level code reaches the `uncaughtException` listener too.
+ */
+export function handleExits(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on("SIGINT", () => void onSignal("SIGINT"));
+  process.on("SIGTERM", () => void onSignal("SIGTERM"));
+  // The wandb SDK's errors are left to envs/logging.ts's own listener, which turns them into "tracking stopped"
+  // while training goes on.
+  process.on("uncaughtException", (e) => {
+    if (!isWandbSdkError(e)) void fail(e);
+  });
+  process.on("unhandledRejection", (e) => void fail(e));
+}
+
 /**
  * Runs a script's `main`: one `error:` line and exit 2 (usage) or 1 (anything else) on failure, the stack only with
  * `--debug` / `DEBUG=1`; SIGINT / SIGTERM close what `closeOnExit` registered and exit 130 / 143.
  */
 export async function runMain(main: () => Promise<void>): Promise<void> {
-  process.on("SIGINT", () => void onSignal("SIGINT"));
-  process.on("SIGTERM", () => void onSignal("SIGTERM"));
-  // Errors thrown outside `main`'s promise chain (a timer, an event listener) end the same way, except the wandb
-  // SDK's, which envs/logging.ts's own listener turns into "tracking stopped" while training goes on.
-  process.on("uncaughtException", (e) => {
-    if (!isWandbSdkError(e)) void fail(e);
-  });
-  process.on("unhandledRejection", (e) => void fail(e));
+  handleExits();
   try {
     await main();
   } catch (e) {

@@ -81,9 +81,16 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo_atari_lstm.ts", ["--learning-rate", "NaN"], 'error: --learning-rate expects a number value, got "NaN"', 2],
   ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
   ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug/, 1],
+  // Every benchmark entry point ends the same way.
+  ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts", 2],
+  ["benchmark/memory.ts", ["--seeds", "1,a"], 'error: --seeds expects comma-separated non-negative integers, got "1,a"', 2],
+  ["benchmark/backend_bench.ts", ["cnn", "--reps", "0"], "error: --reps must be at least 1, got 0", 2],
+  ["benchmark/mujoco_throughput.ts", ["--steps", "ten"], 'error: --steps expects an integer value, got "ten"', 2],
+  ["benchmark/atari_throughput.ts", ["--workers", "0"], 'error: --workers expects comma-separated counts of at least 1, got "0"', 2],
+  ["benchmark/atari_random.ts", ["--rom-dir", "no-roms-here", "--episodes", "1"], /^error: ROM for "breakout" not found\. Searched: - no-roms-here/, 1],
 ];
 
-test("bad command lines and failures end each variant with one error line and exit 2 (usage) or 1 (runtime)", async () => {
+test("bad command lines and failures end each variant and benchmark script with one error line and exit 2 (usage) or 1 (runtime)", async () => {
   // Two at a time: the runs are short, and the suite shares two cores.
   const queue = [...BAD_COMMAND_LINES];
   const check = async () => {
