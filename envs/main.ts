@@ -10,6 +10,7 @@
 //     once. The training loop is synchronous, so a signal's handler only runs when the loop yields: variants call
 //     `await pollSignals()` once per iteration, which bounds how long Ctrl-C takes to one iteration.
 //   * The same cleanup after an error, so a run that fails half-way still leaves a complete event file.
+// Scripts written as top-level code (most of benchmark/) call `handleExits()` first instead: same lines, same codes.
 //
 // Also here, because they end a script the same way in every variant: the NaN guard (`checkFinite`), the env-id
 // check against a variant's spaces before any env is built (`checkEnvSpaces`), and the removal of the exit
