@@ -7,10 +7,11 @@
 // Two settings per worker count: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step)
 // and CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
 
-import minimist from "minimist";
 import { pathToFileURL } from "node:url";
 
 import * as gym from "../envs/index.ts";
+import { int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 
 /** The raw env, for the workers (they import this module and call this export). */
@@ -18,12 +19,20 @@ export function makeRawEnv(envId: string) {
   return () => gym.make(envId);
 }
 
+const ARGS = {
+  romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),
+  envId: str("BreakoutNoFrameskip-v4", "the Atari env to step"),
+  workers: str("1,2", "comma-separated worker counts to measure"),
+  seconds: int(10, "seconds per measurement", { ge: 1 }),
+};
+
 async function main(): Promise<void> {
-  const cli = minimist(process.argv.slice(2), { string: ["rom-dir", "env-id", "workers", "seconds"] });
-  if (cli["rom-dir"]) process.env.ALE_ROMS_DIR = cli["rom-dir"];
-  const envId: string = cli["env-id"] ?? "BreakoutNoFrameskip-v4";
-  const workerCounts: number[] = (cli.workers ?? "1,2").split(",").map(Number);
-  const seconds = Number(cli.seconds ?? 10);
+  const cli = parseArgs(ARGS, "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.", "benchmark/atari_throughput.ts");
+  if (cli.romDir !== null) process.env.ALE_ROMS_DIR = cli.romDir;
+  const envId = cli.envId;
+  const workerCounts: number[] = cli.workers.split(",").map(Number);
+  if (!workerCounts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${cli.workers}"`);
+  const seconds = cli.seconds;
   const rng = new RandomGenerator(0);
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
 
@@ -66,4 +75,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runMain(main);

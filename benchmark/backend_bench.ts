@@ -10,25 +10,35 @@
 // tf.fused.conv2d / tf.fused.matMul + bias (ppo.ts's style) instead of conv2d/matMul + add. Single process, one
 // backend per run: compare runs on an otherwise idle machine.
 
-import minimist from "minimist";
 import * as tf from "@tensorflow/tfjs";
 
 import { conv2dFilterGrad, conv2dInputGrad, setupBackend, unregisterWasmGradientFixes } from "../envs/backend.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { handleExits } from "../envs/main.ts";
 
-const cli = minimist(process.argv.slice(2), {
-  string: ["backend", "batch", "reps"],
-  boolean: ["stock", "stock-matmul", "fused"],
-  default: { backend: "wasm", batch: "256", reps: "3" },
-});
-const what: string = String(cli._[0] ?? "mlp");
-const reps = Number(cli.reps);
+handleExits(); // one `error:` line on failure, exit 2 for a bad command line
+const ARGS = {
+  backend: str("wasm", "wasm or cpu"),
+  batch: int(256, "batch size of the cnn and convs benchmarks", { ge: 1 }),
+  reps: int(3, "timed runs per measurement", { ge: 1 }),
+  stock: bool(false, "unregister the WASM gradient fixes"),
+  stockMatmul: bool(false, "unregister only the matMul fixes"),
+  fused: bool(false, "build layers with tf.fused ops"),
+};
+// The benchmark's name comes first: `backend_bench.ts cnn --batch 64`.
+const argv = process.argv.slice(2);
+const what = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : "mlp";
+const cli = parseArgs(ARGS, "Micro-benchmarks behind envs/backend.ts: mlp | cnn | convs.", "benchmark/backend_bench.ts [mlp|cnn|convs]", what === argv[0] ? argv.slice(1) : argv);
+if (!["mlp", "cnn", "convs"].includes(what)) usageError(`unknown benchmark '${what}' (mlp | cnn | convs)`);
+if (!["wasm", "cpu"].includes(cli.backend)) usageError(`--backend must be wasm or cpu, got "${cli.backend}"`);
+const reps = cli.reps;
 
 // tfjs's own BatchMatMul gradient and wasm kernel, captured before setupBackend installs the fixes.
 await import("@tensorflow/tfjs-backend-wasm");
 const stockMatMul = { grad: tf.getGradient(tf.BatchMatMul), kernel: tf.getKernel(tf.BatchMatMul, "wasm") };
 await setupBackend(cli.backend === "cpu" ? "cpu" : "wasm");
 if (cli.stock) unregisterWasmGradientFixes();
-if (cli["stock-matmul"]) {
+if (cli.stockMatmul) {
   // Conv fixes kept, matMul ones removed: isolates the cost of transposed matMuls in backprop.
   tf.registerGradient(stockMatMul.grad);
   tf.unregisterKernel(tf.BatchMatMul, "wasm");
@@ -73,7 +83,7 @@ if (what === "mlp") {
   const mb = tf.randomNormal([128, 4]);
   const act = tf.oneHot(tf.randomUniform([128], 0, 2, "int32"), 2);
   const ret = tf.randomNormal([128, 1]);
-  const stock = cli.stock ? ", stock" : cli["stock-matmul"] ? ", stock matMul" : "";
+  const stock = cli.stock ? ", stock" : cli.stockMatmul ? ", stock matMul" : "";
   report(`Adam step minibatch 128 [${tf.getBackend()}${cli.fused ? ", fused" : ""}${stock}]`,
     time(50, () => {
       tf.tidy(() => {
@@ -113,7 +123,7 @@ if (what === "mlp") {
     const [logits, value] = forward(x);
     return tf.add(tf.mean(tf.mul(tf.logSoftmax(logits), r)), tf.mean(tf.square(value))) as tf.Scalar;
   };
-  const stock = cli.stock ? ", stock" : cli["stock-matmul"] ? ", stock matMul" : "";
+  const stock = cli.stock ? ", stock" : cli.stockMatmul ? ", stock matMul" : "";
   const tag = `[${tf.getBackend()}, batch ${batch}${cli.fused ? ", fused" : ""}${stock}]`;
   report(`CNN forward ${tag}`, time(reps, () => tf.tidy(() => { loss().dataSync(); })));
   try {
@@ -151,5 +161,5 @@ if (what === "mlp") {
     tf.dispose([x, w, dy]);
   }
 } else {
-  throw new Error(`unknown benchmark '${what}' (mlp | cnn | convs)`);
+  usageError(`unknown benchmark '${what}' (mlp | cnn | convs)`);
 }

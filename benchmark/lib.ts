@@ -9,6 +9,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { usageError } from "../envs/cli.ts";
 import { readEventFile } from "../envs/logging.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -22,6 +23,13 @@ export interface RunResult {
   sps: number;
   seconds: number;
   curve: [step: number, episodicReturn: number][];
+}
+
+/** `--seeds 1,2,3` as numbers; anything but comma-separated non-negative integers is a usage error. */
+export function parseSeeds(list: string): number[] {
+  const seeds = list.split(",").map(Number);
+  if (!seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) usageError(`--seeds expects comma-separated non-negative integers, got "${list}"`);
+  return seeds;
 }
 
 /** Runs `npx tsx {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each run's result. */

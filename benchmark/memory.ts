@@ -6,15 +6,22 @@
 // Default extra flags: --num-envs 8 --num-steps 32 --total-timesteps 60000 (a short-rollout setting that learns in
 // minutes on a CPU; the algorithm and every other flag are the variants' defaults).
 
-import minimist from "minimist";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { ROOT, learningCurveSvg, mean, readRun, runAll } from "./lib.ts";
+import { bool, parseArgs, splitAtDoubleDash, str } from "../envs/cli.ts";
+import { handleExits } from "../envs/main.ts";
+import { ROOT, learningCurveSvg, mean, parseSeeds, readRun, runAll } from "./lib.ts";
 
-const cli = minimist(process.argv.slice(2), { string: ["seeds"], boolean: ["from-runs"], "--": true });
-const seeds: number[] = (cli.seeds ?? "1").split(",").map(Number);
-const extra: string[] = cli["--"]?.length ? cli["--"] : ["--num-envs", "8", "--num-steps", "32", "--total-timesteps", "60000"];
+handleExits(); // one `error:` line on failure, exit 2 for a bad command line
+const { own, rest } = splitAtDoubleDash(process.argv.slice(2));
+const ARGS = {
+  seeds: str("1", "comma-separated seeds"),
+  fromRuns: bool(false, "skip training: read the newest matching runs/ directories"),
+};
+const cli = parseArgs(ARGS, "MemoryCue-v0: ppo_atari_lstm.ts against ppo_atari.ts (flags after -- go to both).", "benchmark/memory.ts", own);
+const seeds = parseSeeds(cli.seeds);
+const extra: string[] = rest?.length ? rest : ["--num-envs", "8", "--num-steps", "32", "--total-timesteps", "60000"];
 const envId = "MemoryCue-v0";
 const scripts = [
   ["ppo_atari_lstm.ts", "LSTM (ppo_atari_lstm.ts)"],
@@ -23,7 +30,7 @@ const scripts = [
 
 const results = [];
 for (const [script, label] of scripts) {
-  const runs = cli["from-runs"]
+  const runs = cli.fromRuns
     ? seeds.map((seed) => readRun(script, envId, seed))
     : await runAll({ script, envIds: [envId], seeds, extra, workers: 1, logDir: join(ROOT, "benchmark", "results") });
   for (const run of runs) {

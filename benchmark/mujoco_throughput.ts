@@ -1,4 +1,4 @@
-// Env-steps per second of the MuJoCo v4 tasks: `npx tsx benchmark/mujoco_throughput.ts [--steps 10000] [ids...]`.
+// Env-steps per second of the MuJoCo v4 tasks: `npx tsx benchmark/mujoco_throughput.ts [--steps 10000] [--env-ids A,B]`.
 //
 // One process, one env at a time, made with gym.make (so TimeLimit and OrderEnforcing are included), uniform
 // random actions drawn beforehand (the policy's cost is not the env's), resets counted as part of the run, as in
@@ -6,19 +6,18 @@
 // mj_rnePostConstraint, through the bindings) to split each step into physics and everything else (action
 // copy, observation, reward, wrappers). Compare runs on an otherwise idle machine.
 
-import minimist from "minimist";
-
 import * as gym from "../envs/index.ts";
+import { int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { runMain } from "../envs/main.ts";
 import { mujocoModule } from "../envs/mujoco/mujoco_env.ts";
 
-const cli = minimist(process.argv.slice(2), { string: ["steps"], default: { steps: "10000" } });
-const steps = Number(cli.steps);
 const ALL = ["Hopper-v4", "HalfCheetah-v4", "InvertedPendulum-v4", "Walker2d-v4", "InvertedDoublePendulum-v4", "Swimmer-v4", "Reacher-v4", "Pusher-v4", "Ant-v4", "Humanoid-v4"];
-const ids: string[] = cli._.length > 0 ? cli._.map(String) : ALL;
-
-const t0 = performance.now();
-await gym.mujoco.init();
-console.log(`MuJoCo WASM load: ${(performance.now() - t0).toFixed(0)} ms`);
+const ARGS = {
+  steps: int(10000, "env steps per task", { ge: 1 }),
+  envIds: str(ALL.join(","), "comma-separated MuJoCo env ids"),
+};
+/** Env steps per task (--steps), set by main before any run. */
+let steps = 0;
 
 /** Runs `steps` env steps with pre-drawn random actions; returns the elapsed milliseconds. */
 function run(id: string): number {
@@ -52,24 +51,36 @@ function timePhysics(): { read: () => number; restore: () => void } {
   return { read: () => total, restore: () => Object.assign(mj, originals) };
 }
 
-const rows: string[] = [];
-for (const id of ids) {
-  run(id); // warm-up: lets V8 tier up the WASM and the JS step path
-  const elapsed = run(id);
-  const timer = timePhysics();
-  const instrumented = run(id);
-  const physics = timer.read();
-  timer.restore();
-  const usPerStep = (elapsed * 1000) / steps;
-  const physicsShare = physics / instrumented;
-  rows.push(
-    `| ${id.padEnd(25)} | ${Math.round((steps * 1000) / elapsed).toString().padStart(7)} | ${usPerStep.toFixed(1).padStart(7)} | ` +
-      `${(usPerStep * physicsShare).toFixed(1).padStart(7)} | ${(100 * physicsShare).toFixed(0).padStart(3)}% |`,
-  );
-  console.log(rows[rows.length - 1]);
+async function main(): Promise<void> {
+  const cli = parseArgs(ARGS, "Env-steps per second of the MuJoCo v4 tasks.", "benchmark/mujoco_throughput.ts");
+  steps = cli.steps;
+  const ids = cli.envIds.split(",");
+  for (const id of ids) if (!ALL.includes(id)) usageError(`--env-ids: ${id} is not a MuJoCo v4 task (${ALL.join(", ")})`);
+  const t0 = performance.now();
+  await gym.mujoco.init();
+  console.log(`MuJoCo WASM load: ${(performance.now() - t0).toFixed(0)} ms`);
+
+  const rows: string[] = [];
+  for (const id of ids) {
+    run(id); // warm-up: lets V8 tier up the WASM and the JS step path
+    const elapsed = run(id);
+    const timer = timePhysics();
+    const instrumented = run(id);
+    const physics = timer.read();
+    timer.restore();
+    const usPerStep = (elapsed * 1000) / steps;
+    const physicsShare = physics / instrumented;
+    rows.push(
+      `| ${id.padEnd(25)} | ${Math.round((steps * 1000) / elapsed).toString().padStart(7)} | ${usPerStep.toFixed(1).padStart(7)} | ` +
+        `${(usPerStep * physicsShare).toFixed(1).padStart(7)} | ${(100 * physicsShare).toFixed(0).padStart(3)}% |`,
+    );
+    console.log(rows[rows.length - 1]);
+  }
+
+  console.log(`\n${steps} steps per task, random actions, single process (node ${process.version})\n`);
+  console.log("| task                      | steps/s | us/step | physics | share |");
+  console.log("|---------------------------|---------|---------|---------|-------|");
+  for (const row of rows) console.log(row);
 }
 
-console.log(`\n${steps} steps per task, random actions, single process (node ${process.version})\n`);
-console.log("| task                      | steps/s | us/step | physics | share |");
-console.log("|---------------------------|---------|---------|---------|-------|");
-for (const row of rows) console.log(row);
+await runMain(main);

@@ -7,11 +7,14 @@
 // benchmark/plots/. For SPS figures use --workers 1 on an otherwise idle machine. `--from-runs` skips training and
 // rebuilds the table and plots from the newest matching runs/ directories.
 
-import minimist from "minimist";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { ROOT, learningCurveSvg, markdownTable, readRun, runAll } from "./lib.ts";
+import { bool, int, parseArgs, splitAtDoubleDash, str, usageError } from "../envs/cli.ts";
+import { handleExits } from "../envs/main.ts";
+import { ROOT, learningCurveSvg, markdownTable, parseSeeds, readRun, runAll } from "./lib.ts";
+
+handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 
 // Per variant: the env ids CleanRL benchmarks and its published results (docs.cleanrl.dev, mean ± std over seeds).
 const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, string> }> = {
@@ -33,17 +36,25 @@ const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, strin
   },
 };
 
-const cli = minimist(process.argv.slice(2), { string: ["script", "env-ids", "seeds", "workers"], boolean: ["from-runs"], "--": true });
-const script: string = cli.script ?? "ppo.ts";
+const ARGS = {
+  script: str("ppo.ts", "the variant to benchmark"),
+  envIds: str(null, "comma-separated env ids (default: the ones CleanRL benchmarks for the variant)"),
+  seeds: str("1,2,3", "comma-separated seeds"),
+  workers: int(1, "runs at a time", { ge: 1 }),
+  fromRuns: bool(false, "skip training: rebuild the table and plots from the newest matching runs/ directories"),
+};
+const { own, rest } = splitAtDoubleDash(process.argv.slice(2));
+const cli = parseArgs(ARGS, "Reproduces CleanRL's benchmark table for one variant (flags after -- go to every run).", "benchmark/run.ts", own);
+const script = cli.script;
 const variant = VARIANTS[script];
-if (!variant) throw new Error(`--script must be one of ${Object.keys(VARIANTS).join(", ")}`);
-const envIds: string[] = cli["env-ids"] ? cli["env-ids"].split(",") : variant.envIds;
-const seeds: number[] = (cli.seeds ?? "1,2,3").split(",").map(Number);
-const workers = Number(cli.workers ?? 1);
+if (!variant) usageError(`--script must be one of ${Object.keys(VARIANTS).join(", ")}`);
+const envIds: string[] = cli.envIds !== null ? cli.envIds.split(",") : variant.envIds;
+const seeds = parseSeeds(cli.seeds);
+const workers = cli.workers;
 
-const results = cli["from-runs"]
+const results = cli.fromRuns
   ? envIds.flatMap((envId) => seeds.map((seed) => readRun(script, envId, seed)))
-  : await runAll({ script, envIds, seeds, extra: cli["--"] ?? [], workers, logDir: join(ROOT, "benchmark", "results") });
+  : await runAll({ script, envIds, seeds, extra: rest ?? [], workers, logDir: join(ROOT, "benchmark", "results") });
 console.log(`\n${markdownTable(results, variant.cleanrl)}\n`);
 mkdirSync(join(ROOT, "benchmark", "plots"), { recursive: true });
 for (const envId of envIds) {

@@ -30,6 +30,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
 import { usageError } from "./cli.ts";
+import { removeWasmExitHandlers } from "./main.ts";
 
 export const BACKEND_CHOICES = ["auto", "webgpu", "tensorflow", "wasm", "cpu"] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -369,7 +370,9 @@ async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { 
 async function tryWasm(): Promise<{ label: string } | { why: string }> {
   try {
     const wasm = await loadWasmModule();
-    if (!(await tf.setBackend("wasm"))) return { why: "wasm failed to initialise" };
+    const ready = await tf.setBackend("wasm");
+    removeWasmExitHandlers(); // the Emscripten module's process handlers would print its whole source on any error
+    if (!ready) return { why: "wasm failed to initialise" };
     const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
     const threads = wasm.getThreadsCount();
     registerWasmGradientFixes();

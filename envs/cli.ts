@@ -6,26 +6,39 @@
 // Keys are camelCase; flags are their kebab-case form (`envId` -> `--env-id`), as tyro turns `env_id` into
 // `--env-id`. Booleans take `--flag`, `--no-flag` or `--flag=true|false`. `--help` lists every flag with its
 // default. An unknown flag, a missing value or a value of the wrong type is one clear line on stderr and exit 2.
+// A number flag may declare the range where it makes sense, next to its default, e.g.
+//   learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
+//   gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
+// A value outside it (and NaN or Infinity, always) is a usage error; `--help` shows the range.
+// Every script also takes `--debug` (print the stack trace on an error; envs/main.ts reads it).
 
 import minimist from "minimist";
 
 type Kind = "int" | "float" | "str" | "bool";
+/** Bounds a number flag must satisfy: greater than (`gt`), at least (`ge`), less than (`lt`), at most (`le`). */
+export interface Range {
+  gt?: number;
+  ge?: number;
+  lt?: number;
+  le?: number;
+}
 export interface Flag<T> {
   kind: Kind;
   default: T;
   help: string;
   nullable: boolean;
+  range?: Range;
 }
 
-export function int(def: number, help: string): Flag<number>;
-export function int(def: number | null, help: string): Flag<number | null>;
-export function int(def: number | null, help: string): Flag<number | null> {
-  return { kind: "int", default: def, help, nullable: def === null };
+export function int(def: number, help: string, range?: Range): Flag<number>;
+export function int(def: number | null, help: string, range?: Range): Flag<number | null>;
+export function int(def: number | null, help: string, range?: Range): Flag<number | null> {
+  return { kind: "int", default: def, help, nullable: def === null, range };
 }
-export function float(def: number, help: string): Flag<number>;
-export function float(def: number | null, help: string): Flag<number | null>;
-export function float(def: number | null, help: string): Flag<number | null> {
-  return { kind: "float", default: def, help, nullable: def === null };
+export function float(def: number, help: string, range?: Range): Flag<number>;
+export function float(def: number | null, help: string, range?: Range): Flag<number | null>;
+export function float(def: number | null, help: string, range?: Range): Flag<number | null> {
+  return { kind: "float", default: def, help, nullable: def === null, range };
 }
 export function str(def: string, help: string): Flag<string>;
 export function str(def: string | null, help: string): Flag<string | null>;
@@ -43,13 +56,17 @@ export function kebab(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** Thrown for bad command lines; `parseArgs` turns it into one line on stderr and exit code 2. */
-export class UsageError extends Error {}
+/** Thrown for bad command lines; `runMain` (envs/main.ts) turns it into one `error:` line on stderr and exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
 
-/** Prints `message` as one `error:` line and exits 2: for checks a variant makes after parsing (e.g. divisibility). */
+/**
+ * Throws a UsageError: for checks a script makes after parsing (e.g. divisibility). Under `runMain` that is one
+ * `error:` line and exit 2; a test calling `main()` directly gets the exception instead of a dead test runner.
+ */
 export function usageError(message: string): never {
-  process.stderr.write(`error: ${message}\n(run with --help to list the flags)\n`);
-  process.exit(2);
+  throw new UsageError(message);
 }
 
 /**
@@ -62,7 +79,7 @@ export function parseArgv<S extends Record<string, Flag<unknown>>>(spec: S, argv
   const boolFlags = [...byFlag].filter(([, [, f]]) => f.kind === "bool").map(([name]) => name);
   const unknown: string[] = [];
   const parsed = minimist(argv, {
-    boolean: [...boolFlags, "help"],
+    boolean: [...boolFlags, "help", "debug"],
     string: [...byFlag].filter(([, [, f]]) => f.kind !== "bool").map(([name]) => name),
     alias: { h: "help" },
     unknown: (token) => {
@@ -105,7 +122,23 @@ function convert(name: string, flag: Flag<unknown>, raw: string): unknown {
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new UsageError(`--${name} expects ${article(flag.kind)} value, got "${raw}"`);
   if (flag.kind === "int" && !Number.isSafeInteger(value)) throw new UsageError(`--${name} expects an integer, got "${raw}"`);
+  if (flag.range && !inRange(value, flag.range)) throw new UsageError(`--${name} must be ${describeRange(flag.range)}, got ${raw}`);
   return value;
+}
+
+function inRange(v: number, r: Range): boolean {
+  return (r.gt === undefined || v > r.gt) && (r.ge === undefined || v >= r.ge) && (r.lt === undefined || v < r.lt) && (r.le === undefined || v <= r.le);
+}
+
+/** "greater than 0", "at least 1", "between 0 and 1": how an error message and `--help` state a range. */
+export function describeRange(r: Range): string {
+  if (r.ge !== undefined && r.le !== undefined) return `between ${r.ge} and ${r.le}`;
+  const parts: string[] = [];
+  if (r.gt !== undefined) parts.push(`greater than ${r.gt}`);
+  if (r.ge !== undefined) parts.push(`at least ${r.ge}`);
+  if (r.lt !== undefined) parts.push(`less than ${r.lt}`);
+  if (r.le !== undefined) parts.push(`at most ${r.le}`);
+  return parts.join(" and ");
 }
 
 function article(kind: Kind): string {
@@ -142,24 +175,30 @@ export function helpText<S extends Record<string, Flag<unknown>>>(spec: S, descr
   const rows = Object.entries(spec).map(([key, flag]) => {
     const name = flag.kind === "bool" ? `--${kebab(key)}, --no-${kebab(key)}` : `--${kebab(key)} ${flag.kind.toUpperCase()}`;
     const def = flag.default === null ? "None" : String(flag.default);
-    return [name, `${flag.help} (default: ${def})`];
+    const range = flag.range ? `, ${describeRange(flag.range)}` : "";
+    return [name, `${flag.help}${range} (default: ${def})`];
   });
   const width = Math.max(...rows.map(([n]) => n.length)) + 2;
   const lines = rows.map(([n, h]) => `  ${n.padEnd(width)}${h}`);
-  return `usage: npx tsx ${prog} [flags]\n\n${description}\n\nflags:\n  ${"-h, --help".padEnd(width)}show this message and exit\n${lines.join("\n")}\n`;
+  const builtins = [`  ${"-h, --help".padEnd(width)}show this message and exit`, `  ${"--debug".padEnd(width)}on an error, print the stack trace too (also DEBUG=1)`];
+  return `usage: npx tsx ${prog} [flags]\n\n${description}\n\nflags:\n${builtins.join("\n")}\n${lines.join("\n")}\n`;
 }
 
-/** What a script calls: parses `process.argv`, prints help and exits 0 on `--help`, exits 2 on a bad command line. */
+/** Splits a command line at `--`: the script's own flags, and what follows (null without a `--`) for child runs. */
+export function splitAtDoubleDash(argv: string[]): { own: string[]; rest: string[] | null } {
+  const i = argv.indexOf("--");
+  return i < 0 ? { own: argv, rest: null } : { own: argv.slice(0, i), rest: argv.slice(i + 1) };
+}
+
+/**
+ * What a script calls: parses `process.argv`, prints help and exits 0 on `--help`; a bad command line throws a
+ * UsageError (one line and exit 2 under `runMain`).
+ */
 export function parseArgs<S extends Record<string, Flag<unknown>>>(spec: S, description: string, prog: string, argv = process.argv.slice(2)): ArgValues<S> {
-  try {
-    const result = parseArgv(spec, argv);
-    if (result === "help") {
-      process.stdout.write(helpText(spec, description, prog));
-      process.exit(0);
-    }
-    return result;
-  } catch (e) {
-    if (e instanceof UsageError) usageError(e.message);
-    throw e;
+  const result = parseArgv(spec, argv);
+  if (result === "help") {
+    process.stdout.write(helpText(spec, description, prog));
+    process.exit(0);
   }
+  return result;
 }

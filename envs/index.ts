@@ -9,8 +9,8 @@ import "./memory_cue.ts";
 
 export { ActionWrapper, Env, ObservationWrapper, RewardWrapper, Wrapper } from "./core.ts";
 export type { EnvSpec, Info, Metadata, ResetArgs, StepResult } from "./core.ts";
-export { make, register, registeredIds, spec } from "./registration.ts";
-export type { EnvCreator, MakeOptions } from "./registration.ts";
+export { make, register, registeredIds, spaceKinds, spec } from "./registration.ts";
+export type { EnvCreator, MakeOptions, SpaceKinds } from "./registration.ts";
 export { Space } from "./spaces.ts";
 export * as spaces from "./spaces.ts";
 export * as wrappers from "./wrappers.ts";

@@ -752,11 +752,16 @@ let sdkNote = "";
 let guardsInstalled = false;
 const SDK_RETRY_MESSAGE = /^(Fatal HTTP error|Fatal error|Retrying failed request to W&B|Max retries)/;
 
+/** An error thrown by @wandb/sdk's own code (its files are in the stack): the guard below handles those. */
+export function isWandbSdkError(err: unknown): boolean {
+  return guardsInstalled && err instanceof Error && /[\\/]@wandb[\\/]sdk[\\/]/.test(err.stack ?? "");
+}
+
 function installSdkGuards(): void {
   if (guardsInstalled) return;
   guardsInstalled = true;
   const guard = (err: unknown): void => {
-    if (err instanceof Error && /[\\/]@wandb[\\/]sdk[\\/]/.test(err.stack ?? "")) {
+    if (isWandbSdkError(err)) {
       sdkErrorSink?.(err);
       return;
     }

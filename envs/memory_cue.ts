@@ -173,5 +173,5 @@ export class MemoryCueEnv extends Env<Uint8Array, number> {
 }
 
 const entryPoint = (kw: Record<string, unknown>) => new MemoryCueEnv(kw as MemoryCueKwargs);
-register({ id: "MemoryCue-v0", entryPoint, kwargs: { delaySteps: 8 }, acceptedKwargs: ["delaySteps"] });
-register({ id: "MemoryCueShort-v0", entryPoint, kwargs: { delaySteps: 2 }, acceptedKwargs: ["delaySteps"] });
+register({ id: "MemoryCue-v0", entryPoint, kwargs: { delaySteps: 8 }, acceptedKwargs: ["delaySteps"], spaceKinds: { action: "discrete", observation: "image" } });
+register({ id: "MemoryCueShort-v0", entryPoint, kwargs: { delaySteps: 2 }, acceptedKwargs: ["delaySteps"], spaceKinds: { action: "discrete", observation: "image" } });

@@ -11,9 +11,22 @@ export interface EnvCreator {
   (kwargs: Record<string, unknown> & { renderMode?: string | null }): Env;
 }
 
+/**
+ * The kinds of an env's spaces, declared at registration so that a script can check an id against what it supports
+ * before building anything (CleanRL asserts on the built env's space; a MuJoCo env cannot even be built before
+ * MuJoCo is loaded, and an Atari env needs its ROM).
+ */
+export interface SpaceKinds {
+  /** "discrete": a Discrete action space; "continuous": a Box of floats. */
+  action: "discrete" | "continuous";
+  /** "vector": a flat Box of numbers (a state, or Atari RAM); "image": an [H, W, C] uint8 frame. */
+  observation: "vector" | "image";
+}
+
 interface Registration extends EnvSpec {
   entryPoint: EnvCreator;
   acceptedKwargs: readonly string[] | null;
+  spaceKinds: SpaceKinds | null;
 }
 
 const registry = new Map<string, Registration>();
@@ -32,6 +45,8 @@ export function register(spec: {
    * `maxEpisodeSteps` are make's own options, always allowed. Omitted: no check (the entry point gets everything).
    */
   acceptedKwargs?: readonly string[];
+  /** The kinds of its spaces (see SpaceKinds); `spaceKinds(id)` returns them, or null when not declared. */
+  spaceKinds?: SpaceKinds;
 }): void {
   if (registry.has(spec.id)) throw new Error(`register: ${spec.id} is already registered`);
   registry.set(spec.id, {
@@ -41,6 +56,7 @@ export function register(spec: {
     rewardThreshold: spec.rewardThreshold ?? null,
     kwargs: spec.kwargs ?? {},
     acceptedKwargs: spec.acceptedKwargs ?? null,
+    spaceKinds: spec.spaceKinds ?? null,
   });
 }
 
@@ -87,8 +103,13 @@ function checkKwargs(id: string, kwargs: Record<string, unknown>, accepted: read
 export function spec(id: string): EnvSpec {
   const reg = registry.get(id);
   if (reg === undefined) throw new Error(`spec: no environment registered as "${id}"`);
-  const { entryPoint: _entryPoint, acceptedKwargs: _acceptedKwargs, ...rest } = reg;
+  const { entryPoint: _entryPoint, acceptedKwargs: _acceptedKwargs, spaceKinds: _spaceKinds, ...rest } = reg;
   return rest;
+}
+
+/** The space kinds `id` was registered with, without building the env; null for an unknown id or none declared. */
+export function spaceKinds(id: string): SpaceKinds | null {
+  return registry.get(id)?.spaceKinds ?? null;
 }
 
 /** Every registered id, sorted (the env checker test iterates over these). */

@@ -58,3 +58,34 @@ test("--help is reported, and the help text lists every flag with its default an
     assert.ok(text.includes(line), `help text lacks "${line}"`);
   }
 });
+
+const RANGED = {
+  learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
+  gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
+  numEnvs: int(4, "the number of parallel game environments", { ge: 1 }),
+  targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
+};
+
+test("a number outside its flag's declared range is a usage error that states the range", () => {
+  assert.throws(() => parseArgv(RANGED, ["--learning-rate=-1"]), (e: Error) => e instanceof UsageError && e.message === "--learning-rate must be greater than 0, got -1");
+  assert.throws(() => parseArgv(RANGED, ["--gamma", "1.5"]), /--gamma must be between 0 and 1, got 1\.5$/);
+  assert.throws(() => parseArgv(RANGED, ["--num-envs", "0"]), /--num-envs must be at least 1, got 0$/);
+  assert.throws(() => parseArgv(RANGED, ["--target-kl", "0"]), /--target-kl must be greater than 0, got 0$/);
+  // The bounds themselves, where inclusive, and None for a nullable flag are fine.
+  assert.deepEqual(parseArgv(RANGED, ["--gamma", "1", "--num-envs", "1", "--target-kl", "None"]), { learningRate: 2.5e-4, gamma: 1, numEnvs: 1, targetKl: null });
+});
+
+test("NaN and infinities are rejected by every number flag, ranged or not", () => {
+  for (const value of ["NaN", "nan", "Infinity", "-Infinity"]) {
+    assert.throws(() => parseArgv(SPEC, [`--learning-rate=${value}`]), /--learning-rate expects a number value/, value);
+    assert.throws(() => parseArgv(RANGED, [`--gamma=${value}`]), /--gamma expects a number value/, value);
+  }
+});
+
+test("--help states each ranged flag's range, and every parser accepts --debug", () => {
+  const text = helpText(RANGED, "desc", "ppo.ts");
+  assert.ok(text.includes("the discount factor gamma, between 0 and 1 (default: 0.99)"), text);
+  assert.ok(text.includes("the learning rate of the optimizer, greater than 0 (default: 0.00025)"), text);
+  assert.ok(text.includes("--debug"));
+  assert.deepEqual(parseArgv(RANGED, ["--debug"]), { learningRate: 2.5e-4, gamma: 0.99, numEnvs: 4, targetKl: null });
+});

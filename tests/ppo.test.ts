@@ -126,7 +126,7 @@ test("an update step moves the weights and leaks no tensors", () => {
     mb = make();
     const stats = updateStep(agent, optimizer, mb, { ...LOSS_ARGS, maxGradNorm: 0.5 });
     tf.dispose(mb);
-    assert.equal(stats.length, 6);
+    assert.equal(stats.length, 7); // the six losses/* metrics and the gradient norm
     assert.ok(stats.every(Number.isFinite));
   }
   agent.sampleActionAndValue(new Float32Array(12), new RandomGenerator(2));

@@ -24,11 +24,13 @@ const ACCEPTED_KWARGS = ["game", "mode", "difficulty", "obsType", "frameskip", "
 
 /** Registers `spec` under both id families. Exported so tests can register a cartridge of their own. */
 export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown> = {}): void {
+  const spaceKinds = { action: "discrete", observation: extraKwargs.obsType === "ram" ? "vector" : "image" } as const;
   const noFrameskip = `${spec.name}NoFrameskip-v4`;
   register({
     id: noFrameskip,
     entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
     acceptedKwargs: ACCEPTED_KWARGS,
+    spaceKinds,
     maxEpisodeSteps: (spec.legacyFrameskip ?? 4) * 100_000,
     kwargs: { game: spec.rom, obsType: "rgb", frameskip: 1, repeatActionProbability: 0, fullActionSpace: false, ...extraKwargs },
   });
@@ -37,6 +39,7 @@ export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown
     id: v5,
     entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
     acceptedKwargs: ACCEPTED_KWARGS,
+    spaceKinds,
     kwargs: { game: spec.rom, frameskip: 4, repeatActionProbability: 0.25, fullActionSpace: false, maxNumFramesPerEpisode: 108_000, ...extraKwargs },
   });
 }

@@ -18,6 +18,7 @@ const BIPEDAL_WALKER_KWARGS = ["hardcore"] as const satisfies readonly (keyof Bi
 
 register({
   id: "LunarLander-v3",
+  spaceKinds: { action: "discrete", observation: "vector" },
   entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
   acceptedKwargs: LUNAR_LANDER_KWARGS,
   maxEpisodeSteps: 1000,
@@ -26,6 +27,7 @@ register({
 
 register({
   id: "LunarLanderContinuous-v3",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new LunarLander(kw as LunarLanderKwargs),
   acceptedKwargs: LUNAR_LANDER_KWARGS,
   kwargs: { continuous: true },
@@ -35,6 +37,7 @@ register({
 
 register({
   id: "BipedalWalker-v3",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
   acceptedKwargs: BIPEDAL_WALKER_KWARGS,
   maxEpisodeSteps: 1600,
@@ -43,6 +46,7 @@ register({
 
 register({
   id: "BipedalWalkerHardcore-v3",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new BipedalWalker(kw as BipedalWalkerKwargs),
   acceptedKwargs: BIPEDAL_WALKER_KWARGS,
   kwargs: { hardcore: true },

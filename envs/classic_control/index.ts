@@ -13,6 +13,7 @@ export type { AcrobotKwargs, CartPoleKwargs, ContinuousMountainCarKwargs, Mounta
 
 register({
   id: "CartPole-v0",
+  spaceKinds: { action: "discrete", observation: "vector" },
   entryPoint: (kw) => new CartPoleEnv(kw as CartPoleKwargs),
   acceptedKwargs: ["suttonBartoReward"],
   maxEpisodeSteps: 200,
@@ -21,6 +22,7 @@ register({
 
 register({
   id: "CartPole-v1",
+  spaceKinds: { action: "discrete", observation: "vector" },
   entryPoint: (kw) => new CartPoleEnv(kw as CartPoleKwargs),
   acceptedKwargs: ["suttonBartoReward"],
   maxEpisodeSteps: 500,
@@ -29,6 +31,7 @@ register({
 
 register({
   id: "MountainCar-v0",
+  spaceKinds: { action: "discrete", observation: "vector" },
   entryPoint: (kw) => new MountainCarEnv(kw as MountainCarKwargs),
   acceptedKwargs: ["goalVelocity"],
   maxEpisodeSteps: 200,
@@ -37,6 +40,7 @@ register({
 
 register({
   id: "MountainCarContinuous-v0",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new Continuous_MountainCarEnv(kw as ContinuousMountainCarKwargs),
   acceptedKwargs: ["goalVelocity"],
   maxEpisodeSteps: 999,
@@ -45,6 +49,7 @@ register({
 
 register({
   id: "Pendulum-v1",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new PendulumEnv(kw as PendulumKwargs),
   acceptedKwargs: ["g"],
   maxEpisodeSteps: 200,
@@ -52,6 +57,7 @@ register({
 
 register({
   id: "Acrobot-v1",
+  spaceKinds: { action: "discrete", observation: "vector" },
   entryPoint: (kw) => new AcrobotEnv(kw as AcrobotKwargs),
   acceptedKwargs: [],
   maxEpisodeSteps: 500,

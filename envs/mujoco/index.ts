@@ -27,6 +27,7 @@ export const init = loadMujoco;
 
 register({
   id: "Hopper-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new HopperEnv(kw as HopperKwargs),
   acceptedKwargs: HOPPER_KWARGS,
   maxEpisodeSteps: 1000,
@@ -35,6 +36,7 @@ register({
 
 register({
   id: "HalfCheetah-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new HalfCheetahEnv(kw as HalfCheetahKwargs),
   acceptedKwargs: HALF_CHEETAH_KWARGS,
   maxEpisodeSteps: 1000,
@@ -43,6 +45,7 @@ register({
 
 register({
   id: "InvertedPendulum-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new InvertedPendulumEnv(kw),
   acceptedKwargs: [],
   maxEpisodeSteps: 1000,
@@ -51,6 +54,7 @@ register({
 
 register({
   id: "Walker2d-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new Walker2dEnv(kw as Walker2dKwargs),
   acceptedKwargs: WALKER2D_KWARGS,
   maxEpisodeSteps: 1000,
@@ -58,6 +62,7 @@ register({
 
 register({
   id: "InvertedDoublePendulum-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new InvertedDoublePendulumEnv(kw),
   acceptedKwargs: [],
   maxEpisodeSteps: 1000,
@@ -66,6 +71,7 @@ register({
 
 register({
   id: "Swimmer-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new SwimmerEnv(kw as SwimmerKwargs),
   acceptedKwargs: SWIMMER_KWARGS,
   maxEpisodeSteps: 1000,
@@ -74,6 +80,7 @@ register({
 
 register({
   id: "Reacher-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new ReacherEnv(kw),
   acceptedKwargs: [],
   maxEpisodeSteps: 50,
@@ -83,6 +90,7 @@ register({
 // Gymnasium refuses Pusher-v4 on MuJoCo >= 3; registered here with that caveat (see envs/mujoco/pusher.ts).
 register({
   id: "Pusher-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new PusherEnv(kw),
   acceptedKwargs: [],
   maxEpisodeSteps: 100,
@@ -91,6 +99,7 @@ register({
 
 register({
   id: "Ant-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new AntEnv(kw as AntKwargs),
   acceptedKwargs: ANT_KWARGS,
   maxEpisodeSteps: 1000,
@@ -99,6 +108,7 @@ register({
 
 register({
   id: "Humanoid-v4",
+  spaceKinds: { action: "continuous", observation: "vector" },
   entryPoint: (kw) => new HumanoidEnv(kw as HumanoidKwargs),
   acceptedKwargs: HUMANOID_KWARGS,
   maxEpisodeSteps: 1000,
