@@ -105,7 +105,6 @@ function common(n: number, seed: number) {
 const frames = (n: number, channels: number, seed: number) =>
   tf.tensor4d(Int32Array.from(randomArray(n * channels * 84 * 84, seed), (x) => Math.floor((x + 0.5) * 256)), [n, channels, 84, 84], "int32");
 
-
 describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("WebGPU ops match the cpu backend, forward and gradient", () => {
     // [name, input shapes, function]: the ops of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts
