@@ -418,7 +418,7 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
     }
     reasons.push(r.why);
   }
-  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends"`);
+  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends and GPU"`);
 }
 
 /**
