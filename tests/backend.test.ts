@@ -78,7 +78,7 @@ describe("setupBackend", () => {
       assert.equal(report.backend, "wasm");
       const parts = report.reason.split("; ");
       assert.equal(parts[0], "tfjs-node-gpu not installed");
-      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter is software \(.*\); --backend webgpu forces it)$/);
+      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter .* is software, refused \(--backend webgpu forces it\))$/);
       assert.equal(parts[2], "tfjs-node not installed");
     });
 
