@@ -172,7 +172,7 @@ function probeAdapter(): AdapterProbe {
 
 function adapterLabel(a: NonNullable<AdapterProbe["adapter"]>): string {
   const name = a.description || [a.vendor, a.device || a.architecture].filter((s) => s).join(" ") || "unknown adapter";
-  return `${shortError(name, 48)}${a.isFallbackAdapter ? ", software" : ""}`;
+  return shortError(name, 48);
 }
 
 // The slice of the WebGPU API and of WebGPUBackend (tfjs-backend-webgpu 4.22, private members included) we touch.
@@ -356,7 +356,7 @@ async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { 
   const probe = probeAdapter();
   if (probe.adapter == null) return { why: probe.why };
   if (probe.adapter.isFallbackAdapter && !allowSoftware) {
-    return { why: `WebGPU adapter is software (${adapterLabel(probe.adapter)}); --backend webgpu forces it` };
+    return { why: `WebGPU adapter ${adapterLabel(probe.adapter)} is software, refused (--backend webgpu forces it)` };
   }
   try {
     await registerWebGpu();
@@ -364,7 +364,7 @@ async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { 
   } catch (err) {
     return { why: `webgpu failed (${shortError(err)})` };
   }
-  return { label: `webgpu (${adapterLabel(probe.adapter)})` };
+  return { label: `webgpu (${adapterLabel(probe.adapter)}${probe.adapter.isFallbackAdapter ? ", software" : ""})` };
 }
 
 async function tryWasm(): Promise<{ label: string } | { why: string }> {
@@ -421,7 +421,7 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
     }
     reasons.push(r.why);
   }
-  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends"`);
+  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends and GPU"`);
 }
 
 /**

@@ -15,50 +15,9 @@ import {
   setupBackend,
   unregisterWasmGradientFixes,
 } from "../envs/backend.ts";
+import { gradsOn, relError } from "./backend_helpers.ts";
 
 const TOL = 1e-4;
-
-/** Deterministic inputs, independent of any backend's RNG. */
-function randomArray(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 32 - 0.5;
-  }
-  return out;
-}
-
-const size = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
-
-/** max |a - b| / max |b|: one number per gradient, robust to entries near zero. */
-function relError(actual: Float32Array, expected: Float32Array): number {
-  assert.equal(actual.length, expected.length);
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < expected.length; i++) {
-    num = Math.max(num, Math.abs(actual[i] - expected[i]));
-    den = Math.max(den, Math.abs(expected[i]));
-  }
-  return num / Math.max(den, 1e-12);
-}
-
-/** Gradients of sum(f(inputs) · r) w.r.t. all inputs, computed on `backend`; r weights outputs non-uniformly. */
-async function gradsOn(
-  backend: string,
-  shapes: number[][],
-  f: (...xs: tf.Tensor[]) => tf.Tensor,
-  seed: number,
-): Promise<Float32Array[]> {
-  await tf.setBackend(backend);
-  return tf.tidy(() => {
-    const xs = shapes.map((s, i) => tf.tensor(randomArray(size(s), seed + i), s));
-    const outShape = tf.tidy(() => f(...xs).shape);
-    const r = tf.tensor(randomArray(size(outShape), seed + 100), outShape);
-    const g = tf.grads((...args: tf.Tensor[]) => tf.sum(tf.mul(f(...args), r)))(xs);
-    return g.map((t) => t.dataSync() as Float32Array);
-  });
-}
 
 async function assertWasmMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed = 1): Promise<void> {
   const expected = await gradsOn("cpu", shapes, f, seed);
@@ -119,7 +78,7 @@ describe("setupBackend", () => {
       assert.equal(report.backend, "wasm");
       const parts = report.reason.split("; ");
       assert.equal(parts[0], "tfjs-node-gpu not installed");
-      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter is software \(.*\); --backend webgpu forces it)$/);
+      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter .* is software, refused \(--backend webgpu forces it\))$/);
       assert.equal(parts[2], "tfjs-node not installed");
     });
 

@@ -1,0 +1,220 @@
+// Backend benchmark: the same PPO workloads on every tensor backend that starts here.
+//
+//   npx tsx benchmark/backends.ts                                   # every backend, every workload
+//   npx tsx benchmark/backends.ts --backends wasm,webgpu --only cnn-forward,mlp-update --reps 5
+//   npx tsx benchmark/backends.ts --iterations 20 --rom-dir /work/shared/roms   # SPS on Breakout instead
+//
+// Workloads (times are the mean over --reps runs after one warm-up run, which also compiles kernels/shaders):
+//   cnn-forward    ppo_atari.ts's Nature CNN acting on 8 stacked-frame observations (CleanRL's 8 envs), readback
+//                  and sampling included: one rollout step's network cost
+//   cnn-update     one ppo_atari.ts updateStep (PPO loss, backprop, global-norm clip, Adam) on a minibatch of 256
+//                  (CleanRL: 8 envs x 128 steps / 4 minibatches)
+//   impala-update  the same kind of step for the IMPALA CNN that CleanRL's ppo_procgen.py uses (defined below), on
+//                  a minibatch of --impala-batch (default 2048: 64 envs x 256 steps / 8 minibatches)
+//   mlp-update     one ppo.ts updateStep on a minibatch of 128 (CartPole sizes)
+//   sps            ppo_atari.ts end to end over --iterations iterations (default 20) of 8 envs x 128 steps: the last
+//                  SPS it prints. On Breakout with --rom-dir, else on MemoryCue-v0 (ROM-free, same wrapper stack and
+//                  network; its env step is cheaper than an emulated Atari frame)
+// Each backend runs in its own child process (a process holds one native TensorFlow, and nothing is shared).
+// The cpu backend (plain JS kernels) takes minutes per CNN update, so it only runs cnn-forward and mlp-update unless
+// --slow-cpu is given. A backend that cannot start is listed with the reason.
+
+import minimist from "minimist";
+import * as tf from "@tensorflow/tfjs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
+import { clipGradNorm } from "../envs/nn.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+import * as ppo from "../ppo.ts";
+import * as ppoAtari from "../ppo_atari.ts";
+
+const WORKLOADS = ["cnn-forward", "cnn-update", "impala-update", "mlp-update", "sps"] as const;
+type Workload = (typeof WORKLOADS)[number];
+const CPU_BEARABLE: Workload[] = ["cnn-forward", "mlp-update"];
+
+const cli = minimist(process.argv.slice(2), {
+  string: ["backends", "only", "reps", "iterations", "impala-batch", "rom-dir", "child"],
+  boolean: ["slow-cpu"],
+  default: { backends: "webgpu,tensorflow,wasm,cpu", only: WORKLOADS.join(","), reps: "3", iterations: "20", "impala-batch": "2048" },
+});
+const reps = Number(cli.reps);
+const only = String(cli.only).split(",") as Workload[];
+for (const w of only) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w} (${WORKLOADS.join(", ")})`);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Mean wall time of `f` in ms over `n` runs after one warm-up run. */
+function time(n: number, f: () => void): number {
+  f();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) f();
+  return (performance.now() - t0) / n;
+}
+
+const LOSS_ARGS = { clipCoef: 0.1, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+
+/** Synthetic minibatch fields for n samples (values do not matter for speed, only that they are finite). */
+function rolloutFields(n: number, rng: RandomGenerator) {
+  const f = (scale: number) => tf.tensor1d(Float32Array.from({ length: n }, () => scale * rng.normal()));
+  return { logprobs: tf.add(f(0.1), -1.4) as tf.Tensor1D, advantages: f(1), returns: f(1), values: f(1) };
+}
+
+const frames = (n: number, rng: RandomGenerator) =>
+  Uint8Array.from({ length: n * 4 * 84 * 84 }, () => rng.integers(0, 256));
+
+function cnnForward(): number {
+  const rng = new RandomGenerator(1);
+  const agent = new ppoAtari.Agent(4, rng);
+  const obs = frames(8, rng);
+  return time(reps, () => agent.sampleActionAndValue(obs, rng));
+}
+
+function cnnUpdate(): number {
+  const rng = new RandomGenerator(2);
+  const agent = new ppoAtari.Agent(4, rng);
+  const opt = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+  const mb = {
+    obs: tf.tensor4d(frames(256, rng), [256, 4, 84, 84], "int32"),
+    actions: tf.tensor1d(Int32Array.from({ length: 256 }, () => rng.integers(0, 4)), "int32"),
+    ...rolloutFields(256, rng),
+  };
+  return time(reps, () => ppoAtari.updateStep(agent, opt, mb, LOSS_ARGS));
+}
+
+function mlpUpdate(): number {
+  const rng = new RandomGenerator(3);
+  const agent = new ppo.Agent(4, 2, rng);
+  const opt = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+  const mb = {
+    obs: tf.tensor2d(Float32Array.from({ length: 128 * 4 }, () => rng.normal()), [128, 4]),
+    actions: tf.tensor1d(Int32Array.from({ length: 128 }, () => rng.integers(0, 2)), "int32"),
+    ...rolloutFields(128, rng),
+  };
+  return time(Math.max(reps, 20), () => ppo.updateStep(agent, opt, mb, LOSS_ARGS));
+}
+
+// The IMPALA CNN (Espeholt et al. 2018) as in CleanRL's ppo_procgen.py: three ConvSequences with 16, 32, 32
+// channels, each conv3x3 -> maxpool 3x3 stride 2 -> two residual blocks (x + conv(relu(conv(relu(x))))), then
+// flatten -> relu -> dense 256 -> relu, policy head 15 actions, value head. Input 64x64x3 (NHWC here). PyTorch pads
+// the max-pool by 1 on each side, "same" pads 1 at the bottom/right only: same output shape and cost.
+interface Param { w: tf.Variable; b: tf.Variable }
+function impalaParams(rng: RandomGenerator): { convs: Param[]; fc: Param; actor: Param; critic: Param } {
+  const param = (shape: number[], fanIn: number): Param => ({
+    w: tf.variable(tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal() / Math.sqrt(fanIn)), shape)),
+    b: tf.variable(tf.zeros([shape[shape.length - 1]])),
+  });
+  const convs: Param[] = [];
+  let c = 3;
+  for (const out of [16, 32, 32]) {
+    convs.push(param([3, 3, c, out], 9 * c)); // the sequence's first conv
+    for (let k = 0; k < 4; k++) convs.push(param([3, 3, out, out], 9 * out)); // two residual blocks, two convs each
+    c = out;
+  }
+  return { convs, fc: param([8 * 8 * 32, 256], 8 * 8 * 32), actor: param([256, 15], 256), critic: param([256, 1], 256) };
+}
+
+function impalaUpdate(batch: number): number {
+  const rng = new RandomGenerator(4);
+  const p = impalaParams(rng);
+  const vars = [...p.convs, p.fc, p.actor, p.critic].flatMap((q) => [q.w, q.b]);
+  const conv = (x: tf.Tensor4D, q: Param) => tf.add(tf.conv2d(x, q.w as tf.Tensor4D, 1, "same"), q.b) as tf.Tensor4D;
+  const forward = (obs: tf.Tensor4D): [tf.Tensor2D, tf.Tensor1D] => {
+    let h = tf.div(obs, 255) as tf.Tensor4D;
+    for (let s = 0; s < 3; s++) {
+      h = tf.maxPool(conv(h, p.convs[5 * s]), 3, 2, "same");
+      for (let r = 0; r < 2; r++) {
+        const y = conv(tf.relu(conv(tf.relu(h), p.convs[5 * s + 1 + 2 * r])), p.convs[5 * s + 2 + 2 * r]);
+        h = tf.add(h, y);
+      }
+    }
+    const z = tf.relu(tf.add(tf.matMul(tf.relu(tf.reshape(h, [batch, -1])), p.fc.w), p.fc.b)) as tf.Tensor2D;
+    return [tf.add(tf.matMul(z, p.actor.w), p.actor.b) as tf.Tensor2D, tf.reshape(tf.add(tf.matMul(z, p.critic.w), p.critic.b), [-1])];
+  };
+  const obs = tf.tensor4d(Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)), [batch, 64, 64, 3], "int32");
+  const actions = tf.oneHot(tf.tensor1d(Int32Array.from({ length: batch }, () => rng.integers(0, 15)), "int32"), 15);
+  const { logprobs, advantages, returns } = rolloutFields(batch, rng);
+  const opt: tf.Optimizer = tf.train.adam(5e-4, 0.9, 0.999, 1e-5);
+  // A PPO step's shape: clipped surrogate, value loss, entropy bonus, global-norm clipping, Adam.
+  return time(reps, () => tf.tidy(() => {
+    const { value, grads } = tf.variableGrads(() => {
+      const [logits, v] = forward(obs);
+      const logp = tf.logSoftmax(logits);
+      const ratio = tf.exp(tf.sub(tf.sum(tf.mul(logp, actions), -1), logprobs));
+      const pg = tf.mean(tf.maximum(tf.mul(tf.neg(advantages), ratio), tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 0.8, 1.2))));
+      const entropy = tf.mean(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)));
+      return tf.sub(tf.add(pg, tf.mul(0.25, tf.mean(tf.square(tf.sub(v, returns))))), tf.mul(0.01, entropy)) as tf.Scalar;
+    }, vars);
+    opt.applyGradients(clipGradNorm(grads, 0.5).grads);
+    value.dataSync();
+  }));
+}
+
+/** ppo_atari.ts end to end in its own process; returns the last SPS it printed. */
+function spsRun(backend: string): number | string {
+  const iterations = Number(cli.iterations);
+  const romDir = cli["rom-dir"] as string | undefined;
+  const args = ["--import", "tsx", "ppo_atari.ts", "--backend", backend, "--num-envs", "8", "--num-steps", "128",
+    "--total-timesteps", String(iterations * 8 * 128), "--exp-name", "backends_bench"];
+  args.push(...(romDir ? ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", romDir] : ["--env-id", "MemoryCue-v0"]));
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
+  const sps = [...r.stdout.matchAll(/^SPS: (\d+)$/gm)].pop();
+  if (r.status !== 0 || sps == null) return `failed (${(r.stderr.trim().split("\n").pop() ?? "").slice(0, 80)})`;
+  return Number(sps[1]);
+}
+
+async function child(backend: BackendChoice): Promise<void> {
+  let label: string;
+  try {
+    label = (await selectBackend(backend)).line.replace(/^backend: /, "");
+  } catch (err) {
+    if (!(err instanceof BackendUnavailableError)) throw err;
+    console.log(JSON.stringify({ backend, label: `unavailable: ${err.message}`, results: {} }));
+    return;
+  }
+  const results: Partial<Record<Workload, number | string>> = {};
+  for (const w of only) {
+    if (backend === "cpu" && !cli["slow-cpu"] && !CPU_BEARABLE.includes(w)) {
+      results[w] = "skipped (minutes per step; --slow-cpu)";
+      continue;
+    }
+    try {
+      if (w === "cnn-forward") results[w] = cnnForward();
+      else if (w === "cnn-update") results[w] = cnnUpdate();
+      else if (w === "impala-update") results[w] = impalaUpdate(Number(cli["impala-batch"]));
+      else if (w === "mlp-update") results[w] = mlpUpdate();
+      else results[w] = spsRun(backend);
+    } catch (err) {
+      results[w] = `throws: ${String((err as Error).message).split("\n")[0].slice(0, 80)}`;
+    }
+    process.stderr.write(`  ${backend} ${w}: ${results[w]}\n`);
+  }
+  console.log(JSON.stringify({ backend, label, results }));
+}
+
+function cell(v: number | string | undefined, w: Workload): string {
+  if (v == null) return "";
+  if (typeof v === "string") return v;
+  return w === "sps" ? `${v} SPS` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+}
+
+if (cli.child) {
+  await child(cli.child as BackendChoice);
+} else {
+  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli["impala-batch"]})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
+  const rows: string[][] = [];
+  for (const backend of String(cli.backends).split(",")) {
+    process.stderr.write(`${backend}...\n`);
+    const argv = [...process.argv.slice(1).filter((a) => !a.startsWith("--child")), "--child", backend];
+    const r = spawnSync(process.execPath, [...process.execArgv, ...argv], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const line = r.stdout.trim().split("\n").filter((l) => l.startsWith("{")).pop();
+    if (line == null) {
+      rows.push([backend, `child failed (exit ${r.status})`]);
+      continue;
+    }
+    const { label, results } = JSON.parse(line) as { label: string; results: Record<string, number | string> };
+    rows.push([label, ...only.map((w) => cell(results[w], w))]);
+  }
+  console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
