@@ -39,7 +39,7 @@ check() {
     tf.setBackend("tensorflow").then(() => {
       const s = tf.add(tf.tensor([1, 2]), 1).dataSync();
       console.log(`native_tf: tfjs-node ${tf.version["tfjs-node"]} backend=${tf.getBackend()} libtensorflow=${tf.backend().binding.TF_Version} check=${Array.from(s)}`);
-    });' 2>&1 | grep -v "^$" | tail -n 3)
+    });' 2>&1 | grep -E "^native_tf:|Error" | tail -n 3)
 }
 
 if [[ "${1:-}" == "--check" ]]; then check; exit 0; fi
@@ -113,7 +113,12 @@ fi
 DEST="$ROOT/node_modules/@tensorflow/tfjs-node"
 if [[ ! -f "$DEST/package.json" ]] || ! grep -q "\"version\": \"$TFJS_NODE_VERSION\"" "$DEST/package.json"; then
   step "installing @tensorflow/tfjs-node $TFJS_NODE_VERSION into node_modules (scripts ignored, package.json untouched)"
+  # npm install also adds package.json's missing optional dependencies (tfjs-node-gpu), scripts ignored, so without
+  # their native addon: remove any that this install added, or they would be found but fail to load.
+  added=()
+  for opt in tfjs-node-gpu; do [[ -e "$ROOT/node_modules/@tensorflow/$opt" ]] || added+=("$opt"); done
   (cd "$ROOT" && run "npm install --no-save of tfjs-node" npm install --no-save --ignore-scripts --no-audit --no-fund "$TGZ")
+  for opt in "${added[@]}"; do rm -rf "$ROOT/node_modules/@tensorflow/$opt"; done
 fi
 [[ -d "$DEST" ]] || die "npm install left no $DEST"
 mkdir -p "$DEST/lib/napi-v$NAPI" "$DEST/deps/lib"

@@ -1,0 +1,121 @@
+// Native TensorFlow (@tensorflow/tfjs-node on the tensorflow-cpu wheel's libtensorflow, built by
+// benchmark/native_tf.sh) against our WASM path: the WASM gradient fixes of envs/backend.ts and one whole PPO update
+// of ppo_atari.ts's Nature CNN must give what libtensorflow's own kernels give. Skips when tfjs-node does not load.
+
+import { before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as tf from "@tensorflow/tfjs";
+
+import { setupBackend } from "../envs/backend.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+
+process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
+const loadError = await import("@tensorflow/tfjs-node" as string).then(() => null, (err: Error) => String(err.message).split("\n")[0]);
+const skip = loadError === null ? false : `@tensorflow/tfjs-node does not load here (run bash benchmark/native_tf.sh): ${loadError.slice(0, 80)}`;
+
+/** Deterministic inputs, independent of any backend's RNG. */
+function randomArray(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  return Float32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32 - 0.5;
+  });
+}
+
+/** max |a - b| / max |b|. */
+function relError(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
+  assert.equal(actual.length, expected.length);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < expected.length; i++) {
+    num = Math.max(num, Math.abs(actual[i] - expected[i]));
+    den = Math.max(den, Math.abs(expected[i]));
+  }
+  return num / Math.max(den, 1e-12);
+}
+
+/** Gradients of sum(f(inputs) · r) w.r.t. every input, on `backend`. */
+async function gradsOn(backend: string, shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<Float32Array[]> {
+  await tf.setBackend(backend);
+  return tf.tidy(() => {
+    const xs = shapes.map((s, i) => tf.tensor(randomArray(s.reduce((a, b) => a * b, 1), seed + i), s));
+    const outShape = tf.tidy(() => f(...xs).shape);
+    const r = tf.tensor(randomArray(outShape.reduce((a, b) => a * b, 1), seed + 100), outShape);
+    return tf.grads((...args: tf.Tensor[]) => tf.sum(tf.mul(f(...args), r)))(xs).map((g) => g.dataSync() as Float32Array);
+  });
+}
+
+async function assertWasmMatchesTensorflow(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
+  const expected = await gradsOn("tensorflow", shapes, f, seed);
+  const actual = await gradsOn("wasm", shapes, f, seed);
+  expected.forEach((e, i) => {
+    const err = relError(actual[i], e);
+    assert.ok(err < 1e-4, `gradient of input ${i} (shape ${shapes[i]}): relative error ${err.toExponential(2)}`);
+  });
+}
+
+describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => {
+  before(async () => {
+    await setupBackend(false, { quiet: true }); // wasm with the gradient fixes installed
+  });
+
+  test("tfjs-node runs on the tensorflow backend with libtensorflow 2.x", async () => {
+    assert.ok(await tf.setBackend("tensorflow"));
+    assert.equal(tf.getBackend(), "tensorflow");
+    const version = (tf.backend() as unknown as { binding: { TF_Version: string } }).binding.TF_Version;
+    assert.match(version, /^2\.\d+/);
+    assert.deepEqual(Array.from(tf.matMul(tf.tensor2d([[1, 2]]), tf.tensor2d([[3], [4]])).dataSync()), [11]);
+  });
+
+  test("fused conv2d + relu gradients (Nature-CNN layer shapes, scaled down) match libtensorflow's", async () => {
+    const f = (x: tf.Tensor, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, w3: tf.Tensor) => {
+      const h1 = tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w1 as tf.Tensor4D, strides: 4, pad: "valid", bias: b1, activation: "relu" });
+      const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
+      return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
+    };
+    await assertWasmMatchesTensorflow([[3, 36, 36, 4], [8, 8, 4, 8], [8], [4, 4, 8, 6], [3, 3, 6, 5]], f, 41);
+  });
+
+  test("matMul gradients with every transpose combination match libtensorflow's", async () => {
+    for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+      await assertWasmMatchesTensorflow([ta ? [5, 3] : [3, 5], tb ? [4, 5] : [5, 4]], (a, b) => tf.matMul(a, b, ta, tb), 43);
+    }
+  });
+
+  test("bias gradient of a [N, H, W, C] activation (wasm Sum over leading axes) matches libtensorflow's", async () => {
+    await assertWasmMatchesTensorflow([[4, 6, 5, 3], [3]], (x, b) => tf.relu(tf.add(x, b)), 47);
+  });
+
+  test("ppo_atari.ts's PPO loss and its gradient for every Nature-CNN parameter on wasm equal libtensorflow's to 1e-4", async () => {
+    const { Agent, framesToInput, ppoLoss } = await import("../ppo_atari.ts");
+    const n = 8;
+    const frames = Uint8Array.from(randomArray(n * 4 * 84 * 84, 53), (v) => Math.floor((v + 0.5) * 256));
+    const args = { clipCoef: 0.1, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5 };
+    const run = async (backend: string): Promise<{ loss: number; grads: Float32Array[] }> => {
+      await tf.setBackend(backend);
+      const agent = new Agent(4, new RandomGenerator(3));
+      const out = tf.tidy(() => {
+        const mb = {
+          obs: framesToInput(frames),
+          actions: tf.tensor1d([0, 1, 2, 3, 3, 2, 1, 0], "int32"),
+          // Old log-probs a little off the current policy's, so the ratio clipping is exercised on both sides.
+          logprobs: tf.tensor1d(randomArray(n, 59).map((v) => Math.log(0.25) + 0.3 * v)),
+          advantages: tf.tensor1d(randomArray(n, 61)),
+          returns: tf.tensor1d(randomArray(n, 67)),
+          values: tf.tensor1d(randomArray(n, 71)),
+        };
+        const { value, grads } = tf.variableGrads(() => ppoLoss(agent, mb, args).loss, agent.parameters());
+        return { loss: value.dataSync()[0], grads: agent.parameters().map((p) => grads[p.name].dataSync() as Float32Array) };
+      });
+      tf.dispose(agent.parameters());
+      return out;
+    };
+    const expected = await run("tensorflow");
+    const actual = await run("wasm");
+    assert.ok(Math.abs(actual.loss - expected.loss) <= 1e-4 * Math.abs(expected.loss), `loss ${actual.loss} vs ${expected.loss}`);
+    expected.grads.forEach((e, i) => {
+      const err = relError(actual.grads[i], e);
+      assert.ok(err < 1e-4, `gradient of parameter ${i}: relative error ${err.toExponential(2)}`);
+    });
+  });
+});

@@ -1,0 +1,63 @@
+// The non-arithmetic work removed from the WASM update step: ppo_atari.ts's frame conversion in JS and the wasm
+// Sum kernel over leading axes (envs/backend.ts). Both must give exactly what the ops they replace give.
+
+import { before, test } from "node:test";
+import assert from "node:assert/strict";
+import * as tf from "@tensorflow/tfjs";
+
+import { setupBackend } from "../envs/backend.ts";
+import { framesToInput } from "../ppo_atari.ts";
+
+before(async () => {
+  await setupBackend(false, { quiet: true, prefer: "cpu" });
+  await setupBackend(false, { quiet: true }); // wasm, with the kernel fixes
+});
+
+/** Deterministic values in [0, 1). */
+function uniform(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  return Float32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  });
+}
+
+test("framesToInput equals the float32 ops it replaces, transpose(x / 255, NCHW -> NHWC), bit for bit", async () => {
+  const n = 3;
+  // Every byte value occurs, at positions that differ per channel.
+  const frames = Uint8Array.from({ length: n * 4 * 84 * 84 }, (_, i) => (i * 7 + (i >> 9)) & 255);
+  await tf.setBackend("cpu");
+  const expected = tf.tidy(() => {
+    const x = tf.tensor4d(frames, [n, 4, 84, 84], "int32");
+    return tf.transpose(tf.div(x, 255.0), [0, 2, 3, 1]).dataSync();
+  });
+  await tf.setBackend("wasm");
+  const all = framesToInput(frames);
+  assert.deepEqual(all.shape, [n, 84, 84, 4]);
+  assert.deepEqual(all.dataSync(), expected);
+  // A minibatch picks observations by index, in the given order.
+  const picked = framesToInput(frames, Int32Array.of(2, 0));
+  const per = 84 * 84 * 4;
+  assert.deepEqual(picked.dataSync(), Float32Array.of(...expected.subarray(2 * per, 3 * per), ...expected.subarray(0, per)));
+  tf.dispose([all, picked]);
+});
+
+test("wasm Sum over leading axes (the bias-gradient reduction) matches the cpu backend; other reductions unchanged", async () => {
+  const x = uniform(5 * 7 * 6 * 3, 5);
+  const cases: [number[], boolean][] = [[[0, 1, 2], false], [[0, 1, 2], true], [[0], false], [[2, 1, 0], false], [[1, 2], false], [[3], true]];
+  for (const [axes, keepDims] of cases) {
+    const on = async (backend: string) => {
+      await tf.setBackend(backend);
+      return tf.tidy(() => {
+        const s = tf.sum(tf.tensor4d(x, [5, 7, 6, 3]), axes, keepDims);
+        return { shape: s.shape, data: s.dataSync() as Float32Array };
+      });
+    };
+    const expected = await on("cpu");
+    const actual = await on("wasm");
+    assert.deepEqual(actual.shape, expected.shape, `axes ${axes}`);
+    actual.data.forEach((v, i) => assert.ok(Math.abs(v - expected.data[i]) <= 1e-6 * Math.abs(expected.data[i]) + 1e-6, `axes ${axes} keepDims ${keepDims}: ${v} vs ${expected.data[i]}`));
+  }
+  await tf.setBackend("wasm");
+  assert.deepEqual(Array.from(tf.sum(tf.tensor2d([[1, 2], [3, 4]], [2, 2], "int32"), 0).dataSync()), [4, 6]);
+});
