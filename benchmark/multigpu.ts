@@ -157,7 +157,14 @@ async function main(): Promise<void> {
     return r;
   };
   // --multi-first swaps the order, to see whether the machine's load drifted between the two runs.
-  const [a, b] = argv["multi-first"] ? (() => { const m = runMulti(); return [runSingle(), m]; })() : [runSingle(), runMulti()];
+  let a: { sps: number }, b: { sps: number };
+  if (argv["multi-first"]) {
+    b = runMulti();
+    a = runSingle();
+  } else {
+    a = runSingle();
+    b = runMulti();
+  }
   console.log(`\nSPS ratio (2 ranks × 4 envs / 1 process × 8 envs): ${(b.sps / a.sps).toFixed(2)}×`);
 }
 
