@@ -1,7 +1,7 @@
 // Data parallelism on this machine, measured side by side:
 //
 //   npx tsx benchmark/multigpu.ts --rom-dir /work/shared/roms [--env-id BreakoutNoFrameskip-v4] [--seed 1]
-//                                 [--total-timesteps 3072] [--allreduce-only] [--skip-allreduce]
+//                                 [--total-timesteps 3072] [--allreduce-only] [--skip-allreduce] [--multi-first]
 //
 // 1. All-reduce throughput over loopback TCP for the Nature CNN's gradient (every parameter of ppo_atari.ts's Agent
 //    for a 4-action game: 1,686,693 floats, 6.7 MB), with 2 and 3 processes: milliseconds per allReduce, and the
@@ -127,7 +127,7 @@ function trainingRun(args: string[]): { sps: number; seconds: number } {
 }
 
 async function main(): Promise<void> {
-  const argv = minimist(process.argv.slice(2), { string: ["rom-dir", "env-id"], boolean: ["allreduce-only", "skip-allreduce"], default: { "env-id": "BreakoutNoFrameskip-v4", seed: 1, "total-timesteps": 3072 } });
+  const argv = minimist(process.argv.slice(2), { string: ["rom-dir", "env-id"], boolean: ["allreduce-only", "skip-allreduce", "multi-first"], default: { "env-id": "BreakoutNoFrameskip-v4", seed: 1, "total-timesteps": 3072 } });
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`);
   if (!argv["skip-allreduce"]) {
     console.log(`\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`);
@@ -146,10 +146,25 @@ async function main(): Promise<void> {
   const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
   console.log(`\n${argv["env-id"]}, seed ${argv.seed}, ${argv["total-timesteps"]} steps, global batch 8 × 128, back to back:`);
   console.log("| run | SPS | wall s |\n|-|-|-|");
-  const a = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)));
-  console.log(`| npx tsx ${single.join(" ")} | ${a.sps} | ${a.seconds.toFixed(0)} |`);
-  const b = trainingRun(multi.map((x, i) => (i === 0 || x === "ppo_atari_multigpu.ts" ? join(ROOT, x) : x)));
-  console.log(`| npx tsx ${multi.join(" ")} | ${b.sps} | ${b.seconds.toFixed(0)} |`);
+  const runSingle = () => {
+    const r = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)));
+    console.log(`| npx tsx ${single.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
+    return r;
+  };
+  const runMulti = () => {
+    const r = trainingRun(multi.map((x, i) => (i === 0 || x === "ppo_atari_multigpu.ts" ? join(ROOT, x) : x)));
+    console.log(`| npx tsx ${multi.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
+    return r;
+  };
+  // --multi-first swaps the order, to see whether the machine's load drifted between the two runs.
+  let a: { sps: number }, b: { sps: number };
+  if (argv["multi-first"]) {
+    b = runMulti();
+    a = runSingle();
+  } else {
+    a = runSingle();
+    b = runMulti();
+  }
   console.log(`\nSPS ratio (2 ranks × 4 envs / 1 process × 8 envs): ${(b.sps / a.sps).toFixed(2)}×`);
 }
 
