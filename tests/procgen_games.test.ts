@@ -222,3 +222,127 @@ test("heist: a key opens its lock (a shut lock blocks), the gem pays 10 and ends
   }
   assert.equal(checked, 2);
 });
+
+test("miner: a diamond pays +1; the exit pays +10 only once every diamond is collected; a falling boulder kills", () => {
+  const DIRT = 9;
+  const game = level("miner", 5) as BasicAbstractGame & { diamondsRemaining: number };
+  const w = game.mainWidth;
+  game.grid.fill(DIRT);
+  game.agent.x = 4.5;
+  game.agent.y = 4.5;
+  game.setObj(4, 4, SPACE);
+  game.setObj(6, 4, 2); // the only diamond, two cells right
+  const exit = game.entities.find((e) => e.type === 6)!;
+  exit.x = 3.5;
+  exit.y = 4.5;
+  game.advance(4); // the diamond count is taken at the end of a step
+  game.advance(LEFT); // onto the exit with a diamond left: nothing
+  assert.equal(game.stepData.done, false);
+  assert.equal(game.stepData.reward, 0);
+  game.advance(RIGHT);
+  game.advance(RIGHT); // digs through dirt
+  assert.equal(game.stepData.reward, 0);
+  game.advance(RIGHT);
+  assert.equal(game.stepData.reward, 1);
+  assert.equal(game.getObj(6, 4), SPACE);
+  for (let k = 0; k < 2; k++) game.advance(LEFT);
+  assert.equal(game.stepData.done, false);
+  game.advance(LEFT);
+  assert.equal(game.stepData.reward, 10);
+  assert.equal(game.stepData.done, true);
+  assert.equal(game.stepData.levelComplete, true);
+
+  const g2 = level("miner", 5);
+  g2.grid.fill(DIRT);
+  g2.agent.x = 4.5;
+  g2.agent.y = 4.5;
+  g2.setObj(4, 4, SPACE);
+  g2.setObj(4, 5, SPACE);
+  g2.setObj(4, 6, 1); // a boulder two cells above, nothing under it but the gap
+  g2.advance(4);
+  assert.equal(g2.stepData.done, false, "it falls one cell per step");
+  assert.equal(g2.getObj(4, 5), 3); // now a moving boulder right above the agent
+  g2.advance(4);
+  assert.equal(g2.stepData.done, true);
+  assert.equal(g2.stepData.levelComplete, false);
+  assert.equal(w, 10);
+});
+
+test("leaper: a hop moves one cell over five steps, input waits for it; the finish row pays +10", () => {
+  const game = level("leaper", 11);
+  game.grid.fill(SPACE); // no water, no cars: only the hops and the finish line
+  game.entities = game.entities.filter((e) => e.type === 0 || e.type === 5);
+  let hops = 0;
+  while ((hops === 0 || !game.stepData.done) && hops < 30) {
+    const y0 = game.agent.y;
+    game.advance(UP);
+    game.advance(LEFT); // ignored: the frog is mid-hop
+    for (let k = 0; k < 4; k++) game.advance(4);
+    hops++;
+    if (!game.stepData.done) {
+      assert.ok(Math.abs(game.agent.y - y0 - 1) < 1e-6, `hop ${hops}: moved ${game.agent.y - y0}`);
+      assert.equal(game.agent.vx, 0);
+      assert.equal(game.agent.vy, 0);
+    }
+  }
+  assert.equal(game.stepData.reward, 10);
+  assert.equal(game.stepData.levelComplete, true);
+  const goalY = (game as BasicAbstractGame & { goalY: number }).goalY;
+  assert.equal(hops, goalY - 1);
+});
+
+test("leaper: landing in water without a log ends the episode, so does a car", () => {
+  let seed = 0;
+  let game = level("leaper", seed);
+  while ((game as BasicAbstractGame & { waterLaneSpeeds: number[] }).waterLaneSpeeds.length === 0) game = level("leaper", ++seed);
+  game.entities = game.entities.filter((e) => e.type === 0 || e.type === 5);
+  for (let k = 0; k < 200 && (k === 0 || !game.stepData.done); k++) game.advance(k % 6 === 0 ? UP : 4);
+  assert.equal(game.stepData.done, true);
+  assert.equal(game.stepData.reward, 0);
+  assert.equal(game.getObjFromFloats(game.agent.x, game.agent.y), 3); // in the river
+  const g2 = level("leaper", 3);
+  const car = g2.addEntityRxy(g2.agent.x, g2.agent.y, 0, 0, 0.5, 0.25, 4);
+  assert.ok(car);
+  g2.advance(4);
+  assert.equal(g2.stepData.done, true);
+});
+
+test("chaser: each small orb pays 0.04 and the last one +10; a large orb makes enemies edible, otherwise they kill", () => {
+  const game = level("chaser", 21) as BasicAbstractGame & { totalOrbs: number; orbsCollected: number; canEatEnemies(): boolean };
+  const ORB = 1002;
+  const orbCells = game.getCellsWithType(ORB);
+  assert.equal(orbCells.length, game.totalOrbs);
+  // The agent starts on an orb; standing still eats it.
+  assert.equal(game.getObjIdx(game.getAgentIndex()), ORB);
+  game.entities = game.entities.filter((e) => e.type === 0);
+  game.advance(4);
+  assert.ok(Math.abs(game.stepData.reward - 0.04) < 1e-6);
+  // Pretend all but one orb are eaten: the last one completes the level.
+  for (const c of orbCells) if (c !== game.getAgentIndex()) game.setObjIdx(c, SPACE);
+  const last = orbCells.find((c) => c !== game.getAgentIndex())!;
+  game.setObjIdx(last, ORB);
+  game.orbsCollected = game.totalOrbs - 1;
+  game.agent.x = (last % game.mainWidth) + 0.5;
+  game.agent.y = Math.trunc(last / game.mainWidth) + 0.5;
+  game.advance(4);
+  assert.ok(Math.abs(game.stepData.reward - 10.04) < 1e-5);
+  assert.equal(game.stepData.done, true);
+  assert.equal(game.stepData.levelComplete, true);
+
+  const g2 = level("chaser", 21) as typeof game;
+  const orb = g2.entities.find((e) => e.type === 2)!;
+  const enemy = g2.addEntity(g2.agent.x, g2.agent.y, 0, 0, 0.5, 6);
+  assert.equal(g2.canEatEnemies(), false);
+  // Touching the large orb first (it is later in the list, so handled first) makes the enemy edible.
+  g2.entities.splice(g2.entities.indexOf(orb), 1);
+  const big = g2.addEntity(g2.agent.x, g2.agent.y, 0, 0, 0.4, 2);
+  g2.advance(4);
+  assert.equal(g2.stepData.done, false);
+  assert.equal(g2.entities.includes(enemy), false, "an edible enemy is eaten");
+  assert.equal(g2.entities.includes(big), false);
+  const g3 = level("chaser", 21);
+  g3.addEntity(g3.agent.x, g3.agent.y, 0, 0, 0.5, 6);
+  g3.advance(4);
+  assert.equal(g3.stepData.done, true);
+  assert.equal(g3.stepData.levelComplete, false);
+});
