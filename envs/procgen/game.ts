@@ -73,6 +73,10 @@ const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
 const RENDER_EPS = 0.02;
 
+/** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
+const BACKGROUND_CACHE = new Map<string, Uint8Array>();
+const BACKGROUND_CACHE_SIZE = 256;
+
 interface AssetInfo {
   path: string | null;
   aspect: number;
@@ -744,6 +748,14 @@ export abstract class BasicAbstractGame {
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
+    // scattered pixels costs cache misses, so finished backgrounds are kept (keyed by image and placement).
+    const key = `${this.backgroundGroup()}/${this.backgroundIndex}|${this.bgTileRatio}|${this.bgPctX}|${main.x}|${main.y}|${main.w}|${main.h}`;
+    const cached = BACKGROUND_CACHE.get(key);
+    if (cached !== undefined) {
+      c.pixels.set(cached);
+      return;
+    }
     if (this.bgTileRatio < 0) {
       c.tileImage(img, main, this.bgTileRatio, true);
     } else {
@@ -753,6 +765,8 @@ export abstract class BasicAbstractGame {
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
       c.drawImage(img, { x: main.x - offsetX * main.w, y: main.y, w: (bgAr / worldAr) * main.w, h: main.h }, 0, false, 1, true);
     }
+    if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
+    BACKGROUND_CACHE.set(key, c.pixels.slice());
   }
 
   /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */
