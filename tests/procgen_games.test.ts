@@ -346,3 +346,125 @@ test("chaser: each small orb pays 0.04 and the last one +10; a large orb makes e
   assert.equal(g3.stepData.done, true);
   assert.equal(g3.stepData.levelComplete, false);
 });
+
+test("plunder: a cannonball sinking a target pays +1 and juice, a friend costs juice; empty juice ends, 20 targets pay +10", () => {
+  type P = BasicAbstractGame & { imagePermutation: number[]; juiceLeft: number; targetsHit: number };
+  const game = level("plunder", 8) as P;
+  const shipAt = (g: P, theme: number) => {
+    const s = g.addEntity(g.agent.x, g.agent.y + 3, 0, 0, 1, 7);
+    s.imageTheme = theme;
+    return s;
+  };
+  const target = shipAt(game, game.imagePermutation[0]);
+  game.juiceLeft = 0.5; // below the cap of 1, so the +0.1 shows
+  game.advance(9); // too early: the first shot waits for step 3
+  assert.equal(game.entities.filter((e) => e.type === 1).length, 0);
+  game.advance(4);
+  game.advance(9);
+  let reward = 0;
+  for (let k = 0; k < 4; k++) {
+    const before = game.juiceLeft;
+    game.advance(4);
+    reward += game.stepData.reward;
+    if (!game.entities.includes(target)) {
+      assert.ok(Math.abs(game.juiceLeft - before - 0.1 + 0.0015) < 1e-5);
+      break;
+    }
+  }
+  assert.equal(reward, 1);
+  assert.equal(game.targetsHit, 1);
+  const friend = shipAt(game, game.imagePermutation[1]);
+  game.advance(9);
+  let juiceDrop = 0;
+  for (let k = 0; k < 4 && game.entities.includes(friend); k++) {
+    const before = game.juiceLeft;
+    game.advance(4);
+    assert.equal(game.stepData.reward, 0);
+    juiceDrop = before - game.juiceLeft;
+  }
+  assert.ok(Math.abs(juiceDrop - 0.1015) < 1e-5, `friend: ${juiceDrop}`);
+  game.targetsHit = 19;
+  shipAt(game, game.imagePermutation[0]);
+  game.advance(9);
+  let total = 0;
+  for (let k = 0; k < 4 && !game.stepData.done; k++) {
+    game.advance(4);
+    total += game.stepData.reward;
+  }
+  assert.equal(total, 11);
+  assert.equal(game.stepData.levelComplete, true);
+  const g2 = level("plunder", 8) as P;
+  g2.juiceLeft = 0.001;
+  g2.advance(4);
+  assert.equal(g2.stepData.done, true);
+  assert.equal(g2.stepData.levelComplete, false);
+});
+
+test("fruitbot: drifts up; fruit +1, other food -4, a wall ends it, presents pay +10; a key thrown into a lock opens its gate", () => {
+  const game = level("fruitbot", 2);
+  const y0 = game.agent.y;
+  game.entities = game.entities.filter((e) => e.type === 0);
+  for (let k = 0; k < 5; k++) game.advance(4);
+  assert.ok(game.agent.y > y0 + 0.2, "the robot always moves up");
+  for (const [type, reward, done] of [
+    [7, 1, false],
+    [4, -4, false],
+    [1, 0, true],
+    [12, 10, true],
+  ] as const) {
+    const g = level("fruitbot", 2);
+    g.entities = g.entities.filter((e) => e.type === 0);
+    g.addEntity(g.agent.x, g.agent.y + 0.5, 0, 0, 0.5, type);
+    g.advance(4);
+    assert.equal(g.stepData.reward, reward, `type ${type}`);
+    assert.equal(g.stepData.done, done, `type ${type}`);
+    assert.equal(g.stepData.levelComplete, type === 12);
+  }
+  let seed = 0;
+  let g = level("fruitbot", seed, { distributionMode: HARD_MODE });
+  while (!g.entities.some((e) => e.type === 11) && seed < 200) g = level("fruitbot", ++seed, { distributionMode: HARD_MODE });
+  const lock = g.entities.find((e) => e.type === 11)!;
+  const gate = g.entities.find((e) => e.type === 10 && Math.abs(e.y - lock.y) < 1)!;
+  g.agent.x = lock.x;
+  g.agent.y = lock.y - 3;
+  // Keys can be thrown every 8 steps, the first at step 8.
+  for (let k = 1; k <= 12; k++) g.advance(k === 8 ? 9 : 4);
+  assert.equal(g.entities.includes(lock), false);
+  assert.equal(g.entities.includes(gate), false);
+});
+
+test("climber: jumps only from support and falls back; a star pays +1 and the last one +10; enemies kill", () => {
+  type C = BasicAbstractGame & { coinQuota: number; coinsCollected: number };
+  const game = level("climber", 4) as C;
+  game.entities = game.entities.filter((e) => e.type === 0);
+  game.coinQuota = 5; // keep the level running while the jump is checked
+  const y0 = game.agent.y;
+  game.advance(UP);
+  assert.ok(game.agent.y > y0 + 1, "the jump starts at 1.5 per step");
+  game.advance(UP); // no support in the air: no second jump
+  const vyAfter = game.agent.vy;
+  assert.ok(vyAfter < 1.5);
+  let landed = false;
+  for (let k = 0; k < 30; k++) {
+    game.advance(4);
+    if (Math.abs(game.agent.y - y0) < 1e-6) landed = true;
+  }
+  assert.ok(landed, "gravity brings the agent back to the floor");
+  const g2 = level("climber", 4) as C;
+  g2.entities = g2.entities.filter((e) => e.type === 0);
+  g2.coinQuota = 2;
+  g2.addEntity(g2.agent.x, g2.agent.y, 0, 0, 0.3, 1);
+  g2.advance(4);
+  assert.equal(g2.stepData.reward, 1);
+  assert.equal(g2.stepData.done, false);
+  g2.addEntity(g2.agent.x, g2.agent.y, 0, 0, 0.3, 1);
+  g2.advance(4);
+  assert.equal(g2.stepData.reward, 11);
+  assert.equal(g2.stepData.done, true);
+  assert.equal(g2.stepData.levelComplete, true);
+  const g3 = level("climber", 4);
+  g3.addEntity(g3.agent.x, g3.agent.y, 0, 0, 0.5, 5);
+  g3.advance(4);
+  assert.equal(g3.stepData.done, true);
+  assert.equal(g3.stepData.levelComplete, false);
+});

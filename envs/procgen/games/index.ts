@@ -5,6 +5,9 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Climber } from "./climber.ts";
+import { FruitBot } from "./fruitbot.ts";
+import { Plunder } from "./plunder.ts";
 import { Chaser } from "./chaser.ts";
 import { Leaper } from "./leaper.ts";
 import { Miner } from "./miner.ts";
@@ -18,6 +21,9 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  climber: Climber,
+  fruitbot: FruitBot,
+  plunder: Plunder,
   chaser: Chaser,
   leaper: Leaper,
   miner: Miner,
