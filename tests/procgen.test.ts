@@ -13,7 +13,7 @@ import { BossFight } from "../envs/procgen/games/bossfight.ts";
 import { StarPilot } from "../envs/procgen/games/starpilot.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
 import { OBS_SIZE, ProcgenEnv, ProcgenGymEnv } from "../envs/procgen/env.ts";
-import { monochromeColor } from "../envs/procgen/render.ts";
+import { Canvas, monochromeColor } from "../envs/procgen/render.ts";
 import * as gym from "../envs/index.ts";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -281,5 +281,21 @@ test("with procgen's images: same seed, same frame; sprites and backgrounds diff
   }
   for (const name of BENCHMARK_GAMES) {
     assert.doesNotThrow(() => checkEnv(gym.make(`procgen-${name}-v0`, { assetsDir: ASSETS_DIR }), { onWarning: () => {} }), name);
+  }
+});
+
+test("starpilot's cached scrolling background draws the same pixels as tiling the image", { skip: NO_ASSETS }, () => {
+  const images = imageLoader(ASSETS_DIR!);
+  const game = new StarPilot({ distributionMode: EASY_MODE, images });
+  game.seedLevels(0, 3, 4);
+  game.reset();
+  const img = game.backgroundImage()!;
+  for (const t of [0, 1, 2, 3, 4, 5, 17, 239, 240, 241, 499, 997]) {
+    game.curTime = t;
+    const fast = new Canvas(RES, RES);
+    game.drawScrollingBackground(fast, img);
+    const slow = new Canvas(RES, RES);
+    slow.tileImage(img, { x: -0.8 * t, y: -RES, w: RES * 3 * 18, h: RES * 3 }, 1, true);
+    assert.equal(sha(fast.pixels), sha(slow.pixels), `t=${t}`);
   }
 });
