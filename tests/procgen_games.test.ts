@@ -468,3 +468,66 @@ test("climber: jumps only from support and falls back; a star pays +1 and the la
   assert.equal(g3.stepData.done, true);
   assert.equal(g3.stepData.levelComplete, false);
 });
+
+test("ninja: holding up charges a jump released with up; stars blow up bombs; bombs and fire kill; the mushroom pays +10", () => {
+  const BOMB = 6;
+  const FIRE = 14;
+  const game = level("ninja", 3) as BasicAbstractGame & { jumpCharge: number };
+  const y0 = game.agent.y;
+  game.advance(UP);
+  assert.equal(game.jumpCharge, 1, "easy: one step charges fully");
+  assert.ok(Math.abs(game.agent.y - y0) < 1e-9, "no jump while charging");
+  game.advance(4);
+  assert.ok(game.agent.y > y0 + 0.5, "released: the jump");
+  // A star thrown right clears a bomb two cells ahead.
+  const g2 = level("ninja", 3);
+  const bx = Math.trunc(g2.agent.x) + 3;
+  const by = Math.trunc(g2.agent.y);
+  g2.setObj(bx, by, BOMB);
+  for (let k = 1; k <= 6; k++) g2.advance(k === 3 ? 9 : 4);
+  assert.equal(g2.getObj(bx, by), SPACE);
+  for (const cell of [BOMB, FIRE]) {
+    const g = level("ninja", 3);
+    g.setObj(Math.trunc(g.agent.x), Math.trunc(g.agent.y), cell);
+    g.advance(4);
+    assert.equal(g.stepData.done, true, `cell ${cell}`);
+    assert.equal(g.stepData.reward, 0);
+  }
+  const g3 = level("ninja", 3);
+  g3.addEntity(g3.agent.x, g3.agent.y, 0, 0, 0.5, 1);
+  g3.advance(4);
+  assert.equal(g3.stepData.reward, 10);
+  assert.equal(g3.stepData.levelComplete, true);
+});
+
+test("coinrun: jumps from the ground and lands; the coin pays +10 and completes; lava and saws kill", () => {
+  const GOAL = 1;
+  const LAVA_TOP = 18;
+  const game = level("coinrun", 6);
+  const y0 = game.agent.y;
+  game.advance(4); // settle: support needs vy == 0
+  game.advance(UP);
+  assert.ok(game.agent.y > y0 + 1, `jumped to ${game.agent.y}`);
+  let landed = false;
+  for (let k = 0; k < 40 && !landed; k++) {
+    game.advance(4);
+    landed = Math.abs(game.agent.y - y0) < 1e-6;
+  }
+  assert.ok(landed);
+  for (const [cell, reward] of [
+    [GOAL, 10],
+    [LAVA_TOP, 0],
+  ]) {
+    const g = level("coinrun", 6);
+    g.setObj(Math.trunc(g.agent.x) + 1, Math.trunc(g.agent.y), cell);
+    for (let k = 0; k < 10 && (k === 0 || !g.stepData.done); k++) g.advance(RIGHT);
+    assert.equal(g.stepData.done, true, `cell ${cell}`);
+    assert.equal(g.stepData.reward, reward);
+    assert.equal(g.stepData.levelComplete, cell === GOAL);
+  }
+  const g2 = level("coinrun", 6);
+  g2.addEntity(g2.agent.x + 1, g2.agent.y, 0, 0, 0.5, 2);
+  for (let k = 0; k < 10 && (k === 0 || !g2.stepData.done); k++) g2.advance(RIGHT);
+  assert.equal(g2.stepData.done, true);
+  assert.equal(g2.stepData.reward, 0);
+});

@@ -5,6 +5,8 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { CoinRun } from "./coinrun.ts";
+import { Ninja } from "./ninja.ts";
 import { Climber } from "./climber.ts";
 import { FruitBot } from "./fruitbot.ts";
 import { Plunder } from "./plunder.ts";
@@ -21,6 +23,8 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  coinrun: CoinRun,
+  ninja: Ninja,
   climber: Climber,
   fruitbot: FruitBot,
   plunder: Plunder,
