@@ -531,3 +531,34 @@ test("coinrun: jumps from the ground and lands; the coin pays +10 and completes;
   assert.equal(g2.stepData.done, true);
   assert.equal(g2.stepData.reward, 0);
 });
+
+test("dodgeball: a thrown ball knocking out the last enemy pays +2 and opens the door (+10); lava walls and enemy balls kill", () => {
+  const game = level("dodgeball", 9);
+  const door = game.entities.find((e) => e.type === 5)!;
+  game.entities = [game.agent, door];
+  game.agent.x = 5;
+  game.agent.y = 10;
+  const enemy = game.addEntity(8.5, 10, 0, 0, 1, 4);
+  enemy.collidesWithEntities = true;
+  enemy.spawnTime = 1000; // keeps still
+  enemy.fireTime = 10;
+  let reward = 0;
+  for (let k = 1; k <= 12; k++) {
+    game.advance(k === 7 ? 9 : 4); // balls every 7 steps; the first at step 7, thrown right (the last move)
+    reward += game.stepData.reward;
+  }
+  assert.equal(reward, 2);
+  assert.equal(game.entities.includes(enemy), false);
+  game.agent.x = door.x;
+  game.agent.y = door.y;
+  game.advance(4);
+  assert.equal(game.stepData.reward, 10);
+  assert.equal(game.stepData.levelComplete, true);
+  for (const type of [1, 6]) {
+    const g = level("dodgeball", 9);
+    g.addEntity(g.agent.x, g.agent.y, 0, 0, 0.5, type);
+    g.advance(4);
+    assert.equal(g.stepData.done, true, `type ${type}`);
+    assert.equal(g.stepData.reward, 0);
+  }
+});

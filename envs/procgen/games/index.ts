@@ -5,6 +5,7 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Dodgeball } from "./dodgeball.ts";
 import { CoinRun } from "./coinrun.ts";
 import { Ninja } from "./ninja.ts";
 import { Climber } from "./climber.ts";
@@ -23,6 +24,7 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  dodgeball: Dodgeball,
   coinrun: CoinRun,
   ninja: Ninja,
   climber: Climber,
