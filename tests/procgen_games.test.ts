@@ -15,6 +15,7 @@ import { type BasicAbstractGame, type DistributionMode, EASY_MODE, type GameOpti
 import { GAMES, makeGame } from "../envs/procgen/games/index.ts";
 import { MAZE_OFFSET, MazeGen } from "../envs/procgen/mazegen.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
+import { RoomGenerator } from "../envs/procgen/roomgen.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ASSETS = process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
@@ -560,5 +561,106 @@ test("dodgeball: a thrown ball knocking out the last enemy pays +2 and opens the
     g.advance(4);
     assert.equal(g.stepData.done, true, `type ${type}`);
     assert.equal(g.stepData.reward, 0);
+  }
+});
+
+test("roomgen: the best room is the largest 4-connected cave, paths are shortest, widening stays within n cells", () => {
+  const game = level("caveflyer", 1);
+  const w = game.mainWidth;
+  const rand = new Mt19937(42);
+  for (let i = 0; i < game.grid.length; i++) game.grid[i] = rand.rand01() < 0.45 ? WALL_OBJ : SPACE;
+  const rooms = new RoomGenerator(game);
+  for (let k = 0; k < 2; k++) rooms.update();
+  const open = (i: number) => game.grid[i] === SPACE;
+  const best = rooms.findBestRoom();
+  // Compare with every component found independently.
+  const seen = new Set<number>();
+  let largest = 0;
+  for (let i = 0; i < game.grid.length; i++) {
+    if (!open(i) || seen.has(i)) continue;
+    const comp = reachable(i, w, game.mainHeight, open);
+    for (const c of comp) seen.add(c);
+    if (comp.size > 1) largest = Math.max(largest, comp.size);
+  }
+  assert.equal(best.length, largest);
+  const src = best[0];
+  const dst = best[best.length - 1];
+  const path = rooms.findPath(src, dst);
+  assert.equal(path[0], src);
+  assert.equal(path.at(-1), dst);
+  for (let k = 1; k < path.length; k++) {
+    const d = Math.abs(path[k] - path[k - 1]);
+    assert.ok(d === 1 || d === w, "4-adjacent steps");
+  }
+  assert.equal(path.length - 1, pathActions(src, dst, w, game.mainHeight, open).length, "shortest");
+  const wide = new Set([src]);
+  rooms.expandRoom(wide, 2);
+  for (const c of wide) {
+    assert.ok(open(c));
+    assert.ok(Math.max(Math.abs((c % w) - (src % w)), Math.abs(Math.trunc(c / w) - Math.trunc(src / w))) <= 2);
+  }
+});
+
+test("caveflyer: lasers take a red UFO down in 5 hits (+3); meteors kill; the green UFO pays +10", () => {
+  const game = level("caveflyer", 5);
+  game.entities = [game.agent];
+  game.grid.fill(SPACE);
+  game.agent.rotation = 0; // nose up
+  const target = game.addEntity(game.agent.x, game.agent.y + 3, 0, 0, 0.5, 3);
+  target.health = 5;
+  target.collidesWithEntities = true;
+  let reward = 0;
+  for (let k = 0; k < 12 && game.entities.includes(target); k++) {
+    game.advance(9);
+    reward += game.stepData.reward;
+  }
+  assert.equal(game.entities.includes(target), false);
+  assert.equal(reward, 3);
+  for (const [type, r, complete] of [
+    [2, 0, false],
+    [1, 10, true],
+  ] as const) {
+    const g = level("caveflyer", 5);
+    g.addEntity(g.agent.x, g.agent.y, 0, 0, 0.5, type);
+    g.advance(4);
+    assert.equal(g.stepData.done, true);
+    assert.equal(g.stepData.reward, r);
+    assert.equal(g.stepData.levelComplete, complete);
+  }
+});
+
+test("jumper: a double jump (the second in the air), gravity back down; spikes kill; the carrot pays +10", () => {
+  let seed = 0;
+  const game = level("jumper", seed);
+  game.entities = [game.agent];
+  // An open world with a floor, so no ceiling cuts the jumps short.
+  game.grid.fill(SPACE);
+  for (let x = 0; x < game.mainWidth; x++) game.setObj(x, 0, 7);
+  game.agent.x = game.mainWidth / 2;
+  game.agent.y = 1 + game.agent.ry;
+  const y0 = game.agent.y;
+  for (let k = 0; k < 3; k++) game.advance(4); // jumps are 3 steps apart, counted from step 0
+  assert.ok(Math.abs(game.agent.y - y0) < 1e-6, "standing on the ground");
+  game.advance(UP);
+  const afterFirst = game.agent.y;
+  assert.ok(afterFirst > y0 + 0.5, "first jump");
+  for (let k = 0; k < 3; k++) game.advance(4);
+  const vyBefore = game.agent.vy;
+  game.advance(UP); // in the air, after the 3-step cooldown: the second jump
+  assert.ok(game.agent.vy > vyBefore, "second jump resets the vertical speed");
+  game.advance(4);
+  game.advance(UP); // no third jump
+  const vy3 = game.agent.vy;
+  game.advance(4);
+  assert.ok(game.agent.vy < vy3);
+  for (const [type, r] of [
+    [2, 0],
+    [1, 10],
+  ] as const) {
+    const g = level("jumper", ++seed);
+    g.addEntity(g.agent.x, g.agent.y, 0, 0, 0.4, type);
+    g.advance(4);
+    assert.equal(g.stepData.done, true);
+    assert.equal(g.stepData.reward, r);
   }
 });

@@ -5,6 +5,8 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Jumper } from "./jumper.ts";
+import { CaveFlyer } from "./caveflyer.ts";
 import { Dodgeball } from "./dodgeball.ts";
 import { CoinRun } from "./coinrun.ts";
 import { Ninja } from "./ninja.ts";
@@ -24,6 +26,8 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  jumper: Jumper,
+  caveflyer: CaveFlyer,
   dodgeball: Dodgeball,
   coinrun: CoinRun,
   ninja: Ninja,
