@@ -80,6 +80,8 @@ const BACKGROUND_CACHE_SIZE = 256;
 interface AssetInfo {
   path: string | null;
   aspect: number;
+  /** The decoded image, once drawn (saves the loader's lookup on every draw). */
+  image?: ProcgenImage;
 }
 
 /** What one step produced: `Game::step_data`. */
@@ -141,6 +143,7 @@ export abstract class BasicAbstractGame {
   yOff = 0;
   private readonly assetCache = new Map<number, AssetInfo>();
   private readonly themeCounts = new Map<number, number>();
+  private readonly backgrounds = new Map<string, ProcgenImage>();
   private readonly canvas = new Canvas(RES, RES);
 
   constructor(
@@ -710,7 +713,13 @@ export abstract class BasicAbstractGame {
   /** The background image of this level, or null when drawing it is impossible (no image files). */
   backgroundImage(): ProcgenImage | null {
     if (this.options.images === null) return null;
-    return this.options.images(BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex]);
+    const path = BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex];
+    let img = this.backgrounds.get(path);
+    if (img === undefined) {
+      img = this.options.images(path);
+      this.backgrounds.set(path, img);
+    }
+    return img;
   }
 
   drawImage(c: Canvas, rect: Rect, rotation: number, reflected: boolean, baseType: number, theme: number, alpha: number, tileRatio: number): void {
@@ -721,7 +730,7 @@ export abstract class BasicAbstractGame {
       this.drawGridObj(c, rect, imgType, theme);
       return;
     }
-    const img = this.options.images(info.path);
+    const img = (info.image ??= this.options.images(info.path));
     if (rotation === 0) c.tileImage(img, rect, tileRatio, false, reflected, alpha);
     else c.drawImage(img, rect, rotation, reflected, alpha);
   }
