@@ -70,10 +70,11 @@ type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number;
  * the RAW reward (so the logged return is the game score), reward normalization by the std of the discounted
  * return (gamma 0.999), and rewards clipped to [-10, 10].
  */
-export function makeEnvs(envId: string, numEnvs: number, seed: number, images: gym.procgen.ImageLoader | null, useMonochromeAssets: boolean, gamma: number) {
+export function makeEnvs(envId: string, numEnvs: number, seed: number, images: gym.procgen.ImageLoader | null, useMonochromeAssets: boolean, gamma: number, captureVideo: boolean, runName: string) {
   const procgen = new gym.procgen.ProcgenEnv({ numEnvs, envName: envId, numLevels: 0, startLevel: 0, distributionMode: "easy", randSeed: seed, images, useMonochromeAssets });
   let envs: procgenWrappers.VecEnv = new procgenWrappers.TransformObservation(procgen, (obs: { rgb: Uint8Array }) => obs.rgb);
   envs = new procgenWrappers.RecordEpisodeStatistics(envs);
+  if (captureVideo) envs = new procgenWrappers.RecordVideo(envs, `videos/${runName}`);
   envs = new procgenWrappers.NormalizeReward(envs, gamma);
   envs = new procgenWrappers.TransformReward(envs, (reward) => Math.max(-10, Math.min(10, reward)));
   return envs;
@@ -475,7 +476,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // Unlike CleanRL (procgen draws its rand_seed from the OS), --seed seeds the level sequence: runs are reproducible.
-  const envs = makeEnvs(args.envId, args.numEnvs, args.seed, images, args.useMonochromeAssets, args.gamma);
+  const envs = makeEnvs(args.envId, args.numEnvs, args.seed, images, args.useMonochromeAssets, args.gamma, args.captureVideo, runName);
   if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = envs.singleActionSpace.n;
 

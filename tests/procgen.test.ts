@@ -13,7 +13,7 @@ import { BossFight } from "../envs/procgen/games/bossfight.ts";
 import { StarPilot } from "../envs/procgen/games/starpilot.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
 import { OBS_SIZE, ProcgenEnv, ProcgenGymEnv } from "../envs/procgen/env.ts";
-import { monochromeColor } from "../envs/procgen/render.ts";
+import { Canvas, monochromeColor } from "../envs/procgen/render.ts";
 import * as gym from "../envs/index.ts";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -282,4 +282,58 @@ test("with procgen's images: same seed, same frame; sprites and backgrounds diff
   for (const name of BENCHMARK_GAMES) {
     assert.doesNotThrow(() => checkEnv(gym.make(`procgen-${name}-v0`, { assetsDir: ASSETS_DIR }), { onWarning: () => {} }), name);
   }
+});
+
+test("starpilot's cached scrolling background draws the same pixels as tiling the image", { skip: NO_ASSETS }, () => {
+  const images = imageLoader(ASSETS_DIR!);
+  const game = new StarPilot({ distributionMode: EASY_MODE, images });
+  game.seedLevels(0, 3, 4);
+  game.reset();
+  const img = game.backgroundImage()!;
+  for (const t of [0, 1, 2, 3, 4, 5, 17, 239, 240, 241, 499, 997]) {
+    game.curTime = t;
+    const fast = new Canvas(RES, RES);
+    game.drawScrollingBackground(fast, img);
+    const slow = new Canvas(RES, RES);
+    slow.tileImage(img, { x: -0.8 * t, y: -RES, w: RES * 3 * 18, h: RES * 3 }, 1, true);
+    assert.equal(sha(fast.pixels), sha(slow.pixels), `t=${t}`);
+  }
+});
+
+test("starpilot's schedule: easy levels bring only flyers, in groups of 1-5, from the right, all before step 520", () => {
+  const typesHard = new Set<number>();
+  for (let level = 0; level < 30; level++) {
+    const easy = new StarPilot({ distributionMode: EASY_MODE, ...MONO });
+    easy.seedLevels(0, level, level + 1);
+    easy.reset();
+    const times = easy.spawners.map((e) => e.spawnTime);
+    assert.ok(easy.spawners.length > 0);
+    assert.ok(easy.spawners.every((e) => e.type === 4 && e.x > 16 && e.vx < 0 && e.health === 2), `level ${level}`);
+    // Sorted descending; the first group arrives at 11..30; a group of 5 starting at 500 ends at 520.
+    assert.deepEqual(times, [...times].sort((a, b) => b - a));
+    assert.ok(times[times.length - 1] >= 11 && times[times.length - 1] <= 30 && times[0] <= 520);
+    const hard = new StarPilot({ distributionMode: 1, ...MONO });
+    hard.seedLevels(0, level, level + 1);
+    hard.reset();
+    for (const e of hard.spawners) typesHard.add(e.type);
+  }
+  assert.deepEqual([...typesHard].sort(), [4, 5, 6, 7, 8]);
+});
+
+test("bossfight levels: 1-5 rounds of 1-9 health, the boss's health their product, 1-3 barriers", () => {
+  const rounds = new Set<number>();
+  const healths = new Set<number>();
+  for (let level = 0; level < 200; level++) {
+    const game = new BossFight({ distributionMode: EASY_MODE, ...MONO });
+    game.seedLevels(0, level, level + 1);
+    game.reset();
+    rounds.add(game.numRounds);
+    healths.add(game.roundHealth);
+    assert.equal(game.boss.health, game.numRounds * game.roundHealth);
+    const barriers = game.entities.filter((e) => e.type === 7).length;
+    assert.ok(barriers <= 3);
+    assert.ok(game.invulnerableDuration >= 2 && game.invulnerableDuration <= 3);
+  }
+  assert.deepEqual([...rounds].sort(), [1, 2, 3, 4, 5]);
+  assert.deepEqual([...healths].sort(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
 });

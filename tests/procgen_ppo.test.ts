@@ -9,6 +9,7 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { readEventFile } from "../envs/logging.ts";
+import { findFfmpeg } from "../envs/video.ts";
 import { NormalizeReward, RecordEpisodeStatistics, type VecEnv } from "../envs/procgen/wrappers.ts";
 import { Box, Discrete } from "../envs/spaces.ts";
 
@@ -30,9 +31,14 @@ function runScript(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's metrics, saves and evaluates", () => {
-  const run = runScript(["--env-id", "starpilot", "--use-monochrome-assets", ...TINY, "--save-model", "--eval-episodes", "1"]);
+test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's metrics, films env 0, saves and evaluates", () => {
+  const run = runScript(["--env-id", "starpilot", "--use-monochrome-assets", ...TINY, "--save-model", "--eval-episodes", "1", "--capture-video"]);
   assert.equal(run.status, 0, run.stderr);
+  // Episode 0 of env 0 is filmed (capped-cubic schedule); without ffmpeg RecordVideo only warns.
+  if (findFfmpeg().ffmpeg !== null) {
+    const videoDir = readdirSync(join(workDir, "videos")).find((d) => d.startsWith("starpilot__ppo_procgen__1__") && !d.endsWith("-eval"));
+    assert.ok(videoDir && readdirSync(join(workDir, "videos", videoDir)).some((f) => f.endsWith(".mp4")), "no training video");
+  }
   assert.match(run.stdout, /SPS: \d+/);
   assert.match(run.stdout, /eval_episode=0, episodic_return=\d+/);
   const runDir = readdirSync(join(workDir, "runs")).find((d) => d.startsWith("starpilot__ppo_procgen__1__"));

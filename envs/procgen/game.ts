@@ -73,9 +73,15 @@ const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
 const RENDER_EPS = 0.02;
 
+/** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
+const BACKGROUND_CACHE = new Map<string, Uint8Array>();
+const BACKGROUND_CACHE_SIZE = 256;
+
 interface AssetInfo {
   path: string | null;
   aspect: number;
+  /** The decoded image, once drawn (saves the loader's lookup on every draw). */
+  image?: ProcgenImage;
 }
 
 /** What one step produced: `Game::step_data`. */
@@ -137,6 +143,7 @@ export abstract class BasicAbstractGame {
   yOff = 0;
   private readonly assetCache = new Map<number, AssetInfo>();
   private readonly themeCounts = new Map<number, number>();
+  private readonly backgrounds = new Map<string, ProcgenImage>();
   private readonly canvas = new Canvas(RES, RES);
 
   constructor(
@@ -706,7 +713,13 @@ export abstract class BasicAbstractGame {
   /** The background image of this level, or null when drawing it is impossible (no image files). */
   backgroundImage(): ProcgenImage | null {
     if (this.options.images === null) return null;
-    return this.options.images(BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex]);
+    const path = BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex];
+    let img = this.backgrounds.get(path);
+    if (img === undefined) {
+      img = this.options.images(path);
+      this.backgrounds.set(path, img);
+    }
+    return img;
   }
 
   drawImage(c: Canvas, rect: Rect, rotation: number, reflected: boolean, baseType: number, theme: number, alpha: number, tileRatio: number): void {
@@ -717,7 +730,7 @@ export abstract class BasicAbstractGame {
       this.drawGridObj(c, rect, imgType, theme);
       return;
     }
-    const img = this.options.images(info.path);
+    const img = (info.image ??= this.options.images(info.path));
     if (rotation === 0) c.tileImage(img, rect, tileRatio, false, reflected, alpha);
     else c.drawImage(img, rect, rotation, reflected, alpha);
   }
@@ -744,6 +757,14 @@ export abstract class BasicAbstractGame {
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
+    // scattered pixels costs cache misses, so finished backgrounds are kept (keyed by image and placement).
+    const key = `${this.backgroundGroup()}/${this.backgroundIndex}|${this.bgTileRatio}|${this.bgPctX}|${main.x}|${main.y}|${main.w}|${main.h}`;
+    const cached = BACKGROUND_CACHE.get(key);
+    if (cached !== undefined) {
+      c.pixels.set(cached);
+      return;
+    }
     if (this.bgTileRatio < 0) {
       c.tileImage(img, main, this.bgTileRatio, true);
     } else {
@@ -753,6 +774,8 @@ export abstract class BasicAbstractGame {
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
       c.drawImage(img, { x: main.x - offsetX * main.w, y: main.y, w: (bgAr / worldAr) * main.w, h: main.h }, 0, false, 1, true);
     }
+    if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
+    BACKGROUND_CACHE.set(key, c.pixels.slice());
   }
 
   /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */

@@ -62,28 +62,6 @@ export class Canvas {
     const px = this.pixels;
     const sxScale = iw / rect.w;
     const syScale = ih / rect.h;
-    const blend = (o: number, s: number) => {
-      if (opaque) {
-        // Backgrounds become opaque RGB32 in procgen: any transparency ends up composited over black.
-        const k = src[s + 3] / 255;
-        px[o] = Math.round(src[s] * k);
-        px[o + 1] = Math.round(src[s + 1] * k);
-        px[o + 2] = Math.round(src[s + 2] * k);
-        return;
-      }
-      const a = (src[s + 3] / 255) * alpha;
-      if (a <= 0) return;
-      if (a >= 1) {
-        px[o] = src[s];
-        px[o + 1] = src[s + 1];
-        px[o + 2] = src[s + 2];
-      } else {
-        // Source-over on an opaque destination; rounding as an 8-bit premultiplied pipeline would.
-        px[o] = Math.round(src[s] * a + px[o] * (1 - a));
-        px[o + 1] = Math.round(src[s + 1] * a + px[o + 1] * (1 - a));
-        px[o + 2] = Math.round(src[s + 2] * a + px[o + 2] * (1 - a));
-      }
-    };
     if (rotation === 0) {
       const [x0, x1] = this.span(rect.x, rect.w, this.width);
       const [y0, y1] = this.span(rect.y, rect.h, this.height);
@@ -93,7 +71,7 @@ export class Canvas {
         for (let x = x0; x < x1; x++, o += 3) {
           let sx = Math.min(iw - 1, Math.floor((x + 0.5 - rect.x) * sxScale));
           if (reflected) sx = iw - 1 - sx;
-          blend(o, (sy * iw + sx) * 4);
+          blendPixel(px, o, src, (sy * iw + sx) * 4, alpha, opaque);
         }
       }
       return;
@@ -120,7 +98,7 @@ export class Canvas {
         let sx = Math.min(iw - 1, Math.floor((ux + hw) * sxScale));
         const sy = Math.min(ih - 1, Math.floor((uy + hh) * syScale));
         if (reflected) sx = iw - 1 - sx;
-        blend((y * this.width + x) * 3, (sy * iw + sx) * 4);
+        blendPixel(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, alpha, opaque);
       }
     }
   }
@@ -141,6 +119,32 @@ export class Canvas {
       const tw = rect.w / n;
       for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + tw * i, y: rect.y, w: tw, h: rect.h }, 0, reflected, alpha, opaque);
     }
+  }
+}
+
+/**
+ * One source pixel (straight RGBA at `s`) over one opaque destination pixel (RGB at `o`), with painter opacity.
+ * `opaque`: the pixel replaces the destination, composited over black (procgen's RGB32 backgrounds).
+ */
+function blendPixel(px: Uint8Array, o: number, src: Uint8Array, s: number, alpha: number, opaque: boolean): void {
+  if (opaque) {
+    const k = src[s + 3] / 255;
+    px[o] = Math.round(src[s] * k);
+    px[o + 1] = Math.round(src[s + 1] * k);
+    px[o + 2] = Math.round(src[s + 2] * k);
+    return;
+  }
+  const a = (src[s + 3] / 255) * alpha;
+  if (a <= 0) return;
+  if (a >= 1) {
+    px[o] = src[s];
+    px[o + 1] = src[s + 1];
+    px[o + 2] = src[s + 2];
+  } else {
+    // Source-over on an opaque destination.
+    px[o] = Math.round(src[s] * a + px[o] * (1 - a));
+    px[o + 1] = Math.round(src[s + 1] * a + px[o + 1] * (1 - a));
+    px[o + 2] = Math.round(src[s + 2] * a + px[o + 2] * (1 - a));
   }
 }
 

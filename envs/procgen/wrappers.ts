@@ -6,10 +6,14 @@
 //   NormalizeReward(gamma)   one RunningMeanStd over all envs, updated with the batch of discounted returns,
 //                            rewards divided by its std (not centred); returns zeroed where done AFTER scaling
 //   TransformReward(f)       f applied to every reward (CleanRL clips to [-10, 10])
+//   RecordVideo(folder)      videos of env 0's episodes (`--capture-video`)
 
-import type { Info } from "../core.ts";
+import { Env, type Info, type StepResult } from "../core.ts";
 import { RunningMeanStd } from "../running_mean_std.ts";
-import type { Discrete, Box } from "../spaces.ts";
+import { Box, Discrete, type Space } from "../spaces.ts";
+import { RecordVideo as RecordSingleVideo } from "../video.ts";
+import { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE } from "./env.ts";
+import { RES } from "./game.ts";
 
 export type VecStep<Obs> = [obs: Obs, rewards: Float32Array, dones: Uint8Array, infos: Info[]];
 
@@ -138,5 +142,62 @@ export class TransformReward<Obs> extends VecWrapper<Obs> {
   step(actions: ArrayLike<number>): VecStep<Obs> {
     const [obs, rewards, dones, infos] = this.env.step(actions);
     return [obs, Float32Array.from(rewards, this.f), dones, infos];
+  }
+}
+
+/** Env 0 of a vector env seen as a single Gymnasium env, so the Gymnasium RecordVideo wrapper can film it. */
+class FirstEnvView extends Env<Uint8Array, number> {
+  observationSpace = new Box(0, 255, OBS_SHAPE, "uint8") as Box & Space<Uint8Array>;
+  actionSpace = new Discrete(NUM_ACTIONS);
+  override metadata = { renderModes: ["rgb_array"], renderFps: 15 };
+  override renderMode = "rgb_array";
+  frame = new Uint8Array(OBS_SIZE);
+  pending: StepResult<Uint8Array> | null = null;
+
+  override reset(): [Uint8Array, Info] {
+    return [this.frame, {}];
+  }
+  step(): StepResult<Uint8Array> {
+    return this.pending!;
+  }
+  override render(): { width: number; height: number; data: Uint8Array } {
+    return { width: RES, height: RES, data: this.frame.slice() };
+  }
+}
+
+/**
+ * `gym.wrappers.RecordVideo(envs, folder)` on procgen's vector env: procgen renders env 0, so env 0's episodes are
+ * filmed (on the capped-cubic schedule). Env 0 resets inside the step that ends its episode, so a video's last
+ * frame is the next level's first, as with procgen itself.
+ */
+export class RecordVideo extends VecWrapper<Uint8Array> {
+  private readonly view = new FirstEnvView();
+  private readonly recorder: RecordSingleVideo<Uint8Array, number>;
+
+  constructor(env: VecEnv<Uint8Array>, videoFolder: string) {
+    super(env);
+    this.recorder = new RecordSingleVideo(this.view, videoFolder);
+  }
+
+  reset(): Uint8Array {
+    const obs = this.env.reset();
+    this.view.frame = obs.slice(0, OBS_SIZE);
+    this.recorder.reset();
+    return obs;
+  }
+
+  step(actions: ArrayLike<number>): VecStep<Uint8Array> {
+    const result = this.env.step(actions);
+    const [obs, rewards, dones, infos] = result;
+    this.view.frame = obs.slice(0, OBS_SIZE);
+    this.view.pending = [this.view.frame, rewards[0], dones[0] === 1, false, infos[0]];
+    this.recorder.step(actions[0]);
+    if (dones[0]) this.recorder.reset();
+    return result;
+  }
+
+  override close(): void {
+    this.recorder.close();
+    this.env.close();
   }
 }

@@ -5,6 +5,14 @@ import type { BasicAbstractGame, GameOptions } from "../game.ts";
 import { BigFish } from "./bigfish.ts";
 import { BossFight } from "./bossfight.ts";
 import { StarPilot } from "./starpilot.ts";
+import { Jumper } from "./jumper.ts";
+import { CaveFlyer } from "./caveflyer.ts";
+import { Dodgeball } from "./dodgeball.ts";
+import { CoinRun } from "./coinrun.ts";
+import { Ninja } from "./ninja.ts";
+import { Climber } from "./climber.ts";
+import { FruitBot } from "./fruitbot.ts";
+import { Plunder } from "./plunder.ts";
 import { Chaser } from "./chaser.ts";
 import { Leaper } from "./leaper.ts";
 import { Miner } from "./miner.ts";
@@ -18,6 +26,14 @@ export const GAMES: Record<string, GameClass> = {
   bigfish: BigFish,
   bossfight: BossFight,
   starpilot: StarPilot,
+  jumper: Jumper,
+  caveflyer: CaveFlyer,
+  dodgeball: Dodgeball,
+  coinrun: CoinRun,
+  ninja: Ninja,
+  climber: Climber,
+  fruitbot: FruitBot,
+  plunder: Plunder,
   chaser: Chaser,
   leaper: Leaper,
   miner: Miner,

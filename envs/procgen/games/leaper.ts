@@ -5,6 +5,7 @@
 
 import { Entity, PLAYER } from "../entity.ts";
 import { BasicAbstractGame, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE } from "../game.ts";
+import type { Rect } from "../render.ts";
 import type { BackgroundGroup } from "../resources.ts";
 
 const LOG = 1;
@@ -47,6 +48,13 @@ export class Leaper extends BasicAbstractGame {
     if (type === PLAYER) return m(["frog1", "frog2", "frog4", "frog6", "frog7"]);
     if (type === FINISH_LINE) return m(["finish2"]);
     return [];
+  }
+
+  /** The frog picture is drawn taller than its hitbox (procgen's get_adjusted_image_rect). */
+  override getObjectRect(obj: Entity): Rect {
+    const r = super.getObjectRect(obj);
+    if (obj !== this.agent) return r;
+    return { x: r.x, y: r.y - 0.275 * r.h, w: r.w, h: 1.55 * r.h };
   }
 
   override getTileAspectRatio(ent: Entity): number {

@@ -1,0 +1,292 @@
+// Jumper (procgen `games/jumper.cpp`): a bunny in an open cave (a cellular automaton seeded from a coarse maze)
+// with a double jump (speed 1, 3-step cooldown, gravity 0.15) looks for the carrot: +10 and the end. Spikes on
+// flat ground (20% of eligible cells, none in memory mode) are lethal. A compass (top right) points at the carrot
+// with a bar for its distance. World 20 / 40 / 45 (easy / hard / memory), camera on the agent with visibility
+// 12 (easy) / 16; memory mode has no compass and a 2000-step limit. Known (procgen too): ~7% of levels end after
+// one step.
+
+import { type Entity, PLAYER, SPACE, TRAIL, WALL_OBJ } from "../entity.ts";
+import { BasicAbstractGame, EASY_MODE, type GameOptions, HARD_MODE, MEMORY_MODE } from "../game.ts";
+import { MazeGen } from "../mazegen.ts";
+import type { Canvas } from "../render.ts";
+import type { BackgroundGroup } from "../resources.ts";
+import { RoomGenerator } from "../roomgen.ts";
+
+const GOAL_REWARD = 10;
+const GOAL = 1;
+const SPIKE = 2;
+const CAVEWALL = 6;
+const CAVEWALL_TOP = 7;
+const PLAYER_JUMP = 9;
+const PLAYER_LEFT1 = 10;
+const PLAYER_LEFT2 = 11;
+const PLAYER_RIGHT1 = 12;
+const PLAYER_RIGHT2 = 13;
+const MAZE_SCALE = 3;
+const JUMP_COOLDOWN = 3;
+const NUM_WALL_THEMES = 4;
+const f = Math.fround;
+
+const isWall = (type: number) => type === CAVEWALL || type === CAVEWALL_TOP;
+
+export class Jumper extends BasicAbstractGame {
+  goal: Entity | null = null;
+  jumpCount = 0;
+  jumpDelta = 0;
+  jumpTime = 0;
+  hasSupport = false;
+  facingRight = true;
+  wallTheme = 0;
+  compassDim = 0;
+  private readonly rooms = new RoomGenerator(this);
+
+  constructor(options: Partial<GameOptions> = {}) {
+    super("jumper", options);
+  }
+
+  override backgroundGroup(): BackgroundGroup {
+    return "platform_backgrounds";
+  }
+
+  override assetForType(type: number): string[] {
+    const m = (n: string) => [`misc_assets/${n}.png`];
+    if (type === PLAYER) return m("bunny2_ready");
+    if (type === SPIKE) return m("spikeMan_stand");
+    if (type === GOAL) return m("carrot");
+    if (type === PLAYER_JUMP) return m("bunny2_jump");
+    if (type === PLAYER_RIGHT1 || type === PLAYER_LEFT1) return m("bunny2_walk1");
+    if (type === PLAYER_RIGHT2 || type === PLAYER_LEFT2) return m("bunny2_walk2");
+    if (type === CAVEWALL_TOP) return ["tileBlue_05", "tileGreen_05", "tileYellow_06", "tileBrown_06"].map((n) => `platformer/${n}.png`);
+    if (type === CAVEWALL) return ["tileBlue_08", "tileGreen_08", "tileYellow_09", "tileBrown_09"].map((n) => `platformer/${n}.png`);
+    return [];
+  }
+
+  override handleAgentCollision(obj: Entity): void {
+    if (obj.type === GOAL) {
+      this.stepData.reward += GOAL_REWARD;
+      this.stepData.levelComplete = true;
+      this.stepData.done = true;
+    } else if (obj.type === SPIKE) {
+      this.stepData.done = true;
+    }
+  }
+
+  /** Horizontal mixing as usual; a jump sets vy to 1. (Gravity comes after the step, in gameStep.) */
+  override updateAgentVelocity(): void {
+    const s = this.getAgentAccelerationScale();
+    this.agent.vx = (1 - this.mixrate) * this.agent.vx + this.mixrate * this.maxspeed * this.actionVx * s;
+    if (this.actionVy !== 0) this.agent.vy = this.maxspeed * this.actionVy * 2;
+  }
+
+  override themeForGridObj(type: number): number {
+    return isWall(type) ? this.wallTheme : 0;
+  }
+
+  override isBlocked(src: Entity, target: number, isHorizontal: boolean): boolean {
+    return super.isBlocked(src, target, isHorizontal) || (src.type === PLAYER && isWall(target));
+  }
+
+  override imageForType(type: number): number {
+    if (type === PLAYER) {
+      if (Math.abs(this.agent.vx) < 0.01 && this.actionVx === 0 && this.hasSupport) return PLAYER;
+      const second = !(Math.trunc(this.curTime / 5) % 2 === 0 || !this.hasSupport);
+      if (this.facingRight) return second ? PLAYER_RIGHT2 : PLAYER_RIGHT1;
+      return second ? PLAYER_LEFT2 : PLAYER_LEFT1;
+    }
+    return Math.abs(type);
+  }
+
+  /** The compass: a grey disc with a needle towards the carrot, a distance bar, and a shadow under a jump. */
+  override drawOverlay(c: Canvas): void {
+    if (this.options.distributionMode === MEMORY_MODE || this.goal === null) return;
+    const u = this.unit;
+    const d = this.compassDim;
+    const cx0 = (this.viewDim - d - 0.25) * u;
+    const cy0 = 0.25 * u;
+    const size = d * u;
+    fillEllipse(c, cx0, cy0, size, size, [168, 166, 158], 1);
+    const cx = cx0 + size / 2;
+    const cy = cy0 + size / 2;
+    const cr = (size / 2) * 0.95;
+    const theta = this.getTheta(this.agent, this.goal);
+    const pen = c.width / (256 / d);
+    drawLine(c, cx, cy, cx + cr * Math.cos(theta), cy - cr * Math.sin(theta), pen, [252, 186, 3]);
+    const distPct = this.getDistance(this.agent, this.goal) / (this.mainWidth * Math.SQRT2);
+    c.fillRect({ x: cx0, y: (0.25 + d) * u, w: d * distPct * u, h: (d / 8) * u }, 252, 186, 3);
+    if (this.jumpDelta < 0 && !this.hasSupport) {
+      const r = this.getObjectRect(this.agent);
+      fillEllipse(c, Math.trunc(r.x), Math.trunc(r.y + r.h * (5 / 6)), Math.trunc(r.w), Math.trunc(r.h / 3), [255, 255, 255], 120 / 255);
+    }
+  }
+
+  private isSpaceOnGround(x: number, y: number): boolean {
+    if (this.getObj(x, y) !== SPACE || this.getObj(x, y + 1) !== SPACE) return false;
+    const below = this.getObj(x, y - 1);
+    return below === CAVEWALL || below === this.outOfBoundsObject;
+  }
+
+  private isTopWall(x: number, y: number): boolean {
+    return this.getObj(x, y) === CAVEWALL && this.getObj(x, y + 1) === SPACE;
+  }
+
+  private isLeftWall(x: number, y: number): boolean {
+    return this.getObj(x, y) === CAVEWALL && this.getObj(x + 1, y) === SPACE;
+  }
+
+  private isRightWall(x: number, y: number): boolean {
+    return this.getObj(x, y) === CAVEWALL && this.getObj(x - 1, y) === SPACE;
+  }
+
+  override chooseWorldDim(): void {
+    const mode = this.options.distributionMode;
+    const dim = mode === EASY_MODE ? 20 : mode === HARD_MODE ? 40 : mode === MEMORY_MODE ? 45 : 20;
+    this.mainWidth = dim;
+    this.mainHeight = dim;
+  }
+
+  override gameReset(): void {
+    const mode = this.options.distributionMode;
+    this.visibility = mode === EASY_MODE ? 12 : 16;
+    this.compassDim = mode === EASY_MODE ? 3 : 2;
+    if (mode === MEMORY_MODE) this.timeout = 2000;
+    super.gameReset();
+    const W = this.mainWidth;
+    const H = this.mainHeight;
+    const g = this.grid;
+    this.outOfBoundsObject = WALL_OBJ;
+    this.wallTheme = this.randGen.randn(NUM_WALL_THEMES);
+    this.jumpCount = 0;
+    this.jumpDelta = 0;
+    this.jumpTime = 0;
+    this.hasSupport = false;
+    this.facingRight = true;
+    // A coarse maze (one maze cell per 3x3 block) biases the noise: 80% wall inside maze walls, 20% elsewhere.
+    const maze = new MazeGen(this.randGen, Math.trunc(W / MAZE_SCALE));
+    maze.generateMazeNoDeadEnds();
+    for (let i = 0; i < g.length; i++) {
+      const obj = maze.get(Math.trunc((i % W) / MAZE_SCALE) + 1, Math.trunc(Math.trunc(i / W) / MAZE_SCALE) + 1);
+      const prob = obj === WALL_OBJ ? 0.8 : 0.2;
+      g[i] = this.randGen.rand01() < prob ? WALL_OBJ : SPACE;
+    }
+    for (let it = 0; it < 2; it++) this.rooms.update();
+    // Border cells help solvability and the drawing of the bottom floor.
+    for (let i = 0; i < W; i++) {
+      this.setObj(i, 0, CAVEWALL);
+      this.setObj(i, H - 1, CAVEWALL);
+    }
+    for (let i = 0; i < H; i++) {
+      this.setObj(0, i, CAVEWALL);
+      this.setObj(W - 1, i, CAVEWALL);
+    }
+    const best = this.rooms.findBestRoom();
+    if (best.length === 0) throw new Error("jumper: empty cave");
+    g.fill(CAVEWALL);
+    for (const i of best) g[i] = SPACE;
+    const goalCell = this.randGen.chooseOne(best);
+    const candidates: number[] = [];
+    for (let i = 0; i < g.length; i++) if (this.isSpaceOnGround(i % W, Math.trunc(i / W))) candidates.push(i);
+    const agentCell = this.randGen.chooseOne(candidates);
+    const path = this.rooms.findPath(agentCell, goalCell);
+    if (mode !== MEMORY_MODE) {
+      const wide = new Set(path);
+      this.rooms.expandRoom(wide, 4);
+      g.fill(CAVEWALL);
+      for (const i of wide) g[i] = SPACE;
+    }
+    this.goal = this.spawnEntityAtIdx(goalCell, 0.5, GOAL);
+    const spikeProb = mode === MEMORY_MODE ? 0 : 0.2;
+    for (let i = 0; i < g.length; i++) {
+      const x = i % W;
+      const y = Math.trunc(i / W);
+      if (this.isSpaceOnGround(x, y) && this.isSpaceOnGround(x - 1, y) && this.isSpaceOnGround(x + 1, y)) {
+        if (this.randGen.rand01() < spikeProb) this.setObj(x, y, SPIKE);
+      }
+    }
+    // No long vertical walls (three cells): one cell of each is opened, for solvability.
+    for (let i = 0; i < g.length; i++) {
+      const x = i % W;
+      const y = Math.trunc(i / W);
+      if (this.isLeftWall(x, y) && this.isLeftWall(x, y + 1) && this.isLeftWall(x, y + 2)) this.setObj(x, y + this.randGen.randn(3), SPACE);
+      if (this.isRightWall(x, y) && this.isRightWall(x, y + 1) && this.isRightWall(x, y + 2)) this.setObj(x, y + this.randGen.randn(3), SPACE);
+    }
+    this.agent.x = (agentCell % W) + 0.5;
+    this.agent.y = Math.trunc(agentCell / W) + this.agent.ry;
+    for (const cell of this.getCellsWithType(SPIKE)) {
+      this.setObjIdx(cell, SPACE);
+      const ry = f(0.4);
+      this.addEntityRxy((cell % W) + 0.5, Math.trunc(cell / W) + ry, 0, 0, f(0.23), ry, SPIKE);
+    }
+    for (let i = 0; i < g.length; i++) if (this.isTopWall(i % W, Math.trunc(i / W))) g[i] = CAVEWALL_TOP;
+    this.agent.rx = f(0.254);
+    this.agent.ry = f(0.4);
+    this.outOfBoundsObject = CAVEWALL;
+  }
+
+  /** Left/right; up jumps from support, or once more in the air (double jump), 3 steps apart at least. */
+  override setActionXY(moveAct: number): void {
+    this.actionVx = Math.trunc(moveAct / 3) - 1;
+    this.actionVy = Math.max(0, (moveAct % 3) - 1);
+    if (this.actionVx > 0) this.facingRight = true;
+    if (this.actionVx < 0) this.facingRight = false;
+    const a = this.agent;
+    const below1 = this.getObjFromFloats(a.x - (a.rx - 0.01), a.y - (a.ry + 0.01));
+    const below2 = this.getObjFromFloats(a.x + (a.rx - 0.01), a.y - (a.ry + 0.01));
+    this.jumpDelta = 0;
+    const support = (o: number) => isWall(o) || o === this.outOfBoundsObject;
+    this.hasSupport = support(below1) || support(below2);
+    if (this.hasSupport) this.jumpCount = 2;
+    if (this.actionVy === 1 && this.jumpCount > 0 && this.curTime - this.jumpTime > JUMP_COOLDOWN) {
+      this.jumpCount -= 1;
+      this.jumpDelta = -1;
+    } else {
+      this.actionVy = 0;
+    }
+    if (this.actionVy > 0) this.jumpTime = this.curTime;
+    this.actionVrot = 0;
+  }
+
+  override gameStep(): void {
+    super.gameStep();
+    if (this.actionVx > 0) this.agent.isReflected = false;
+    if (this.actionVx < 0) this.agent.isReflected = true;
+    if (Math.abs(this.agent.vx) + Math.abs(this.agent.vy) > 0.05) {
+      const trail = this.addEntityRxy(this.agent.x, this.agent.y - this.agent.ry * 0.5, 0, f(0.01), f(0.3), f(0.2), TRAIL);
+      trail.expireTime = 8;
+      trail.alpha = 0.5;
+    }
+    if (this.agent.vy > -2) this.agent.vy -= f(0.15);
+  }
+}
+
+/** A filled axis-aligned ellipse in the rect (x, y, w, h): pixels whose centres fall inside, blended by alpha. */
+function fillEllipse(c: Canvas, x: number, y: number, w: number, h: number, rgb: readonly number[], alpha: number): void {
+  if (w <= 0 || h <= 0) return;
+  const cx = x + w / 2;
+  const cy = y + h / 2;
+  for (let py = Math.max(0, Math.floor(y)); py < Math.min(c.height, Math.ceil(y + h)); py++) {
+    for (let px = Math.max(0, Math.floor(x)); px < Math.min(c.width, Math.ceil(x + w)); px++) {
+      const dx = (px + 0.5 - cx) / (w / 2);
+      const dy = (py + 0.5 - cy) / (h / 2);
+      if (dx * dx + dy * dy <= 1) blend(c, px, py, rgb, alpha);
+    }
+  }
+}
+
+/** A line of the given pen width from (x0, y0) to (x1, y1), sampled along its length. */
+function drawLine(c: Canvas, x0: number, y0: number, x1: number, y1: number, pen: number, rgb: readonly number[]): void {
+  const len = Math.hypot(x1 - x0, y1 - y0);
+  const steps = Math.max(1, Math.ceil(len * 2));
+  const half = Math.max(0.5, pen / 2);
+  for (let s = 0; s <= steps; s++) {
+    const x = x0 + ((x1 - x0) * s) / steps;
+    const y = y0 + ((y1 - y0) * s) / steps;
+    const px = Math.floor(x);
+    const py = Math.floor(y);
+    if (Math.abs(px + 0.5 - x) <= half && Math.abs(py + 0.5 - y) <= half && px >= 0 && py >= 0 && px < c.width && py < c.height) blend(c, px, py, rgb, 1);
+  }
+}
+
+function blend(c: Canvas, px: number, py: number, rgb: readonly number[], alpha: number): void {
+  const o = (py * c.width + px) * 3;
+  for (let k = 0; k < 3; k++) c.pixels[o + k] = Math.round(rgb[k] * alpha + c.pixels[o + k] * (1 - alpha));
+}
