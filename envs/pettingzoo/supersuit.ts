@@ -398,6 +398,9 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
   }
 }
 
+/** pettingzoo_env_to_vec_env_v1(env). */
+export const pettingzooEnvToVecEnv = (env: ParallelEnv<ObsArray, number>) => new MarkovVectorEnv(env);
+
 /** What a ConcatVecEnv step returns: one entry per slot (game c's agent k is slot c * numAgents + k). */
 export type SlotStepResult = [observations: Uint8Array, rewards: Float32Array, terminations: Uint8Array, truncations: Uint8Array, infos: Info[]];
 
