@@ -168,6 +168,67 @@ function buildTables(): void {
 }
 buildTables();
 
+/**
+ * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
+ * pixels an object covers instead of testing its mask at every pixel.
+ */
+const MAX_SPANS = 8;
+function buildSpans(table: Uint8Array, rows: number): { spans: Int16Array; counts: Uint8Array } {
+  const spans = new Int16Array(rows * MAX_SPANS * 2);
+  const counts = new Uint8Array(rows);
+  for (let row = 0; row < rows; row++) {
+    let x = 0;
+    while (x < 320) {
+      if (table[row * 320 + x] === 0) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < 320 && table[row * 320 + x] !== 0) x++;
+      if (counts[row] === MAX_SPANS) throw new Error("TIA mask row with too many spans");
+      spans[(row * MAX_SPANS + counts[row]) * 2] = start;
+      spans[(row * MAX_SPANS + counts[row]) * 2 + 1] = x;
+      counts[row]++;
+    }
+  }
+  return { spans, counts };
+}
+const BALL_SPANS = buildSpans(BALL_MASK, BALL_MASK.length / 320);
+const MISSILE_SPANS = buildSpans(MISSILE_MASK, Math.ceil(MISSILE_MASK.length / 320));
+const PLAYER_SPANS = buildSpans(PLAYER_MASK, PLAYER_MASK.length / 320);
+
+/**
+ * ORs `bit` into `bits[0..count)` for the pixels hpos.. where the object whose mask starts at table offset `base`
+ * shows (for players: where the mask bit is set in the graphics `grp`).
+ */
+function orObject(
+  bits: Uint8Array,
+  table: Uint8Array,
+  spanTable: { spans: Int16Array; counts: Uint8Array },
+  base: number,
+  hpos: number,
+  count: number,
+  bit: number,
+  grp: number,
+): void {
+  const row = Math.floor(base / 320);
+  const first = base - row * 320 + hpos; // table position of pixel hpos
+  const last = first + count;
+  const spans = spanTable.spans;
+  const n = spanTable.counts[row];
+  for (let k = 0; k < n; k++) {
+    const j = (row * MAX_SPANS + k) * 2;
+    const from = spans[j] > first ? spans[j] : first;
+    const to = spans[j + 1] < last ? spans[j + 1] : last;
+    if (grp === 0) {
+      for (let x = from; x < to; x++) bits[x - first] |= bit;
+    } else {
+      const rowBase = row * 320;
+      for (let x = from; x < to; x++) if (grp & table[rowBase + x]) bits[x - first] |= bit;
+    }
+  }
+}
+
 /** Stella's ourPokeDelayTable: colour clocks a write takes effect late (-1: playfield, depends on the clock). */
 // prettier-ignore
 const POKE_DELAY = new Int8Array([
@@ -312,6 +373,8 @@ export class Tia {
   private m0CosmicArkCounter = 0;
   private dumpEnabled = false;
   private dumpDisabledCycle = 0;
+  /** Scratch: the objects covering each pixel of the span being drawn. */
+  private readonly lineBits = new Uint8Array(160);
 
   constructor(
     /** The system clock in CPU cycles since the frame started (Stella's System::cycles), shared with CPU and RIOT. */
@@ -536,32 +599,33 @@ export class Tia {
       }
       return;
     }
-    if ((objects & (objects - 1)) === 0 && !render) return;
+    const single = (objects & (objects - 1)) === 0;
+    if (single && !render) return;
+    // Which objects cover each pixel: the playfield, then each enabled object over the pixels it spans.
+    const bits = this.lineBits;
     const pf = this.pf;
-    const grp0 = this.currentGRP0;
-    const grp1 = this.currentGRP1;
-    const bl = objects & BL;
-    const m0 = objects & M0;
-    const m1 = objects & M1;
-    const pfBase = this.pfMask + hpos;
-    const blBase = this.blMask + hpos;
-    const p0Base = this.p0Mask + hpos;
-    const p1Base = this.p1Mask + hpos;
-    const m0Base = this.m0Mask + hpos;
-    const m1Base = this.m1Mask + hpos;
-    const priority = this.playfieldPriorityAndScore;
-    let collision = this.collision;
-    for (let i = 0; i < count; i++) {
-      let enabled = pf & PLAYFIELD[pfBase + i] ? PF : 0;
-      if (bl && BALL_MASK[blBase + i]) enabled |= BL;
-      if (grp1 & PLAYER_MASK[p1Base + i]) enabled |= P1;
-      if (m1 && MISSILE_MASK[m1Base + i]) enabled |= M1;
-      if (grp0 & PLAYER_MASK[p0Base + i]) enabled |= P0;
-      if (m0 && MISSILE_MASK[m0Base + i]) enabled |= M0;
-      collision |= COLLISION[enabled];
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[(hpos + i < 80 ? 0 : 256) + (enabled | priority)]];
+    if (pf !== 0) {
+      const pfBase = this.pfMask + hpos;
+      for (let i = 0; i < count; i++) bits[i] = pf & PLAYFIELD[pfBase + i] ? PF : 0;
+    } else {
+      bits.fill(0, 0, count);
     }
-    this.collision = collision;
+    if (objects & BL) orObject(bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, BL, 0);
+    if (this.currentGRP1) orObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, P1, this.currentGRP1);
+    if (objects & M1) orObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0);
+    if (this.currentGRP0) orObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0);
+    if (objects & M0) orObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0);
+    if (!single) {
+      let collision = this.collision;
+      for (let i = 0; i < count; i++) collision |= COLLISION[bits[i]];
+      this.collision = collision;
+    }
+    if (!render) return;
+    // Colour through the priority encoder; the left and right halves differ in score mode.
+    const priority = this.playfieldPriorityAndScore;
+    const split = hpos >= 80 ? 0 : hpos + count <= 80 ? count : 80 - hpos;
+    for (let i = 0; i < split; i++) buffer[start + i] = color[PRIORITY_ENCODER[bits[i] | priority]];
+    for (let i = split; i < count; i++) buffer[start + i] = color[PRIORITY_ENCODER[256 + (bits[i] | priority)]];
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
