@@ -76,7 +76,7 @@ export class StellaCore {
   private paddleMin = PADDLE_MIN;
   private paddleMax = PADDLE_MAX;
 
-  constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string; hmoveBlanks?: boolean } = {}) {
+  constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
     const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
     if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`StellaCore: yStart ${yStart} outside Stella's 0..64`);
     if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`StellaCore: height ${height} outside Stella's 210..256`);
