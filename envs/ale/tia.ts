@@ -262,10 +262,15 @@ function colourObjects(
     const j = (row * MAX_SPANS + k) * 2;
     const from = spans[j] > first ? spans[j] : first;
     const to = spans[j + 1] < last ? spans[j + 1] : last;
-    for (let x = from; x < to; x++) {
+    // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
+    const split = Math.max(from, Math.min(to, first + 80 - hpos));
+    for (let x = from; x < split; x++) {
       const i = x - first;
-      const enabled = bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority;
-      buffer[start + i] = color[PRIORITY_ENCODER[(hpos + i < 80 ? 0 : 256) + enabled]];
+      buffer[start + i] = color[PRIORITY_ENCODER[bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
+    }
+    for (let x = split; x < to; x++) {
+      const i = x - first;
+      buffer[start + i] = color[PRIORITY_ENCODER[256 + (bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
     }
   }
 }
