@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
+import { defaultCore } from "../envs/ale/interface.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
 import { Riot } from "../envs/ale/riot.ts";
 
@@ -225,5 +226,22 @@ describe("cartridges", () => {
     e0.set([0x8d, 0xe0, 0x1f], 100); // STA $1FE0
     assert.equal(detectCartridgeType(e0), "E0");
     assert.equal(detectCartridgeType(banked(4)), "F6");
+  });
+});
+
+describe("core selection", () => {
+  test("ALE_CORE picks the core, defaulting to the Stella port, and rejects unknown names", () => {
+    const saved = process.env.ALE_CORE;
+    try {
+      delete process.env.ALE_CORE;
+      assert.equal(defaultCore(), "stella");
+      process.env.ALE_CORE = "6502ts";
+      assert.equal(defaultCore(), "6502ts");
+      process.env.ALE_CORE = "mame";
+      assert.throws(() => defaultCore(), /ALE_CORE must be "stella" or "6502ts"/);
+    } finally {
+      if (saved === undefined) delete process.env.ALE_CORE;
+      else process.env.ALE_CORE = saved;
+    }
   });
 });
