@@ -2,17 +2,65 @@
 // of `n` envs in AsyncVectorEnv worker threads for each worker count, all taking uniformly random actions.
 //
 //   npx tsx benchmark/atari_throughput.ts --rom-dir ../shared/roms [--env-id BreakoutNoFrameskip-v4]
-//        [--workers 1,2] [--seconds 10]
+//        [--workers 1,2] [--seconds 10] [--cores stella,6502ts] [--ale-python /tmp/ale-venv/bin/python]
 //
-// Two settings per worker count: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step)
-// and CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
+// First the emulators alone, side by side on the same game and the same uniformly random minimal-set actions:
+// ALEInterface.act + getScreenRGB every frame, for each of our cores and (with --ale-python, a Python with
+// ale-py 0.12 in a throwaway venv) for real ALE, with our frames/s as a ratio of ALE's. Then, per core and worker
+// count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
+// CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
 
+import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 
+import { findGame } from "../envs/ale/games.ts";
+import { ALEInterface, type CoreName } from "../envs/ale/interface.ts";
+import { findRom } from "../envs/ale/roms.ts";
 import * as gym from "../envs/index.ts";
 import { int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
+
+/** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */
+const ALE_PY_SCRIPT = `
+import sys, json, time, ale_py, numpy as np
+rom, seconds, actions = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
+ale = ale_py.ALEInterface()
+ale.setLoggerMode(ale_py.LoggerMode.Error)
+ale.setInt("random_seed", 0)
+ale.setFloat("repeat_action_probability", 0.0)
+ale.loadROM(rom)
+ale.reset_game()
+minimal = ale.getMinimalActionSet()
+screen = np.empty((210, 160, 3), np.uint8)
+def step(i):
+    ale.act(minimal[actions[i % len(actions)]])
+    ale.getScreenRGB(screen)
+    if ale.game_over(): ale.reset_game()
+for i in range(200): step(i)
+frames, start = 0, time.perf_counter()
+while time.perf_counter() - start < seconds:
+    step(frames); frames += 1
+print(frames / (time.perf_counter() - start))
+`;
+
+/** Our ALEInterface on `core`, the same loop as ALE_PY_SCRIPT. */
+function aleInterfaceFps(core: CoreName, game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): number {
+  const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, core }, () => 0.5);
+  ale.resetGame(0, true);
+  const minimal = ale.getMinimalActionSet();
+  const screen = new Uint8Array(210 * 160 * 3);
+  const step = (i: number) => {
+    ale.act(minimal[actions[i % actions.length]]);
+    ale.getScreenRGB(screen);
+    if (ale.gameOver()) ale.resetGame(0);
+  };
+  for (let i = 0; i < 200; i++) step(i);
+  let frames = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) step(frames++);
+  return frames / ((performance.now() - start) / 1000);
+}
 
 /** The raw env, for the workers (they import this module and call this export). */
 export function makeRawEnv(envId: string) {
@@ -24,6 +72,8 @@ const ARGS = {
   envId: str("BreakoutNoFrameskip-v4", "the Atari env to step"),
   workers: str("1,2", "comma-separated worker counts to measure"),
   seconds: int(10, "seconds per measurement", { ge: 1 }),
+  cores: str("stella,6502ts", "comma-separated emulator cores to measure"),
+  alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside our cores"),
 };
 
 async function main(): Promise<void> {
@@ -33,8 +83,38 @@ async function main(): Promise<void> {
   const workerCounts: number[] = cli.workers.split(",").map(Number);
   if (!workerCounts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${cli.workers}"`);
   const seconds = cli.seconds;
+  const cores = cli.cores.split(",") as CoreName[];
+  if (!cores.every((c) => c === "stella" || c === "6502ts")) usageError(`--cores expects a comma-separated list of stella, 6502ts; got "${cli.cores}"`);
   const rng = new RandomGenerator(0);
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
+
+  // The emulators alone, side by side: the same game, the same pre-drawn actions (indices into the minimal set).
+  const game = findGame(envId.replace(/NoFrameskip-v4$/, "").replace(/^ALE\//, "").replace(/-v5$/, ""));
+  if (game) {
+    const rom = findRom(game.rom, game.md5, { romDir: cli.romDir });
+    const actionRng = new RandomGenerator(1);
+    const actions = Array.from({ length: 4096 }, () => actionRng.integers(0, game.minimalActions.length));
+    let aleFps = NaN;
+    if (cli.alePython !== null) {
+      const out = execFileSync(cli.alePython, ["-c", ALE_PY_SCRIPT, rom.path, String(seconds), JSON.stringify(actions)], { encoding: "utf8" });
+      aleFps = Number(out.trim().split("\n").pop());
+      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py ${"0.12"} (C++ Stella) | ${aleFps.toFixed(0)} | 1.00 |`);
+    }
+    for (const core of cores) {
+      const fps = aleInterfaceFps(core, game, rom.bytes, actions, seconds);
+      const ratio = Number.isNaN(aleFps) ? "" : (fps / aleFps).toFixed(2);
+      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, core ${core} | ${fps.toFixed(0)} | ${ratio} |`);
+    }
+  }
+
+  for (const core of cores) {
+    // The env layer reads ALE_CORE when a console is built; worker threads copy the environment when they start.
+    process.env.ALE_CORE = core;
+    await envThroughput(envId, core, workerCounts, seconds, rng, ppoAtari);
+  }
+}
+
+async function envThroughput(envId: string, core: CoreName, workerCounts: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
 
   const measure = (step: () => void, framesPerCall: number): number => {
     for (let i = 0; i < 20; i++) step(); // warm-up: JIT, worker start-up
@@ -54,7 +134,7 @@ async function main(): Promise<void> {
     const [, , terminated, truncated] = single.step(rng.integers(0, numActions));
     if (terminated || truncated) single.reset();
   }, 1);
-  console.log(`| ${envId} | 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
+  console.log(`| ${envId} | core ${core}: 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
 
   for (const n of workerCounts) {
     for (const [label, module, exportName, framesPerStep] of [
@@ -70,7 +150,7 @@ async function main(): Promise<void> {
         envs.step(actions);
       }, n * framesPerStep);
       envs.close();
-      console.log(`| ${envId} | ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
+      console.log(`| ${envId} | core ${core}: ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
     }
   }
 }

@@ -40,6 +40,11 @@ const SWCHB_COLOR = 0x08;
 /** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
 const RESETS_BEFORE_LOAD = 2;
 
+/** ALE moves a paddle by PADDLE_DELTA per frame: RIGHT lowers the resistance, LEFT raises it. */
+function paddleDelta(switches: number): number {
+  return switches & RIGHT_BIT ? -PADDLE_DELTA : switches & LEFT_BIT ? PADDLE_DELTA : 0;
+}
+
 export class StellaCore {
   readonly width = 160;
   readonly height: number;
@@ -76,7 +81,7 @@ export class StellaCore {
   private paddleMin = PADDLE_MIN;
   private paddleMax = PADDLE_MAX;
 
-  constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string; hmoveBlanks?: boolean } = {}) {
+  constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
     const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
     if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`StellaCore: yStart ${yStart} outside Stella's 0..64`);
     if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`StellaCore: height ${height} outside Stella's 210..256`);
@@ -231,22 +236,21 @@ export class StellaCore {
   private setPaddles(a: number, b: number, fireA = false, fireB = false): void {
     this.leftPaddle = a;
     this.rightPaddle = b;
+    const r = this.paddleResistance;
     if (!this.usesPaddles) {
-      for (let i = 0; i < 4; i++) this.paddleResistance[i] = MAXIMUM_RESISTANCE;
+      r[0] = r[1] = r[2] = r[3] = MAXIMUM_RESISTANCE;
       return;
     }
-    // Stella's Paddles.cxx: without swapping, player A's paddle is the jack's pin 9 (INPT0) and button pin 4.
-    const [first, second] = this.swapPaddles ? [b, a] : [a, b];
-    const [fireFirst, fireSecond] = this.swapPaddles ? [fireB, fireA] : [fireA, fireB];
     if (this.leftPaddles) {
-      this.setPaddle(0, first, fireFirst);
-      this.setPaddle(1, second, fireSecond);
+      // Stella's Paddles.cxx: without swapping, player A's paddle is the jack's pin 9 (INPT0) and button pin 4.
+      const swap = this.swapPaddles;
+      this.setPaddle(0, swap ? b : a, swap ? fireB : fireA);
+      this.setPaddle(1, swap ? a : b, swap ? fireA : fireB);
     } else {
-      this.paddleResistance[0] = this.paddleResistance[1] = MAXIMUM_RESISTANCE;
+      r[0] = r[1] = MAXIMUM_RESISTANCE;
     }
     // ALE never sets paddles 2 and 3: their events stay 0, which Stella reads as minimum resistance.
-    const right = this.rightPaddles ? MINIMUM_RESISTANCE : MAXIMUM_RESISTANCE;
-    this.paddleResistance[2] = this.paddleResistance[3] = right;
+    r[2] = r[3] = this.rightPaddles ? MINIMUM_RESISTANCE : MAXIMUM_RESISTANCE;
   }
 
   /**
@@ -259,16 +263,19 @@ export class StellaCore {
     const b = playerB === Action.RESET ? 0 : ACTION_SWITCHES[playerB];
     if (a === undefined || b === undefined) throw new RangeError(`applyAction: invalid action ${a === undefined ? playerA : playerB}`);
     if (this.usesPaddles) {
-      const delta = (bits: number) => (bits & RIGHT_BIT ? -PADDLE_DELTA : bits & LEFT_BIT ? PADDLE_DELTA : 0);
-      const clamp = (v: number) => Math.min(this.paddleMax, Math.max(this.paddleMin, v));
       this.swcha = 0xff;
       this.fireReleased[0] = this.fireReleased[1] = 1;
-      this.setPaddles(clamp(this.leftPaddle + delta(a)), clamp(this.rightPaddle + delta(b)), (a & FIRE_BIT) !== 0, (b & FIRE_BIT) !== 0);
+      const left = this.clampPaddle(this.leftPaddle + paddleDelta(a));
+      const right = this.clampPaddle(this.rightPaddle + paddleDelta(b));
+      this.setPaddles(left, right, (a & FIRE_BIT) !== 0, (b & FIRE_BIT) !== 0);
       return;
     }
-    const [left, right] = this.swapPorts ? [b, a] : [a, b];
-    this.setJoystick(0, left);
-    this.setJoystick(1, right);
+    this.setJoystick(0, this.swapPorts ? b : a);
+    this.setJoystick(1, this.swapPorts ? a : b);
+  }
+
+  private clampPaddle(value: number): number {
+    return Math.min(this.paddleMax, Math.max(this.paddleMin, value));
   }
 
   // ---- running ----

@@ -77,6 +77,8 @@ export interface ConsoleOptions {
   swapPorts?: boolean;
   /** Override the bank-switching scheme; by default it is detected from the image (size and signatures). */
   cartridgeType?: string;
+  /** Emulation.HmoveBlanks: whether an early-line HMOVE blanks the line's first 8 pixels (default true; Stella core). */
+  hmoveBlanks?: boolean;
 }
 
 /** std::mt19937, the generator behind Stella's Random in ALE: 32-bit outputs, as C++'s default engine gives them. */

@@ -344,14 +344,15 @@ export const ASTERIX: GameSpec = {
 /**
  * Asteroids.cpp. Score: BCD RAM 0xBE/BD times 10; a negative change means the 5-digit counter wrapped and is worth
  * +100000. Lives: high nibble of RAM 0xBC. Modes 0-31 and 0x80 ("kids"), selected at RAM 0x80 with 2-frame presses.
- * Its DefProps entry also sets Emulation.HmoveBlanks "NO", which ConsoleOptions cannot express: on lines with an
- * HMOVE our screen shows the 8-pixel black comb that ALE leaves out.
+ * Its DefProps entry also sets Emulation.HmoveBlanks "NO": no 8-pixel black comb on lines with an HMOVE (the Stella
+ * core honours it; the 6502.ts core draws the comb).
  */
 export const ASTEROIDS: GameSpec = {
   name: "Asteroids",
   rom: "asteroids",
   md5: "ccbd36746ed4525821a8083b0d6d2c2c",
   minimalActions: [NOOP, FIRE, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE, UPRIGHTFIRE, UPLEFTFIRE],
+  console: { hmoveBlanks: false },
   modes: [...range(32), 0x80],
   difficulties: [0, 3],
   modeSelect: { ramIndex: 0x80, selectFrames: 2 },
@@ -412,14 +413,15 @@ export const BANK_HEIST: GameSpec = {
 
 /**
  * BattleZone.cpp. Score (thousands): high nibble of RAM 0x9D, then both nibbles of RAM 0x9E; a nibble of 10 is a
- * blank 0. Lives: low nibble of RAM 0xBA. Modes 1-3 at RAM 0xA1. DefProps sets Emulation.HmoveBlanks "NO", which
- * ConsoleOptions cannot express (see Asteroids).
+ * blank 0. Lives: low nibble of RAM 0xBA. Modes 1-3 at RAM 0xA1. DefProps sets Emulation.HmoveBlanks "NO" (see
+ * Asteroids).
  */
 export const BATTLE_ZONE: GameSpec = {
   name: "BattleZone",
   rom: "battle_zone",
   md5: "41f252a66c6301f1e8ab3612c19bc5d4",
   minimalActions: ALL_ACTIONS,
+  console: { hmoveBlanks: false },
   modes: [1, 2, 3],
   modeSelect: { ramIndex: 0xa1, selectFrames: 2 },
   createSettings: ramGame({
@@ -1409,6 +1411,9 @@ export const MS_PACMAN: GameSpec = {
   rom: "ms_pacman",
   md5: "87e79cd41ce136fd4f72cc6e2c161bee",
   minimalActions: [NOOP, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, DOWNRIGHT, DOWNLEFT],
+  // No HMOVE comb in ALE's screens: its property entry turns Emulation.HmoveBlanks off (measured: with blanks on,
+  // every frame differs in the first 8 pixels of HMOVE lines; off, all 1,500 frames match).
+  console: { hmoveBlanks: false },
   modes: range(4),
   selectMode: (ctl, mode) => {
     const [game, variation] = mode === 0 ? [1, 1] : [mode, 0];

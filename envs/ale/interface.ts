@@ -23,9 +23,9 @@ export const NUM_RESET_NOOP_STEPS = 60;
 export type AtariConsole = Atari2600 | StellaCore;
 export type CoreName = "stella" | "6502ts";
 
-/** The core `ALE_CORE` names (default: 6502ts); an unknown name is an error, not a silent fallback. */
+/** The core `ALE_CORE` names (default: stella, our Stella 3.x port); an unknown name is an error, not a silent fallback. */
 export function defaultCore(): CoreName {
-  const name = process.env.ALE_CORE ?? "6502ts";
+  const name = process.env.ALE_CORE ?? "stella";
   if (name !== "stella" && name !== "6502ts") throw new Error(`ALE_CORE must be "stella" or "6502ts", got "${name}"`);
   return name;
 }
@@ -48,7 +48,7 @@ export interface AleSettings {
    * multi-agent game specs; single-player ALE 0.12 uses its fixed system_random_seed whatever the seed).
    */
   randomSeed?: number;
-  /** Which emulator core runs the console (default: the ALE_CORE environment variable, else 6502ts). */
+  /** Which emulator core runs the console (default: the ALE_CORE environment variable, else stella). */
   core?: CoreName;
 }
 

@@ -168,6 +168,113 @@ function buildTables(): void {
 }
 buildTables();
 
+/**
+ * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
+ * pixels an object covers instead of testing its mask at every pixel.
+ */
+const MAX_SPANS = 8;
+function buildSpans(table: Uint8Array, rows: number): { spans: Int16Array; counts: Uint8Array } {
+  const spans = new Int16Array(rows * MAX_SPANS * 2);
+  const counts = new Uint8Array(rows);
+  for (let row = 0; row < rows; row++) {
+    let x = 0;
+    while (x < 320) {
+      if (table[row * 320 + x] === 0) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < 320 && table[row * 320 + x] !== 0) x++;
+      if (counts[row] === MAX_SPANS) throw new Error("TIA mask row with too many spans");
+      spans[(row * MAX_SPANS + counts[row]) * 2] = start;
+      spans[(row * MAX_SPANS + counts[row]) * 2 + 1] = x;
+      counts[row]++;
+    }
+  }
+  return { spans, counts };
+}
+const BALL_SPANS = buildSpans(BALL_MASK, BALL_MASK.length / 320);
+const MISSILE_SPANS = buildSpans(MISSILE_MASK, Math.ceil(MISSILE_MASK.length / 320));
+const PLAYER_SPANS = buildSpans(PLAYER_MASK, PLAYER_MASK.length / 320);
+
+/**
+ * Adds the object `bit` to `bits` (the objects other than the playfield covering each pixel hpos.., indexed from 0)
+ * over the pixels where the object whose mask starts at table offset `base` shows (players: where its mask bit is
+ * set in the graphics `grp`), and returns the collisions it makes there with what is already drawn, the playfield
+ * (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and taking
+ * each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
+ */
+function addObject(
+  bits: Uint8Array,
+  table: Uint8Array,
+  spanTable: { spans: Int16Array; counts: Uint8Array },
+  base: number,
+  hpos: number,
+  count: number,
+  bit: number,
+  grp: number,
+  pf: number,
+  pfBase: number,
+): number {
+  const row = Math.floor(base / 320);
+  const first = base - row * 320 + hpos; // table position of pixel hpos
+  const last = first + count;
+  const spans = spanTable.spans;
+  const n = spanTable.counts[row];
+  const rowBase = row * 320;
+  let collision = 0;
+  for (let k = 0; k < n; k++) {
+    const j = (row * MAX_SPANS + k) * 2;
+    const from = spans[j] > first ? spans[j] : first;
+    const to = spans[j + 1] < last ? spans[j + 1] : last;
+    for (let x = from; x < to; x++) {
+      if (grp !== 0 && (grp & table[rowBase + x]) === 0) continue;
+      const i = x - first;
+      const under = bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0);
+      collision |= COLLISION[under | bit];
+      bits[i] |= bit;
+    }
+  }
+  return collision;
+}
+
+/** Pixel `i` of a span: the colour the priority encoder picks for the objects covering it. */
+function colourObjects(
+  buffer: Uint8Array,
+  start: number,
+  bits: Uint8Array,
+  table: Uint8Array,
+  spanTable: { spans: Int16Array; counts: Uint8Array },
+  base: number,
+  hpos: number,
+  count: number,
+  pf: number,
+  pfBase: number,
+  priority: number,
+  color: Uint8Array,
+): void {
+  const row = Math.floor(base / 320);
+  const first = base - row * 320 + hpos;
+  const last = first + count;
+  const spans = spanTable.spans;
+  const n = spanTable.counts[row];
+  for (let k = 0; k < n; k++) {
+    const j = (row * MAX_SPANS + k) * 2;
+    const from = spans[j] > first ? spans[j] : first;
+    const to = spans[j + 1] < last ? spans[j + 1] : last;
+    // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
+    const split = Math.max(from, Math.min(to, first + 80 - hpos));
+    for (let x = from; x < split; x++) {
+      const i = x - first;
+      buffer[start + i] = color[PRIORITY_ENCODER[bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
+    }
+    for (let x = split; x < to; x++) {
+      const i = x - first;
+      buffer[start + i] = color[PRIORITY_ENCODER[256 + (bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
+    }
+  }
+}
+
 /** Stella's ourPokeDelayTable: colour clocks a write takes effect late (-1: playfield, depends on the clock). */
 // prettier-ignore
 const POKE_DELAY = new Int8Array([
@@ -312,6 +419,8 @@ export class Tia {
   private m0CosmicArkCounter = 0;
   private dumpEnabled = false;
   private dumpDisabledCycle = 0;
+  /** Scratch: the objects covering each pixel of the span being drawn. */
+  private readonly lineBits = new Uint8Array(160);
 
   constructor(
     /** The system clock in CPU cycles since the frame started (Stella's System::cycles), shared with CPU and RIOT. */
@@ -508,60 +617,59 @@ export class Tia {
   /** TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos`. */
   private updateScanline(count: number, hpos: number): void {
     const start = this.framePointer;
-    const end = start + count;
-    this.framePointer = end;
+    this.framePointer = start + count;
     const render = this.renderEnabled;
     const buffer = this.currentBuffer;
     if (this.vblank & 0x02) {
-      if (render) buffer.fill(0, start, end);
+      if (render) buffer.fill(0, start, start + count);
       return;
     }
-    const objects = this.enabledObjects;
-    const color = this.color;
-    if ((objects & (objects - 1)) === 0 && (objects & ~PF) === 0) {
-      // No two objects can overlap: nothing collides, only the pixels need drawing.
-      if (!render) return;
-      if (objects === 0) {
-        buffer.fill(color[0], start, end);
-        return;
-      }
-      // Playfield alone; score mode colours it with the players' colours per half.
-      const pf = this.pf;
-      const mask = this.pfMask + hpos;
-      const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
-      for (let i = 0; i < count; i++) {
-        let c = 0;
-        if (pf & PLAYFIELD[mask + i]) c = score ? (hpos + i < 80 ? 2 : 3) : 1;
-        buffer[start + i] = color[c];
-      }
-      return;
-    }
-    if ((objects & (objects - 1)) === 0 && !render) return;
+    const objects = this.enabledObjects & ~PF;
+    // The background and playfield first, straight into the frame; objects are drawn over them below.
+    if (render) this.drawPlayfield(start, count, hpos);
+    if (objects === 0) return;
+    const single = (objects & (objects - 1)) === 0 && this.pf === 0;
+    if (single && !render) return; // one object alone collides with nothing
+    const bits = this.lineBits;
+    bits.fill(0, 0, count);
     const pf = this.pf;
-    const grp0 = this.currentGRP0;
-    const grp1 = this.currentGRP1;
-    const bl = objects & BL;
-    const m0 = objects & M0;
-    const m1 = objects & M1;
     const pfBase = this.pfMask + hpos;
-    const blBase = this.blMask + hpos;
-    const p0Base = this.p0Mask + hpos;
-    const p1Base = this.p1Mask + hpos;
-    const m0Base = this.m0Mask + hpos;
-    const m1Base = this.m1Mask + hpos;
-    const priority = this.playfieldPriorityAndScore;
     let collision = this.collision;
-    for (let i = 0; i < count; i++) {
-      let enabled = pf & PLAYFIELD[pfBase + i] ? PF : 0;
-      if (bl && BALL_MASK[blBase + i]) enabled |= BL;
-      if (grp1 & PLAYER_MASK[p1Base + i]) enabled |= P1;
-      if (m1 && MISSILE_MASK[m1Base + i]) enabled |= M1;
-      if (grp0 & PLAYER_MASK[p0Base + i]) enabled |= P0;
-      if (m0 && MISSILE_MASK[m0Base + i]) enabled |= M0;
-      collision |= COLLISION[enabled];
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[(hpos + i < 80 ? 0 : 256) + (enabled | priority)]];
-    }
+    if (objects & BL) collision |= addObject(bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, BL, 0, pf, pfBase);
+    if (objects & P1) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
+    if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
+    if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
+    if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
     this.collision = collision;
+    if (!render) return;
+    const priority = this.playfieldPriorityAndScore;
+    const color = this.color;
+    if (objects & BL) colourObjects(buffer, start, bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color);
+    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color);
+    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color);
+    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color);
+    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color);
+  }
+
+  /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
+  private drawPlayfield(start: number, count: number, hpos: number): void {
+    const buffer = this.currentBuffer;
+    const color = this.color;
+    const pf = this.pf;
+    if (pf === 0) {
+      buffer.fill(color[0], start, start + count);
+      return;
+    }
+    const mask = this.pfMask + hpos;
+    const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
+    const background = color[0];
+    const foreground = color[1];
+    // The playfield changes only every 4 pixels (at multiples of 4 of hpos), so test one pixel per group.
+    for (let i = 0; i < count; ) {
+      const end = Math.min(count, i + 4 - ((hpos + i) & 3));
+      const c = pf & PLAYFIELD[mask + i] ? (score ? color[hpos + i < 80 ? 2 : 3] : foreground) : background;
+      for (; i < end; i++) buffer[start + i] = c;
+    }
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */

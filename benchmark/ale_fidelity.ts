@@ -1,0 +1,122 @@
+// Fidelity of our ALE port against real ALE, game by game: replays the trajectories recorded by
+// benchmark/ale_reference.py (ale-py 0.12 in a /tmp venv) on our ALEInterface with each emulator core, and compares
+// every frame's RAM, reward, lives, game-over and screen.
+//
+//   npx tsx benchmark/ale_fidelity.ts --reference /tmp/ale_reference.json --rom-dir <ale_py>/roms
+//        [--cores stella,6502ts] [--out notes.md] [game ...]
+//
+// Outcome per game (the README's categories): "identical" (everything, every frame), "screen" (all but some screen
+// pixels), "ram" (a RAM byte differs somewhere, rewards/lives/game-over identical), "diverges" (a reward, lives or
+// game-over differs), or "error" (the core threw).
+
+import minimist from "minimist";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+
+import { usageError } from "../envs/cli.ts";
+import { GAMES, type GameSpec } from "../envs/ale/games.ts";
+import { ALEInterface, type CoreName } from "../envs/ale/interface.ts";
+
+interface Trajectory {
+  minimal: number[];
+  ram: number[];
+  screen: number[];
+  reward: number[];
+  lives: number[];
+  over: boolean[];
+}
+
+export type Outcome = "identical" | "screen" | "ram" | "diverges" | "error";
+
+export interface Comparison {
+  outcome: Outcome;
+  /** First frame whose RAM / screen / reward-lives-game-over differs (-1: none). */
+  firstRam: number;
+  firstScreen: number;
+  firstDivergence: number;
+  /** Frames whose screen differs. */
+  screenFrames: number;
+  detail?: string;
+}
+
+/** The scripted actions of tests/ale_fidelity.test.ts. */
+export function scriptedAction(t: number, minimal: readonly number[]): number {
+  if (t < 200) return 0;
+  if (t < 210) return 1;
+  return minimal[(Math.floor((t - 210) / 8) * 5 + 3) % minimal.length];
+}
+
+/** Replays `reference` on `core` and classifies the differences. */
+export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory, core: CoreName): Comparison {
+  const result: Comparison = { outcome: "identical", firstRam: -1, firstScreen: -1, firstDivergence: -1, screenFrames: 0 };
+  try {
+    const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, core }, () => 0.5);
+    ale.resetGame(0, true);
+    const minimal = ale.getMinimalActionSet();
+    if (minimal.join() !== reference.minimal.join()) throw new Error(`minimal action set ${minimal} != ALE's ${reference.minimal}`);
+    const ram = new Uint8Array(128);
+    for (let t = 0; t < reference.ram.length; t++) {
+      if (ale.gameOver()) ale.resetGame(t);
+      const reward = ale.act(scriptedAction(t, minimal));
+      if (result.firstRam < 0 && crc32(ale.getRAM(ram)) !== reference.ram[t]) result.firstRam = t;
+      if (crc32(ale.console.screen) !== reference.screen[t]) {
+        if (result.firstScreen < 0) result.firstScreen = t;
+        result.screenFrames++;
+      }
+      if (reward !== reference.reward[t] || ale.lives() !== reference.lives[t] || ale.gameOver() !== reference.over[t]) {
+        result.firstDivergence = t;
+        break;
+      }
+    }
+  } catch (error) {
+    result.outcome = "error";
+    result.detail = (error as Error).message;
+    return result;
+  }
+  result.outcome = result.firstDivergence >= 0 ? "diverges" : result.firstRam >= 0 ? "ram" : result.firstScreen >= 0 ? "screen" : "identical";
+  return result;
+}
+
+async function main(): Promise<void> {
+  const cli = minimist(process.argv.slice(2), { string: ["reference", "rom-dir", "cores", "out"] });
+  if (!cli.reference || !cli["rom-dir"]) usageError("ale_fidelity.ts --reference FILE --rom-dir DIR [--cores stella,6502ts] [--out FILE] [game ...]");
+  const reference = JSON.parse(readFileSync(cli.reference, "utf8")) as { ale_py: string; frames: number; games: Record<string, Trajectory> };
+  const cores = (cli.cores ?? "stella,6502ts").split(",") as CoreName[];
+  const wanted = cli._.length ? cli._.map(String) : Object.keys(reference.games);
+  const byRom = new Map([...GAMES.values()].map((g) => [g.rom, g]));
+  const counts: Record<string, Record<Outcome, string[]>> = {};
+  const lines: string[] = [];
+  for (const core of cores) counts[core] = { identical: [], screen: [], ram: [], diverges: [], error: [] };
+  for (const rom of wanted) {
+    const game = byRom.get(rom);
+    const trajectory = reference.games[rom];
+    if (!game || !trajectory) continue;
+    const image = new Uint8Array(readFileSync(join(cli["rom-dir"], `${rom}.bin`)));
+    const cells: string[] = [];
+    for (const core of cores) {
+      const start = performance.now();
+      const c = compare(game, image, trajectory, core);
+      counts[core][c.outcome].push(game.name);
+      const where = c.outcome === "diverges" ? ` @${c.firstDivergence}` : c.outcome === "ram" ? ` @${c.firstRam}` : c.outcome === "screen" ? ` (${c.screenFrames} frames, first @${c.firstScreen})` : "";
+      cells.push(`${c.outcome}${where}${c.detail ? ` ${c.detail}` : ""} ${((performance.now() - start) / 1000).toFixed(1)}s`);
+    }
+    const line = `| ${game.name} | ${cells.join(" | ")} |`;
+    lines.push(line);
+    console.log(line);
+  }
+  const summary = cores.map((core) => {
+    const parts = (Object.keys(counts[core]) as Outcome[]).map((o) => `${o} ${counts[core][o].length}`);
+    return `${core}: ${parts.join(", ")}`;
+  });
+  for (const s of summary) console.log(s);
+  if (cli.out) {
+    const header = `| game | ${cores.join(" | ")} |\n|---|${cores.map(() => "---").join("|")}|\n`;
+    const lists = cores
+      .map((core) => (Object.keys(counts[core]) as Outcome[]).map((o) => `- ${core}, ${o} (${counts[core][o].length}): ${counts[core][o].join(", ")}`).join("\n"))
+      .join("\n");
+    writeFileSync(cli.out, `${summary.join("\n\n")}\n\n${lists}\n\n${header}${lines.join("\n")}\n`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

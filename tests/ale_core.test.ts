@@ -1,0 +1,247 @@
+// Unit tests of the Stella-model 2600 core's parts on tiny hand-made programs and images: the 6502's results and
+// cycle counts (Stella's low CPU: the whole base count is charged when the opcode is fetched, page crossings and
+// taken branches add theirs), the RIOT timer, and the bank-switching schemes. Whole-console behaviour against real
+// ALE is in ale_fidelity.test.ts.
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
+import { defaultCore } from "../envs/ale/interface.ts";
+import { M6502 } from "../envs/ale/m6502.ts";
+import { Riot } from "../envs/ale/riot.ts";
+
+/** A CPU on 64K of flat RAM with `program` at $F000 and the reset vector pointing there. */
+function machine(program: number[], setup: (memory: Uint8Array) => void = () => {}) {
+  const memory = new Uint8Array(0x10000);
+  memory.set(program, 0xf000);
+  memory[0xfffc] = 0x00;
+  memory[0xfffd] = 0xf0;
+  setup(memory);
+  const writes: [number, number, number][] = [];
+  const clock = { cycles: 0 };
+  const bus = {
+    peek: (address: number) => memory[address],
+    poke: (address: number, value: number) => {
+      writes.push([address, value, clock.cycles]);
+      memory[address] = value;
+    },
+  };
+  const cpu = new M6502(bus, clock);
+  cpu.reset();
+  clock.cycles = 0;
+  return { cpu, memory, clock, writes };
+}
+
+describe("6502 (Stella low CPU model)", () => {
+  test("LDA #imm then STA zp: 2 + 3 cycles, and the store is seen at the end of its instruction", () => {
+    const { cpu, clock, writes } = machine([0xa9, 0x42, 0x85, 0x80]);
+    cpu.execute(2);
+    assert.equal(cpu.a, 0x42);
+    assert.equal(clock.cycles, 5);
+    assert.deepEqual(writes, [[0x80, 0x42, 5]]);
+  });
+
+  test("LDA abs,X costs one more cycle only when the index crosses a page", () => {
+    const sameP = machine([0xa2, 0x01, 0xbd, 0x10, 0x20]); // LDX #1; LDA $2010,X
+    sameP.cpu.execute(2);
+    assert.equal(sameP.clock.cycles, 2 + 4);
+    const cross = machine([0xa2, 0xff, 0xbd, 0x10, 0x20]); // LDX #$FF; LDA $2010,X -> $210F
+    cross.cpu.execute(2);
+    assert.equal(cross.clock.cycles, 2 + 5);
+  });
+
+  test("STA abs,X never pays the page-crossing cycle (its base count already includes it)", () => {
+    const { cpu, clock } = machine([0xa2, 0xff, 0x9d, 0x10, 0x20]);
+    cpu.execute(2);
+    assert.equal(clock.cycles, 2 + 5);
+  });
+
+  test("a taken branch adds 1 cycle, 2 when it lands on another page; not taken adds none", () => {
+    const notTaken = machine([0xa9, 0x01, 0xf0, 0x10]); // LDA #1; BEQ +16
+    notTaken.cpu.execute(2);
+    assert.equal(notTaken.clock.cycles, 4);
+    const taken = machine([0xa9, 0x00, 0xf0, 0x10]); // LDA #0; BEQ +16 (same page)
+    taken.cpu.execute(2);
+    assert.equal(taken.clock.cycles, 5);
+    assert.equal(taken.cpu.pc, 0xf004 + 0x10);
+    const backwards = machine([0xa9, 0x00, 0xf0, 0x80]); // BEQ -128: $F004 - 128 = $EF84, previous page
+    backwards.cpu.execute(2);
+    assert.equal(backwards.clock.cycles, 6);
+    assert.equal(backwards.cpu.pc, 0xef84);
+  });
+
+  test("JSR and RTS round trip: 6 + 6 cycles, return address pushed minus one", () => {
+    const { cpu, clock, memory } = machine([0x20, 0x10, 0xf0], (m) => (m[0xf010] = 0x60));
+    cpu.execute(1);
+    assert.equal(cpu.pc, 0xf010);
+    assert.equal(cpu.sp, 0xfd);
+    assert.equal(memory[0x1ff], 0xf0);
+    assert.equal(memory[0x1fe], 0x02);
+    cpu.execute(1);
+    assert.equal(cpu.pc, 0xf003);
+    assert.equal(clock.cycles, 12);
+  });
+
+  test("ADC in decimal mode adds BCD digits and sets carry past 99", () => {
+    const { cpu } = machine([0xf8, 0x18, 0xa9, 0x19, 0x69, 0x28, 0x69, 0x60]); // SED; CLC; LDA #$19; ADC #$28; ADC #$60
+    cpu.execute(4);
+    assert.equal(cpu.a, 0x47);
+    assert.equal(cpu.c, 0);
+    cpu.execute(1);
+    assert.equal(cpu.a, 0x07);
+    assert.equal(cpu.c, 1);
+  });
+
+  test("SBC in binary mode borrows and sets overflow on signed wrap", () => {
+    const { cpu } = machine([0x38, 0xa9, 0x80, 0xe9, 0x01]); // SEC; LDA #$80; SBC #1 -> $7F, V set, C set
+    cpu.execute(3);
+    assert.equal(cpu.a, 0x7f);
+    assert.equal(cpu.v, 1);
+    assert.equal(cpu.c, 1);
+  });
+
+  test("undocumented LAX loads A and X; DCP decrements memory then compares", () => {
+    const { cpu, memory } = machine([0xa7, 0x80, 0xc7, 0x81], (m) => {
+      m[0x80] = 0x33;
+      m[0x81] = 0x34;
+    });
+    cpu.execute(1);
+    assert.deepEqual([cpu.a, cpu.x], [0x33, 0x33]);
+    cpu.execute(1);
+    assert.equal(memory[0x81], 0x33);
+    assert.equal(cpu.notZ, 0, "A equals the decremented value: Z set");
+    assert.equal(cpu.c, 1);
+  });
+
+  test("JMP ($xxFF) takes the high byte from the start of the same page (the 6502 bug)", () => {
+    const { cpu } = machine([0x6c, 0xff, 0x20], (m) => {
+      m[0x20ff] = 0x34;
+      m[0x2000] = 0x12;
+      m[0x2100] = 0x99;
+    });
+    cpu.execute(1);
+    assert.equal(cpu.pc, 0x1234);
+  });
+
+  test("an opcode Stella treats as invalid stops the CPU for good", () => {
+    const { cpu } = machine([0xea, 0x02, 0xea]);
+    assert.equal(cpu.execute(10), false);
+    assert.equal(cpu.pc, 0xf002);
+    assert.equal(cpu.execute(10), false);
+    assert.equal(cpu.pc, 0xf002, "nothing runs once dead");
+  });
+
+  test("stop() ends execute after the current instruction", () => {
+    const clock = { cycles: 0 };
+    const bus = {
+      cpu: null as M6502 | null,
+      peek(address: number): number {
+        if (address === 0xf001) this.cpu?.stop(); // during the second NOP's fetch
+        return 0xea;
+      },
+      poke(): void {},
+    };
+    const cpu = new M6502(bus, clock);
+    bus.cpu = cpu;
+    cpu.pc = 0xf000;
+    cpu.execute(100);
+    assert.equal(cpu.pc, 0xf002);
+    assert.equal(clock.cycles, 4);
+  });
+});
+
+describe("RIOT timer", () => {
+  test("INTIM counts down one per interval after a write, then TIMINT flags the expiry", () => {
+    const clock = { cycles: 0 };
+    const riot = new Riot(clock, { swcha: 0xff, swchb: 0xff });
+    riot.reset(0);
+    clock.cycles = 100;
+    riot.poke(0x296, 3); // TIM64T = 3
+    // Stella reads the timer as of the cycle before the reading instruction ends: 3 - 1 - floor(delta / 64).
+    clock.cycles = 100 + 1;
+    assert.equal(riot.peek(0x284), 2);
+    clock.cycles = 100 + 1 + 64;
+    assert.equal(riot.peek(0x284), 1);
+    assert.equal(riot.peek(0x285), 0, "not expired");
+    clock.cycles = 100 + 1 + 3 * 64;
+    assert.equal(riot.peek(0x285), 0x80, "expired");
+  });
+});
+
+describe("cartridges", () => {
+  /** An image of `banks` 4K banks whose every byte is its bank number. */
+  const banked = (banks: number) => {
+    const image = new Uint8Array(banks * 4096);
+    for (let b = 0; b < banks; b++) image.fill(b, b * 4096, (b + 1) * 4096);
+    image[0] = 1; // not a Superchip image (its first 256 bytes differ)
+    return image;
+  };
+
+  test("F8 starts in bank 1 and switches on a read of $1FF8 / $1FF9, returning the new bank's byte", () => {
+    const cart = createCartridge(banked(2), "F8");
+    cart.reset();
+    assert.equal(cart.peek(0x1800), 1);
+    assert.equal(cart.peek(0x1ff8), 0);
+    assert.equal(cart.peek(0x1800), 0);
+    cart.poke(0x1ff9, 0);
+    assert.equal(cart.peek(0x1800), 1);
+  });
+
+  test("F6 hotspots $1FF6-$1FF9 select banks 0-3", () => {
+    const cart = createCartridge(banked(4), "F6");
+    cart.reset();
+    cart.peek(0x1ff8);
+    assert.equal(cart.peek(0x1100), 2);
+  });
+
+  test("F8SC: RAM written at $1000-$107F reads back at $1080-$10FF", () => {
+    const cart = createCartridge(banked(2), "F8SC");
+    cart.reset();
+    cart.poke(0x1005, 0xab);
+    assert.equal(cart.peek(0x1085), 0xab);
+  });
+
+  test("E0: the last 1K slice is fixed to slice 7, the first three switch by hotspot", () => {
+    const image = new Uint8Array(8192);
+    for (let s = 0; s < 8; s++) image.fill(s, s * 1024, (s + 1) * 1024);
+    const cart = createCartridge(image, "E0");
+    cart.reset();
+    assert.deepEqual([0x1000, 0x1400, 0x1800, 0x1c00].map((a) => cart.peek(a)), [4, 5, 6, 7]);
+    cart.peek(0x1fe2); // slice 2 into segment 0
+    assert.equal(cart.peek(0x1000), 2);
+  });
+
+  test("FE: the bank follows address line A13 ($Dxxx reads the second 4K)", () => {
+    const cart = createCartridge(banked(2), "FE");
+    assert.equal(cart.peek(0xf100), 0);
+    assert.equal(cart.peek(0xd100), 1);
+  });
+
+  test("type detection follows Stella: size, Superchip RAM area, and signatures", () => {
+    assert.equal(detectCartridgeType(new Uint8Array(2048)), "2K");
+    assert.equal(detectCartridgeType(banked(2)), "F8");
+    assert.equal(detectCartridgeType(new Uint8Array(8192)), "F8SC", "uniform first 256 bytes of each bank");
+    const e0 = banked(2);
+    e0.set([0x8d, 0xe0, 0x1f], 100); // STA $1FE0
+    assert.equal(detectCartridgeType(e0), "E0");
+    assert.equal(detectCartridgeType(banked(4)), "F6");
+  });
+});
+
+describe("core selection", () => {
+  test("ALE_CORE picks the core, defaulting to the Stella port, and rejects unknown names", () => {
+    const saved = process.env.ALE_CORE;
+    try {
+      delete process.env.ALE_CORE;
+      assert.equal(defaultCore(), "stella");
+      process.env.ALE_CORE = "6502ts";
+      assert.equal(defaultCore(), "6502ts");
+      process.env.ALE_CORE = "mame";
+      assert.throws(() => defaultCore(), /ALE_CORE must be "stella" or "6502ts"/);
+    } finally {
+      if (saved === undefined) delete process.env.ALE_CORE;
+      else process.env.ALE_CORE = saved;
+    }
+  });
+});
