@@ -27,7 +27,8 @@ const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment"),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, use the GPU through tfjs-node-gpu when it is installed (else the WASM CPU backend)"),
+  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -387,7 +388,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
   if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  await setupBackend(args.cuda);
+  await setupBackend(args.backend, { cuda: args.cuda });
   const rng = new RandomGenerator(args.seed);
 
   if (args.evalCheckpoint !== null) {

@@ -36,10 +36,10 @@ async function selectBackend(name: string): Promise<void> {
       console.error(`error: @tensorflow/tfjs-node does not load (${String((err as Error).message).split("\n")[0]}); run bash benchmark/native_tf.sh`);
       process.exit(1);
     }
-    await setupBackend(false, { quiet: true }); // installs the wasm fixes exactly as a wasm run would
+    await setupBackend("wasm", { quiet: true }); // installs the wasm fixes exactly as a wasm run would
     if (!(await tf.setBackend("tensorflow"))) throw new Error("tensorflow backend failed to initialise");
   } else if (name === "wasm" || name === "cpu") {
-    await setupBackend(false, { quiet: true, prefer: name });
+    await setupBackend(name, { quiet: true });
   } else {
     console.error(`error: unknown --backend '${name}' (wasm | tensorflow | cpu)`);
     process.exit(2);

@@ -30,7 +30,7 @@ const WASM_SOURCE_TOKEN = /WasmBackendModule|readyPromiseResolve/;
 let workDir = "";
 before(async () => {
   workDir = mkdtempSync(join(tmpdir(), "errors-test-"));
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
 });
 after(() => rmSync(workDir, { recursive: true, force: true }));
 

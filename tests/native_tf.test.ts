@@ -56,7 +56,7 @@ async function assertWasmMatchesTensorflow(shapes: number[][], f: (...xs: tf.Ten
 
 describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => {
   before(async () => {
-    await setupBackend(false, { quiet: true }); // wasm with the gradient fixes installed
+    await setupBackend("wasm", { quiet: true }); // wasm with the gradient fixes installed
   });
 
   test("tfjs-node runs on the tensorflow backend with libtensorflow 2.x", async () => {

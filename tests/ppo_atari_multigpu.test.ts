@@ -136,7 +136,7 @@ it("refuses a --device-ids list that does not match the local ranks", () => {
 // weights, the first m alone (the control).
 
 async function identityChild(): Promise<void> {
-  await setupBackend(false, { quiet: true });
+  await setupBackend("wasm", { quiet: true });
   await dist.initProcessGroup();
   const rank = dist.getRank();
   const worldSize = dist.getWorldSize();

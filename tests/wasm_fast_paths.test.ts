@@ -9,8 +9,8 @@ import { setupBackend } from "../envs/backend.ts";
 import { framesToInput } from "../ppo_atari.ts";
 
 before(async () => {
-  await setupBackend(false, { quiet: true, prefer: "cpu" });
-  await setupBackend(false, { quiet: true }); // wasm, with the kernel fixes
+  await setupBackend("cpu", { quiet: true });
+  await setupBackend("wasm", { quiet: true }); // wasm, with the kernel fixes
 });
 
 /** Deterministic values in [0, 1). */
