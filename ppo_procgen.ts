@@ -449,7 +449,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // (Monochrome runs still draw procgen's backgrounds when the images are at hand; without them, black.)
   let assetsDir: string | null = null;
   try {
-    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: args.procgenAssetsDir, download: !args.useMonochromeAssets, log: console.log, games: [args.envId] });
+    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: args.procgenAssetsDir, download: !args.useMonochromeAssets, log: console.log, games: args.evalCheckpoint === null ? [args.envId] : undefined });
   } catch (e) {
     if (!(e instanceof gym.procgen.AssetsNotFoundError)) throw e;
     if (!args.useMonochromeAssets) usageError(e.message);

@@ -1,17 +1,18 @@
-// A contact sheet of the Procgen games: the first frame of one level of each of the 16 games (easy mode, images
-// found or downloaded by envs/procgen/assets.ts), 4 x 4 in procgen's ENV_NAMES order, each 64x64 observation drawn
-// at 2x. A game not available yet is a grey tile. Lets a reader see at once that the games look like Procgen.
+// A contact sheet of the Procgen games: the first frame of one level of each of the 16 games (easy mode unless
+// --distribution-mode hard; images found or downloaded by envs/procgen/assets.ts), 4 x 4 in procgen's ENV_NAMES
+// order, each 64x64 observation drawn at 2x. A game not available yet is a grey tile. Lets a reader see at once that the games look like Procgen.
 //
 // Usage: npx tsx benchmark/procgen_contact_sheet.ts [--procgen-assets-dir DIR] [--level-seed 0] [--scale 2]
+//        [--distribution-mode easy]
 //        [--out benchmark/plots/procgen_contact_sheet.png]
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { PNG } from "pngjs";
 
-import { bool, int, parseArgs, str } from "../envs/cli.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { imageLoader, resolveAssetsDir } from "../envs/procgen/assets.ts";
-import { EASY_MODE, RES } from "../envs/procgen/game.ts";
+import { EASY_MODE, HARD_MODE, RES } from "../envs/procgen/game.ts";
 import { ENV_NAMES, GAMES, makeGame } from "../envs/procgen/games/index.ts";
 
 const args = parseArgs(
@@ -19,6 +20,7 @@ const args = parseArgs(
     procgenAssetsDir: str(null, "a copy of procgen's data/assets (default: looked up, downloaded when missing)"),
     useMonochromeAssets: bool(false, "draw procgen's solid-colour sprites instead of images"),
     levelSeed: int(0, "the level seed shown for every game"),
+    distributionMode: str("easy", "easy or hard"),
     scale: int(2, "pixels per observation pixel"),
     out: str("benchmark/plots/procgen_contact_sheet.png", "where the PNG goes"),
   },
@@ -26,6 +28,8 @@ const args = parseArgs(
   "benchmark/procgen_contact_sheet.ts",
 );
 
+if (args.distributionMode !== "easy" && args.distributionMode !== "hard") usageError(`--distribution-mode must be easy or hard, got "${args.distributionMode}"`);
+const mode = args.distributionMode === "easy" ? EASY_MODE : HARD_MODE;
 const images = args.useMonochromeAssets ? null : imageLoader(await resolveAssetsDir({ assetsDir: args.procgenAssetsDir, log: (l) => console.log(l) }));
 const cols = 4;
 const gap = 4;
@@ -40,7 +44,7 @@ ENV_NAMES.forEach((name, k) => {
   if (GAMES[name] === undefined) {
     frame.fill(128);
   } else {
-    const game = makeGame(name, { distributionMode: EASY_MODE, useMonochromeAssets: args.useMonochromeAssets, images });
+    const game = makeGame(name, { distributionMode: mode, useMonochromeAssets: args.useMonochromeAssets, images });
     game.seedLevels(0, args.levelSeed, args.levelSeed + 1);
     game.reset();
     game.observe(frame);

@@ -48,6 +48,11 @@ test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's 
   for (const tag of ["charts/SPS", "charts/learning_rate", "losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance", "eval/episodic_return"]) {
     assert.ok(tags.has(tag), `missing ${tag}`);
   }
+  // The saved agent evaluates again from its checkpoint.
+  const model = join(workDir, "runs", runDir, "ppo_procgen.ppo_model.json");
+  const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "1", "--use-monochrome-assets"]);
+  assert.equal(evalRun.status, 0, evalRun.stderr);
+  assert.match(evalRun.stdout, /mean episodic_return over 1 episodes: \d/);
 });
 
 const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, join(ROOT, "../shared/procgen_assets")].find((d) => d && existsSync(join(d, "misc_assets/fishTile_072.png")));

@@ -751,7 +751,7 @@ export abstract class BasicAbstractGame {
 
   /** `draw_background`: black, then the level's image scaled to the world's height, offset by bg_pct_x. */
   drawBackground(c: Canvas): void {
-    c.fillRect({ x: 0, y: 0, w: RES, h: RES }, 0, 0, 0);
+    c.clear();
     this.prepareForDrawing();
     if (!this.options.useBackgrounds) return;
     const img = this.backgroundImage();
@@ -795,10 +795,12 @@ export abstract class BasicAbstractGame {
       lowY = 0;
       highY = this.mainHeight - 1;
     }
+    // Empty cells draw nothing (unless a game gives SPACE an image): skipped before any work.
+    const spaceIsEmpty = this.imageForType(SPACE) === SPACE;
     for (let x = lowX; x <= highX; x++) {
       for (let y = lowY; y <= highY; y++) {
         const type = this.getObj(x, y);
-        if (type === INVALID_OBJ) continue;
+        if (type === INVALID_OBJ || (type === SPACE && spaceIsEmpty)) continue;
         this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS), 0, false, type, this.themeForGridObj(type), 1, 0);
       }
     }

@@ -34,6 +34,11 @@ export class Canvas {
     return [lo, hi];
   }
 
+  /** Black everywhere (the first thing every frame does). */
+  clear(): void {
+    this.pixels.fill(0);
+  }
+
   /** `QPainter::fillRect` with an opaque colour. */
   fillRect(rect: Rect, r: number, g: number, b: number): void {
     const [x0, x1] = this.span(rect.x, rect.w, this.width);

@@ -89,7 +89,7 @@ export class StarPilot extends BasicAbstractGame {
    * 18 side by side from x = -0.8 * cur_time, y = -64 (only their middle third is visible).
    */
   override gameDraw(c: Canvas): void {
-    c.fillRect({ x: 0, y: 0, w: RES, h: RES }, 0, 0, 0);
+    c.clear();
     const img = this.options.useBackgrounds ? this.backgroundImage() : null;
     if (img !== null) this.drawScrollingBackground(c, img);
     this.drawForeground(c);
