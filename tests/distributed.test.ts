@@ -71,9 +71,11 @@ const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;
 for (const worldSize of [2, 3]) {
   it(`allReduce sums and broadcast copies across ${worldSize} processes for sizes ${SIZES.join(", ")}`, async () => {
     const group = await startGroup("collectives", worldSize);
+    await Promise.all(group.map((r) => r.exit));
+    const stderrs = group.map((r, rank) => `rank ${rank}: ${r.stderr}`).join("\n");
     for (const [rank, r] of group.entries()) {
       const { code } = await r.exit;
-      assert.equal(code, 0, `rank ${rank}: ${r.stderr}`);
+      assert.equal(code, 0, stderrs);
       assert.match(r.stdout, new RegExp(`rank ${rank}/${worldSize}: collectives ok`));
     }
   });
