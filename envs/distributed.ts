@@ -277,8 +277,11 @@ export async function initProcessGroup(opts: InitOptions = {}): Promise<void> {
     const dataServer = await listen(0, loopback ? masterAddr : undefined);
     const dataPort = (dataServer.address() as AddressInfo).port;
     const deadline = Date.now() + timeoutMs;
+    // Accept rank-1's connection from now on: it may come as soon as rank-1 has the table, before we have it.
+    const prevSocket = acceptPrev(g, dataServer, deadline);
+    prevSocket.catch(() => {}); // awaited in connectRing; a rendezvous failure must not leave it unhandled
     const table = rank === 0 ? await rendezvousMaster(g, masterAddr, masterPort, loopback, dataPort, deadline) : await rendezvousWorker(g, masterAddr, masterPort, dataPort, deadline);
-    await connectRing(g, dataServer, table, deadline);
+    await connectRing(g, dataServer, prevSocket, table);
   }
   group = g;
 }
@@ -499,11 +502,10 @@ function watchControl(g: Group, socket: Socket, peerRank: number): void {
   });
 }
 
-/** Connects to rank+1's data listener and accepts rank-1's connection; each side names itself in 4 bytes. */
-async function connectRing(g: Group, server: Server, table: Address[], deadline: number): Promise<void> {
+/** The connection from rank-1 to this rank's data listener, recognised by the 4-byte rank it sends first. */
+function acceptPrev(g: Group, server: Server, deadline: number): Promise<Socket> {
   const prevRank = (g.rank - 1 + g.worldSize) % g.worldSize;
-  const nextRank = (g.rank + 1) % g.worldSize;
-  const accepted = new Promise<Socket>((resolve, reject) => {
+  return new Promise<Socket>((resolve, reject) => {
     const timer = setTimeout(() => reject(new DistributedError(`rank ${g.rank}: timed out after ${g.timeoutMs / 1000} s waiting for rank ${prevRank} to connect`)), timeLeft(deadline));
     server.on("connection", (socket) => {
       socket.once("data", (hello: Buffer) => {
@@ -517,6 +519,11 @@ async function connectRing(g: Group, server: Server, table: Address[], deadline:
       socket.on("error", () => {});
     });
   });
+}
+
+/** Connects to rank+1's data listener (naming itself in 4 bytes) and takes rank-1's accepted connection. */
+async function connectRing(g: Group, server: Server, prevSocket: Promise<Socket>, table: Address[]): Promise<void> {
+  const nextRank = (g.rank + 1) % g.worldSize;
   const { host, port } = table[nextRank];
   const outgoing = await new Promise<Socket>((resolve, reject) => {
     const s = connect({ host, port });
@@ -527,8 +534,8 @@ async function connectRing(g: Group, server: Server, table: Address[], deadline:
   hello.writeUInt32LE(g.rank, 0);
   outgoing.write(hello);
   g.next = new Peer(outgoing, nextRank);
-  const incoming = await accepted;
+  const incoming = await prevSocket;
   server.close();
-  g.prev = new Peer(incoming, prevRank);
+  g.prev = new Peer(incoming, (g.rank - 1 + g.worldSize) % g.worldSize);
   incoming.resume();
 }
