@@ -33,7 +33,7 @@ export function parseSeeds(list: string): number[] {
 }
 
 /** Runs `npx tsx {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each run's result. */
-export async function runAll(opts: { script: string; envIds: string[]; seeds: number[]; extra: string[]; workers: number; logDir: string }): Promise<RunResult[]> {
+export async function runAll(opts: { script: string; envIds: string[]; seeds: number[]; extra: string[]; workers: number; logDir: string; metric?: string }): Promise<RunResult[]> {
   mkdirSync(opts.logDir, { recursive: true });
   const jobs = opts.envIds.flatMap((envId) => opts.seeds.map((seed) => ({ envId, seed })));
   const results: RunResult[] = [];
@@ -41,14 +41,14 @@ export async function runAll(opts: { script: string; envIds: string[]; seeds: nu
   const worker = async () => {
     while (next < jobs.length) {
       const { envId, seed } = jobs[next++];
-      results.push(await runOne(opts.script, envId, seed, opts.extra, opts.logDir));
+      results.push(await runOne(opts.script, envId, seed, opts.extra, opts.logDir, opts.metric));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.workers, cpus().length)) }, worker));
   return results.sort((a, b) => a.envId.localeCompare(b.envId) || a.seed - b.seed);
 }
 
-async function runOne(script: string, envId: string, seed: number, extra: string[], logDir: string): Promise<RunResult> {
+async function runOne(script: string, envId: string, seed: number, extra: string[], logDir: string, metric?: string): Promise<RunResult> {
   const expName = `bench_${script.replace(/\.ts$/, "")}`;
   const args = ["--import", "tsx", join(ROOT, script), "--env-id", envId, "--seed", String(seed), "--exp-name", expName, ...extra];
   const started = Date.now();
@@ -62,13 +62,16 @@ async function runOne(script: string, envId: string, seed: number, extra: string
   });
   writeFileSync(logFile, output.join(""));
   if (code !== 0) throw new Error(`${script} --env-id ${envId} --seed ${seed} exited ${code}; see ${logFile}`);
-  const result = readRun(script, envId, seed, (Date.now() - started) / 1000);
+  const result = readRun(script, envId, seed, (Date.now() - started) / 1000, metric);
   console.log(`${envId} seed ${seed}: final return ${result.finalReturn.toFixed(2)}, SPS ${result.sps}, ${result.seconds.toFixed(0)} s`);
   return result;
 }
 
-/** Reads the newest runs/{env}__bench_{script}__{seed}__{time} directory back into a RunResult. */
-export function readRun(script: string, envId: string, seed: number, seconds = NaN): RunResult {
+/**
+ * Reads the newest runs/{env}__bench_{script}__{seed}__{time} directory back into a RunResult. `metric` is the
+ * curve's scalar tag: the episodic return, or for the PettingZoo self-play variant player 0's episodic length.
+ */
+export function readRun(script: string, envId: string, seed: number, seconds = NaN, metric = "charts/episodic_return"): RunResult {
   const expName = `bench_${script.replace(/\.ts$/, "")}`;
   const prefix = `${envId}__${expName}__${seed}__`;
   const runDir = readdirSync(join(ROOT, "runs")).filter((d) => d.startsWith(prefix)).sort().at(-1);
@@ -76,7 +79,7 @@ export function readRun(script: string, envId: string, seed: number, seconds = N
   const eventFile = readdirSync(join(ROOT, "runs", runDir)).find((f) => f.startsWith("events.out.tfevents."));
   if (!eventFile) throw new Error(`no event file in runs/${runDir}`);
   const events = readEventFile(join(ROOT, "runs", runDir, eventFile));
-  const curve = events.filter((e) => e.tag === "charts/episodic_return").map((e) => [e.step, e.value] as [number, number]);
+  const curve = events.filter((e) => e.tag === metric).map((e) => [e.step, e.value] as [number, number]);
   const last = curve.slice(-20).map(([, r]) => r);
   const sps = events.filter((e) => e.tag === "charts/SPS").at(-1)?.value ?? NaN;
   return { envId, seed, finalReturn: mean(last), sps, seconds, curve };

@@ -17,7 +17,9 @@ import { ROOT, learningCurveSvg, markdownTable, parseSeeds, readRun, runAll } fr
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 
 // Per variant: the env ids CleanRL benchmarks and its published results (docs.cleanrl.dev, mean ± std over seeds).
-const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, string> }> = {
+// The self-play variant's yardstick is the episode length (charts/episodic_length-player0), not a return: its
+// "final return" column then holds the mean length of the last 20 episodes, in agent steps.
+const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, string>; metric?: string }> = {
   "ppo.ts": {
     envIds: ["CartPole-v1", "Acrobot-v1", "MountainCar-v0"],
     cleanrl: { "CartPole-v1": "490.04 ± 6.12", "Acrobot-v1": "-86.36 ± 1.32", "MountainCar-v0": "-200.00 ± 0.00" },
@@ -33,6 +35,11 @@ const VARIANTS: Record<string, { envIds: string[]; cleanrl: Record<string, strin
   "ppo_atari_lstm.ts": {
     envIds: ["PongNoFrameskip-v4", "BeamRiderNoFrameskip-v4", "BreakoutNoFrameskip-v4"],
     cleanrl: { "BreakoutNoFrameskip-v4": "128.92 ± 31.10", "PongNoFrameskip-v4": "19.78 ± 1.58", "BeamRiderNoFrameskip-v4": "1536.20 ± 612.21" },
+  },
+  "ppo_pettingzoo_ma_atari.ts": {
+    envIds: ["pong_v3", "surround_v2", "tennis_v3"],
+    cleanrl: { pong_v3: "4153.60 ± 190.80 (length)", surround_v2: "3055.33 ± 223.68 (length)", tennis_v3: "14538.02 ± 7005.54 (length)" },
+    metric: "charts/episodic_length-player0",
   },
 };
 
@@ -53,8 +60,8 @@ const seeds = parseSeeds(cli.seeds);
 const workers = cli.workers;
 
 const results = cli.fromRuns
-  ? envIds.flatMap((envId) => seeds.map((seed) => readRun(script, envId, seed)))
-  : await runAll({ script, envIds, seeds, extra: rest ?? [], workers, logDir: join(ROOT, "benchmark", "results") });
+  ? envIds.flatMap((envId) => seeds.map((seed) => readRun(script, envId, seed, NaN, variant.metric)))
+  : await runAll({ script, envIds, seeds, extra: rest ?? [], workers, logDir: join(ROOT, "benchmark", "results"), metric: variant.metric });
 console.log(`\n${markdownTable(results, variant.cleanrl)}\n`);
 mkdirSync(join(ROOT, "benchmark", "plots"), { recursive: true });
 for (const envId of envIds) {

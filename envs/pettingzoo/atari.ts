@@ -186,19 +186,19 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
    * draws a random 32-bit seed first (PettingZoo 1.18.1's constructor, which CleanRL's numbers used).
    */
   reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<Uint8Array>, AgentDict<Record<string, unknown>>] {
-    if (args.seed !== undefined || !this.seeded) this.seed(args.seed ?? randomSeed());
-    this.ale.resetGame(0, false);
+    if (args.seed !== undefined || !this.seeded) {
+      // ALE's random_seed is a C int. The ROM load runs one reset in the ROM's default mode, then reset_game one
+      // in ours (resetGame with reload does both).
+      this.ale.setRandomSeed((args.seed ?? randomSeed()) | 0);
+      this.ale.resetGame(0, true);
+      this.seeded = true;
+    } else {
+      this.ale.resetGame(0, false);
+    }
     this.agents = [...this.possibleAgents];
     this.frame = 0;
     const obs = this.observe();
     return [this.perAgent(() => obs), this.perAgent(() => ({}))];
-  }
-
-  private seed(seed: number): void {
-    // ALE's random_seed is a C int; the seed is taken modulo 2^32 as such.
-    this.ale.setRandomSeed(seed | 0);
-    this.ale.resetGame(0, true);
-    this.seeded = true;
   }
 
   step(actions: AgentDict<number>): ParallelStepResult<Uint8Array> {
