@@ -38,14 +38,20 @@ def step(i):
     ale.getScreenRGB(screen)
     if ale.game_over(): ale.reset_game()
 for i in range(200): step(i)
-frames, start = 0, time.perf_counter()
+frames, start, cpu = 0, time.perf_counter(), time.process_time()
 while time.perf_counter() - start < seconds:
     step(frames); frames += 1
-print(frames / (time.perf_counter() - start))
+print(frames / (time.perf_counter() - start), frames / (time.process_time() - cpu))
 `;
 
+/** Frames per wall-clock second and per CPU second of this process (the latter is steadier on a shared machine). */
+interface Rate {
+  wall: number;
+  cpu: number;
+}
+
 /** Our ALEInterface on `core`, the same loop as ALE_PY_SCRIPT. */
-function aleInterfaceFps(core: CoreName, game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): number {
+function aleInterfaceFps(core: CoreName, game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): Rate {
   const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, core }, () => 0.5);
   ale.resetGame(0, true);
   const minimal = ale.getMinimalActionSet();
@@ -58,8 +64,10 @@ function aleInterfaceFps(core: CoreName, game: NonNullable<ReturnType<typeof fin
   for (let i = 0; i < 200; i++) step(i);
   let frames = 0;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   while (performance.now() - start < seconds * 1000) step(frames++);
-  return frames / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { wall: frames / ((performance.now() - start) / 1000), cpu: frames / ((used.user + used.system) / 1e6) };
 }
 
 /** The raw env, for the workers (they import this module and call this export). */
@@ -94,16 +102,18 @@ async function main(): Promise<void> {
     const rom = findRom(game.rom, game.md5, { romDir: cli.romDir });
     const actionRng = new RandomGenerator(1);
     const actions = Array.from({ length: 4096 }, () => actionRng.integers(0, game.minimalActions.length));
-    let aleFps = NaN;
+    // Columns: frames per wall second, frames per CPU second, and the CPU-second rate as a ratio of ALE's.
+    let ale: Rate | null = null;
     if (cli.alePython !== null) {
       const out = execFileSync(cli.alePython, ["-c", ALE_PY_SCRIPT, rom.path, String(seconds), JSON.stringify(actions)], { encoding: "utf8" });
-      aleFps = Number(out.trim().split("\n").pop());
-      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py ${"0.12"} (C++ Stella) | ${aleFps.toFixed(0)} | 1.00 |`);
+      const [wall, cpu] = out.trim().split("\n").pop()!.split(" ").map(Number);
+      ale = { wall, cpu };
+      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`);
     }
     for (const core of cores) {
-      const fps = aleInterfaceFps(core, game, rom.bytes, actions, seconds);
-      const ratio = Number.isNaN(aleFps) ? "" : (fps / aleFps).toFixed(2);
-      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, core ${core} | ${fps.toFixed(0)} | ${ratio} |`);
+      const rate = aleInterfaceFps(core, game, rom.bytes, actions, seconds);
+      const ratio = ale ? (rate.cpu / ale.cpu).toFixed(2) : "";
+      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, core ${core} | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
     }
   }
 

@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
 import { defaultCore } from "../envs/ale/interface.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
+import { SCREEN_BYTE_TO_RGB, screenToRgb } from "../envs/ale/palette.ts";
 import { Riot } from "../envs/ale/riot.ts";
 
 /** A CPU on 64K of flat RAM with `program` at $F000 and the reset vector pointing there. */
@@ -242,6 +243,23 @@ describe("core selection", () => {
     } finally {
       if (saved === undefined) delete process.env.ALE_CORE;
       else process.env.ALE_CORE = saved;
+    }
+  });
+});
+
+describe("screen to RGB", () => {
+  test("the word-at-a-time path and the byte path give every pixel its palette colour", () => {
+    const screen = new Uint8Array(160 * 4);
+    for (let i = 0; i < screen.length; i++) screen[i] = (i * 37) & 0xff;
+    const aligned = new Uint8Array(screen.length * 3);
+    const unaligned = new Uint8Array(screen.length * 3 + 1).subarray(1); // byteOffset 1 takes the byte path
+    screenToRgb(screen, aligned);
+    screenToRgb(screen, unaligned);
+    for (let i = 0; i < screen.length; i++) {
+      const rgb = SCREEN_BYTE_TO_RGB[screen[i]];
+      const expected = [rgb >>> 16, (rgb >>> 8) & 0xff, rgb & 0xff];
+      assert.deepEqual([...aligned.subarray(3 * i, 3 * i + 3)], expected, `pixel ${i}`);
+      assert.deepEqual([...unaligned.subarray(3 * i, 3 * i + 3)], expected, `pixel ${i} (unaligned)`);
     }
   });
 });

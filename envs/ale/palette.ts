@@ -41,9 +41,32 @@ for (let value = 0; value < 256; value++) {
   SCREEN_BYTE_TO_GRAY[value] = Math.floor(r * 0.2989 + g * 0.587 + b * 0.114 + 0.5);
 }
 
+/** Each screen byte's colour as its three bytes R, G, B in memory order of a little-endian 32-bit word. */
+const SCREEN_BYTE_TO_RGB_LE = new Uint32Array(256);
+for (let value = 0; value < 256; value++) {
+  const rgb = SCREEN_BYTE_TO_RGB[value];
+  SCREEN_BYTE_TO_RGB_LE[value] = (rgb >>> 16) | (rgb & 0xff00) | ((rgb & 0xff) << 16);
+}
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel). */
 export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {
   if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
+  if (LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.length % 4 === 0) {
+    // Four pixels are twelve bytes, three aligned 32-bit words: a quarter of the stores of byte-wise writing.
+    const words = new Uint32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
+    const lut = SCREEN_BYTE_TO_RGB_LE;
+    for (let i = 0, w = 0; i < screen.length; i += 4, w += 3) {
+      const x0 = lut[screen[i]];
+      const x1 = lut[screen[i + 1]];
+      const x2 = lut[screen[i + 2]];
+      const x3 = lut[screen[i + 3]];
+      words[w] = x0 | (x1 << 24);
+      words[w + 1] = (x1 >>> 8) | (x2 << 16);
+      words[w + 2] = (x2 >>> 16) | (x3 << 8);
+    }
+    return;
+  }
   const lut = SCREEN_BYTE_TO_RGB;
   for (let i = 0, o = 0; i < screen.length; i++, o += 3) {
     const rgb = lut[screen[i]];
