@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
+import { StellaCore } from "../envs/ale/console.ts";
+import { Action, PADDLE_DELTA, PADDLE_MAX, PADDLE_MIN } from "../envs/ale/controls.ts";
 import { defaultCore } from "../envs/ale/interface.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
 import { SCREEN_BYTE_TO_RGB, screenToRgb } from "../envs/ale/palette.ts";
@@ -261,5 +263,32 @@ describe("screen to RGB", () => {
       assert.deepEqual([...aligned.subarray(3 * i, 3 * i + 3)], expected, `pixel ${i}`);
       assert.deepEqual([...unaligned.subarray(3 * i, 3 * i + 3)], expected, `pixel ${i} (unaligned)`);
     }
+  });
+});
+
+describe("console inputs", () => {
+  /** A 2K cartridge that only needs a reset vector: these tests never run a frame. */
+  const blankRom = () => {
+    const rom = new Uint8Array(2048).fill(0xea);
+    rom[0x7fc] = 0x00;
+    rom[0x7fd] = 0xf0;
+    return rom;
+  };
+
+  test("applyInputs drives four paddles: A/B on the left jack, C/D on the right, buttons on pins 4 and 3", () => {
+    const core = new StellaCore(blankRom(), { leftController: "paddles", rightController: "paddles" });
+    core.resetPaddles(4);
+    const centre = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
+    core.applyInputs([Action.RIGHT, Action.LEFTFIRE, Action.NOOP, Action.FIRE]);
+    assert.deepEqual([...core.paddleResistance], [centre - PADDLE_DELTA, centre + PADDLE_DELTA, centre, centre]);
+    // SWCHA: left jack pin 4/3 = bits 7/6, right jack bits 3/2; a pressed button reads 0 (B and D pressed).
+    assert.equal(core.swcha, 0xff & ~0x40 & ~0x04);
+  });
+
+  test("two joysticks: player A on the left port (SWCHA high nibble), B on the right; fire on INPT4/INPT5", () => {
+    const core = new StellaCore(blankRom());
+    core.applyAction(Action.UPFIRE, Action.DOWNLEFT);
+    assert.equal(core.swcha, 0xff & ~0x10 & ~0x02 & ~0x04);
+    assert.deepEqual([...core.fireReleased], [0, 1]);
   });
 });

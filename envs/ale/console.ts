@@ -45,6 +45,11 @@ function paddleDelta(switches: number): number {
   return switches & RIGHT_BIT ? -PADDLE_DELTA : switches & LEFT_BIT ? PADDLE_DELTA : 0;
 }
 
+/** The joystick switches player `k`'s action presses (none for RESET or a missing player). */
+function playerSwitches(actions: ArrayLike<number>, k: number): number {
+  return k < actions.length && actions[k] !== Action.RESET ? ACTION_SWITCHES[actions[k]] : 0;
+}
+
 export class StellaCore {
   readonly width = 160;
   readonly height: number;
@@ -76,8 +81,15 @@ export class StellaCore {
   private readonly rightPaddles: boolean;
   private readonly swapPaddles: boolean;
   private readonly swapPorts: boolean;
-  private leftPaddle = PADDLE_DEFAULT_VALUE;
-  private rightPaddle = PADDLE_DEFAULT_VALUE;
+  /**
+   * Resistance of paddles 0-3 (players A-D). Single-player ALE only ever sets paddles 0 and 1, so 2 and 3 stay at 0
+   * (minimum resistance, INPT2/3 read high) unless a caller drives four players.
+   */
+  private readonly paddleValues = [PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE, MINIMUM_RESISTANCE, MINIMUM_RESISTANCE];
+  /** Paddle buttons of players A-D pressed. */
+  private readonly paddleFire = [false, false, false, false];
+  /** Reused by `applyAction` so the two-player call allocates nothing per frame. */
+  private readonly twoPlayers = [0, 0];
   private paddleMin = PADDLE_MIN;
   private paddleMax = PADDLE_MAX;
 
@@ -182,7 +194,7 @@ export class StellaCore {
     this.tia.reset();
     this.cart.reset();
     this.cpu.reset();
-    this.setPaddles(PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE);
+    this.paddleValues[0] = this.paddleValues[1] = PADDLE_DEFAULT_VALUE;
     this.applyAction(Action.NOOP);
   }
 
@@ -222,54 +234,81 @@ export class StellaCore {
     this.paddleMax = max;
   }
 
-  /** ALEState::resetPaddles: both paddles to the middle of their range. */
-  resetPaddles(): void {
+  /**
+   * ALEState::resetPaddles: the first `count` paddles to the middle of their range (single-player ALE: 2;
+   * Multi-Agent ALE: 4).
+   */
+  resetPaddles(count = 2): void {
     const centre = Math.trunc((this.paddleMin + this.paddleMax) / 2);
-    this.setPaddles(centre, centre);
+    for (let p = 0; p < count; p++) this.paddleValues[p] = centre;
+    this.updatePaddles();
   }
 
   /** Current paddle resistances of players A and B. */
   get paddlePositions(): [number, number] {
-    return [this.leftPaddle, this.rightPaddle];
-  }
-
-  private setPaddles(a: number, b: number, fireA = false, fireB = false): void {
-    this.leftPaddle = a;
-    this.rightPaddle = b;
-    const r = this.paddleResistance;
-    if (!this.usesPaddles) {
-      r[0] = r[1] = r[2] = r[3] = MAXIMUM_RESISTANCE;
-      return;
-    }
-    if (this.leftPaddles) {
-      // Stella's Paddles.cxx: without swapping, player A's paddle is the jack's pin 9 (INPT0) and button pin 4.
-      const swap = this.swapPaddles;
-      this.setPaddle(0, swap ? b : a, swap ? fireB : fireA);
-      this.setPaddle(1, swap ? a : b, swap ? fireA : fireB);
-    } else {
-      r[0] = r[1] = MAXIMUM_RESISTANCE;
-    }
-    // ALE never sets paddles 2 and 3: their events stay 0, which Stella reads as minimum resistance.
-    r[2] = r[3] = this.rightPaddles ? MINIMUM_RESISTANCE : MAXIMUM_RESISTANCE;
+    return [this.paddleValues[0], this.paddleValues[1]];
   }
 
   /**
-   * Sets the inputs for the following frames, as ALEState::applyActionJoysticks / applyActionPaddles do; the same
-   * contract as Atari2600.applyAction (emulator.ts).
+   * Wires the paddle values and buttons to INPT0-3 and SWCHA. Stella's Paddles.cxx: without swapping, a jack's
+   * paddle 0 is pin 9 (INPT0 / INPT2) with its button on pin 4, paddle 1 pin 5 (INPT1 / INPT3) with pin 3;
+   * Controller.SwapPaddles exchanges them within each jack. Players A/B are the left jack's paddles, C/D the right's.
+   */
+  private updatePaddles(): void {
+    const v = this.paddleValues;
+    const fire = this.paddleFire;
+    const r = this.paddleResistance;
+    const swap = this.swapPaddles ? 1 : 0;
+    for (let jack = 0; jack < 2; jack++) {
+      const wired = jack === 0 ? this.leftPaddles : this.rightPaddles;
+      for (let pin = 0; pin < 2; pin++) {
+        const player = jack * 2 + (pin ^ swap);
+        if (wired) this.setPaddle(jack * 2 + pin, v[player], fire[player]);
+        else r[jack * 2 + pin] = MAXIMUM_RESISTANCE;
+      }
+    }
+  }
+
+  /**
+   * Sets the inputs for the following frames for players A and B, as ALEState::applyActionJoysticks /
+   * applyActionPaddles do: `applyInputs` with two players.
    */
   applyAction(playerA: number, playerB: number = Action.NOOP, difficulty = 0, select = false): void {
-    this.setSwitches(playerA === Action.RESET || playerB === Action.RESET, select, difficulty);
-    const a = playerA === Action.RESET ? 0 : ACTION_SWITCHES[playerA];
-    const b = playerB === Action.RESET ? 0 : ACTION_SWITCHES[playerB];
-    if (a === undefined || b === undefined) throw new RangeError(`applyAction: invalid action ${a === undefined ? playerA : playerB}`);
+    this.twoPlayers[0] = playerA;
+    this.twoPlayers[1] = playerB;
+    this.applyInputs(this.twoPlayers, difficulty, select);
+  }
+
+  /**
+   * Sets the inputs for the following frames from one action per player (`actions[k]` drives player k: A, B, C, D;
+   * 1 to 4 entries): every key is released first, then the actions' keys pressed. `difficulty` sets the switches
+   * (bit 0: left A, bit 1: right A); RESET from any player presses the console's reset switch, `select` its select
+   * switch. Joysticks: A drives the left port's stick and B the right one's (exchanged by Console.SwapPorts).
+   * Paddles: LEFT/RIGHT move paddle k by PADDLE_DELTA (RIGHT lowers the resistance) and FIRE presses its button, so
+   * call this once per frame for paddle games, as ALE does; only the paddles of the players given move.
+   */
+  applyInputs(actions: ArrayLike<number>, difficulty = 0, select = false): void {
+    const n = actions.length;
+    if (n < 1 || n > 4) throw new RangeError(`applyInputs: 1 to 4 players, got ${n}`);
+    let reset = false;
+    for (let k = 0; k < n; k++) {
+      if (actions[k] === Action.RESET) reset = true;
+      else if (ACTION_SWITCHES[actions[k]] === undefined) throw new RangeError(`applyAction: invalid action ${actions[k]}`);
+    }
+    this.setSwitches(reset, select, difficulty);
     if (this.usesPaddles) {
       this.swcha = 0xff;
       this.fireReleased[0] = this.fireReleased[1] = 1;
-      const left = this.clampPaddle(this.leftPaddle + paddleDelta(a));
-      const right = this.clampPaddle(this.rightPaddle + paddleDelta(b));
-      this.setPaddles(left, right, (a & FIRE_BIT) !== 0, (b & FIRE_BIT) !== 0);
+      for (let k = 0; k < n; k++) {
+        const bits = playerSwitches(actions, k);
+        this.paddleValues[k] = this.clampPaddle(this.paddleValues[k] + paddleDelta(bits));
+        this.paddleFire[k] = (bits & FIRE_BIT) !== 0;
+      }
+      this.updatePaddles();
       return;
     }
+    const a = playerSwitches(actions, 0);
+    const b = playerSwitches(actions, 1);
     this.setJoystick(0, this.swapPorts ? b : a);
     this.setJoystick(1, this.swapPorts ? a : b);
   }
