@@ -28,7 +28,7 @@ import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./en
 import * as procgenWrappers from "./envs/procgen/wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
@@ -62,6 +62,9 @@ const ARGS = {
   vfCoef: float(0.5, "coefficient of the value function", { ge: 0 }),
   maxGradNorm: float(0.5, "the maximum norm for the gradient clipping", { gt: 0 }),
   targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
+  // Not in CleanRL (a TypeScript-port detail): gradient accumulation, so that CleanRL's minibatch of 2048 frames
+  // fits the WASM backend's heap (its activations alone are several GB at once; 1024 fails too). Same update.
+  gradChunkSize: int(256, "samples per forward/backward pass: each minibatch's gradient is summed over chunks of this size (0: the whole minibatch at once); the update is the same, only the peak memory changes", { ge: 0 }),
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
@@ -177,11 +180,11 @@ export class Agent {
   }
 
   /**
-   * Frames arrive as stored, [N, 64, 64, 3] bytes: channels last, which is what tfjs convolutions want (torch
-   * permutes them to NCHW). Pixels scaled to [0, 1]; Flatten -> ReLU -> Linear 256 -> ReLU after the convs.
+   * `x`: frames from `framesToInput`, [N, 64, 64, 3] float32 in [0, 1] (torch's `x / 255.0`), channels last, which
+   * is what tfjs convolutions want (torch permutes them to NCHW). Flatten -> ReLU -> Linear 256 -> ReLU after the convs.
    */
   hidden(x: tf.Tensor4D): tf.Tensor2D {
-    let h = tf.div(x, 255.0) as tf.Tensor4D;
+    let h = x;
     for (const seq of this.network.convSeqs) h = convSequence(h, seq);
     const flat = tf.relu(tf.reshape(h, [h.shape[0], -1])) as tf.Tensor2D;
     return linear(flat, this.network.fc, "relu");
@@ -210,7 +213,7 @@ export class Agent {
   sampleActionAndValue(obs: Uint8Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = obs.length / OBS_SIZE;
     const out = tf.tidy(() => {
-      const hidden = this.hidden(tf.tensor4d(obs, [n, 64, 64, 3], "int32"));
+      const hidden = this.hidden(framesToInput(obs));
       return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic)], 1);
     });
     const logitsAndValue = out.dataSync();
@@ -266,6 +269,24 @@ export class Agent {
 /** One observation: a 64x64 RGB frame. */
 const OBS_SIZE = 64 * 64 * 3;
 
+/** Byte v -> v / 255 in float32 (computed in float64 and rounded: the same float32 as torch's division). */
+const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
+
+/**
+ * Network input for observations `inds` (default: all) of `frames` ([*, 64, 64, 3] bytes, procgen's layout, already
+ * channels last): [n, 64, 64, 3] float32 in [0, 1]. Scaling here, in one pass over the bytes while gathering the
+ * minibatch, saves three tensor kernels per minibatch (int32 upload, cast, divide).
+ */
+export function framesToInput(frames: Uint8Array, inds?: Int32Array): tf.Tensor4D {
+  const n = inds?.length ?? frames.length / OBS_SIZE;
+  const out = new Float32Array(n * OBS_SIZE);
+  for (let j = 0; j < n; j++) {
+    const src = (inds?.[j] ?? j) * OBS_SIZE;
+    for (let p = 0, o = j * OBS_SIZE; p < OBS_SIZE; p++, o++) out[o] = PIXEL_SCALE[frames[src + p]];
+  }
+  return tf.tensor4d(out, [n, 64, 64, 3]);
+}
+
 /**
  * Detail 5: Generalized Advantage Estimation (Schulman et al. 2016), computed backwards over the rollout.
  * Arrays are [numSteps, numEnvs] row-major; `dones[t]` says obs[t] is the first of a new episode, so the
@@ -299,6 +320,16 @@ export function computeGae(
   return { advantages, returns };
 }
 
+/** The rollout's storage, flattened to `b_*` ([numSteps * numEnvs] samples): what the update draws minibatches from. */
+export interface Batch {
+  obs: Uint8Array;
+  actions: Int32Array;
+  logprobs: Float32Array;
+  advantages: Float32Array;
+  returns: Float32Array;
+  values: Float32Array;
+}
+/** One forward/backward pass's worth of samples, as tensors; `advantages` already normalized (detail 7). */
 export interface Minibatch {
   obs: tf.Tensor4D;
   actions: tf.Tensor1D;
@@ -308,8 +339,25 @@ export interface Minibatch {
   values: tf.Tensor1D;
 }
 type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef">;
+type UpdateArgs = LossArgs & Pick<Args, "maxGradNorm" | "gradChunkSize">;
 
-/** The PPO loss of one minibatch and its diagnostics (the `losses/*` metrics). */
+/**
+ * Detail 7: per-minibatch advantage normalization, `(adv - adv.mean()) / (adv.std() + 1e-8)` with torch's unbiased
+ * (n - 1) std. In JS, over the whole minibatch, before it is split into gradient chunks (each chunk then sees the
+ * minibatch's statistics, exactly as the unsplit update does).
+ */
+export function normalizeAdvantages(adv: Float32Array): Float32Array {
+  const n = adv.length;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += adv[i];
+  mean /= n;
+  let sq = 0;
+  for (let i = 0; i < n; i++) sq += (adv[i] - mean) ** 2;
+  const std = Math.sqrt(sq / Math.max(n - 1, 1));
+  return Float32Array.from(adv, (a) => (a - mean) / (std + 1e-8));
+}
+
+/** The PPO loss of one minibatch (or chunk of it) and its diagnostics (the `losses/*` metrics), all means. */
 export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   const { logprob: newlogprob, entropy, value: newvalue } = agent.getActionAndValue(mb.obs, mb.actions);
   const logratio = tf.sub(newlogprob, mb.logprobs);
@@ -320,16 +368,8 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   const approxKl = tf.mean(tf.sub(tf.sub(ratio, 1), logratio));
   const clipfrac = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), args.clipCoef), "float32"));
 
-  let mbAdvantages: tf.Tensor1D = mb.advantages;
-  if (args.normAdv) {
-    // Detail 7: per-minibatch advantage normalization; torch's .std() is the unbiased (n - 1) estimator.
-    const n = mbAdvantages.size;
-    const { mean, variance } = tf.moments(mbAdvantages);
-    const std = tf.sqrt(tf.mul(variance, n / Math.max(n - 1, 1)));
-    mbAdvantages = tf.div(tf.sub(mbAdvantages, mean), tf.add(std, 1e-8));
-  }
-
   // Detail 8: clipped surrogate objective (a loss, so negated and maximized pessimistically).
+  const mbAdvantages = mb.advantages;
   const pgLoss1 = tf.mul(tf.neg(mbAdvantages), ratio);
   const pgLoss2 = tf.mul(tf.neg(mbAdvantages), tf.clipByValue(ratio, 1 - args.clipCoef, 1 + args.clipCoef));
   const pgLoss = tf.mean(tf.maximum(pgLoss1, pgLoss2));
@@ -355,29 +395,75 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
 /**
- * One gradient step on one minibatch. Everything runs inside one `tf.tidy`, so the tensor count stays flat.
+ * The gradient of the PPO loss over the minibatch `mbInds` of `batch`, and its six diagnostics (UPDATE_METRICS
+ * without grad_norm), both as the whole minibatch's values.
+ * Gradient accumulation (a TypeScript-port detail, see --grad-chunk-size): the minibatch runs through the network
+ * in chunks; every loss term and metric is a mean over samples, so weighting a chunk's loss and metrics by
+ * chunk / minibatch and summing over chunks gives exactly the minibatch's mean, and its gradient. Only one chunk's
+ * activations are alive at a time.
+ */
+export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Array, args: UpdateArgs): { grads: tf.NamedTensorMap; stats: tf.Tensor1D } {
+  const n = mbInds.length;
+  const advantages = Float32Array.from(mbInds, (b) => batch.advantages[b]);
+  const mbAdvantages = args.normAdv ? normalizeAdvantages(advantages) : advantages;
+  const chunkSize = args.gradChunkSize > 0 ? Math.min(args.gradChunkSize, n) : n;
+  let grads: tf.NamedTensorMap | null = null;
+  let stats: tf.Tensor1D | null = null;
+  for (let start = 0; start < n; start += chunkSize) {
+    const inds = mbInds.subarray(start, Math.min(start + chunkSize, n));
+    const weight = inds.length / n;
+    const prevGrads: tf.NamedTensorMap | null = grads;
+    const prevStats: tf.Tensor1D | null = stats;
+    const sums: { grads: tf.NamedTensorMap; stats: tf.Tensor1D } = tf.tidy(() => {
+      const chunk: Minibatch = {
+        obs: framesToInput(batch.obs, inds),
+        actions: tf.tensor1d(Int32Array.from(inds, (b) => batch.actions[b]), "int32"),
+        logprobs: tf.tensor1d(Float32Array.from(inds, (b) => batch.logprobs[b])),
+        advantages: tf.tensor1d(mbAdvantages.subarray(start, start + inds.length)),
+        returns: tf.tensor1d(Float32Array.from(inds, (b) => batch.returns[b])),
+        values: tf.tensor1d(Float32Array.from(inds, (b) => batch.values[b])),
+      };
+      let kept: tf.Tensor1D | null = null;
+      const { grads: g } = tf.variableGrads(() => {
+        const terms = ppoLoss(agent, chunk, args);
+        // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
+        kept = tf.keep(tf.mul(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]), weight) as tf.Tensor1D);
+        return weight === 1 ? terms.loss : tf.mul(terms.loss, weight) as tf.Scalar;
+      }, agent.parameters());
+      const chunkStats: tf.Tensor1D = kept!;
+      const out: { grads: tf.NamedTensorMap; stats: tf.Tensor1D } = {
+        grads: prevGrads === null ? g : Object.fromEntries(Object.entries(g).map(([k, v]) => [k, tf.add(prevGrads[k], v)])),
+        stats: (prevStats === null ? tf.clone(chunkStats) : tf.add(prevStats, chunkStats)) as tf.Tensor1D,
+      };
+      chunkStats.dispose();
+      return out;
+    });
+    if (prevGrads !== null) tf.dispose(prevGrads);
+    if (prevStats !== null) prevStats.dispose();
+    grads = sums.grads;
+    stats = sums.stats;
+  }
+  return { grads: grads!, stats: stats! };
+}
+
+/**
+ * One gradient step on the minibatch `mbInds` of `batch`: its gradient (`minibatchGradients`), one global-norm
+ * clip, one Adam step. The tensor count stays flat.
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
-  return tf.tidy(() => {
-    let stats: tf.Tensor1D | null = null;
-    const { grads } = tf.variableGrads(() => {
-      const terms = ppoLoss(agent, mb, args);
-      // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
-      return terms.loss;
-    }, agent.parameters());
+export function updateStep(agent: Agent, optimizer: tf.Optimizer, batch: Batch, mbInds: Int32Array, args: UpdateArgs): Float32Array {
+  const { grads, stats } = minibatchGradients(agent, batch, mbInds, args);
+  const values = tf.tidy(() => {
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
     const clipped = clipGradNorm(grads, args.maxGradNorm);
-    const metrics = tf.concat([stats!, tf.reshape(clipped.norm, [1])]);
-    tf.dispose(stats!);
-    const values = metrics.dataSync() as Float32Array;
-    if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
-    return values;
+    const metrics = tf.concat([stats, tf.reshape(clipped.norm, [1])]).dataSync() as Float32Array;
+    if (metrics.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
+    return metrics;
   });
+  tf.dispose([grads, stats]);
+  return values;
 }
-
 function saveAgent(path: string, agent: Agent, args: Args): string {
   const checkpoint = { format: "ppo.ts/agent@1", script: "ppo_procgen.ts", envId: args.envId, numActions: agent.numActions, parameters: agent.stateDict() };
   mkdirSync(dirname(path), { recursive: true });
@@ -507,12 +593,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   let nextObs = envs.reset();
   let nextDone = new Float32Array(args.numEnvs);
 
-  const mbObs = new Uint8Array(args.minibatchSize * OBS_SIZE);
-  const mbActions = new Int32Array(args.minibatchSize);
-  const mbLogprobs = new Float32Array(args.minibatchSize);
-  const mbAdvantages = new Float32Array(args.minibatchSize);
-  const mbReturns = new Float32Array(args.minibatchSize);
-  const mbValues = new Float32Array(args.minibatchSize);
   const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
@@ -554,8 +634,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor4d(nextObs as Uint8Array, [args.numEnvs, 64, 64, 3], "int32")).dataSync() as Float32Array);
+    const nextValue = tf.tidy(() => agent.getValue(framesToInput(nextObs as Uint8Array)).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
+    const batch: Batch = { obs, actions, logprobs, advantages, returns, values };
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
     const clipfracs: number[] = [];
@@ -563,25 +644,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
       shuffle(bInds, rng);
       for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
-        for (let j = 0; j < args.minibatchSize; j++) {
-          const b = bInds[start + j];
-          mbObs.set(obs.subarray(b * OBS_SIZE, (b + 1) * OBS_SIZE), j * OBS_SIZE);
-          mbActions[j] = actions[b];
-          mbLogprobs[j] = logprobs[b];
-          mbAdvantages[j] = advantages[b];
-          mbReturns[j] = returns[b];
-          mbValues[j] = values[b];
-        }
-        const mb = tf.tidy(() => ({
-          obs: tf.tensor4d(mbObs, [args.minibatchSize, 64, 64, 3], "int32"),
-          actions: tf.tensor1d(mbActions, "int32"),
-          logprobs: tf.tensor1d(mbLogprobs),
-          advantages: tf.tensor1d(mbAdvantages),
-          returns: tf.tensor1d(mbReturns),
-          values: tf.tensor1d(mbValues),
-        }));
-        stats = updateStep(agent, optimizer, mb, args);
-        tf.dispose(mb);
+        stats = updateStep(agent, optimizer, batch, bInds.subarray(start, start + args.minibatchSize), args);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
         checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, args) : null);
         clipfracs.push(stats[5]);

@@ -687,6 +687,53 @@ export function sumLeadingAxes(x: tf.Tensor, k: number, keepDims = false): tf.Te
   });
 }
 
+/** The slice of tfjs-backend-wasm's BackendWasm that a kernel written in JS needs. */
+interface WasmBackendInternals {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(t: tf.TensorInfo): tf.backend_util.TypedArray;
+}
+
+/**
+ * Max-pool gradient (NHWC): each output's gradient goes to the FIRST input of its window, in row-major window
+ * order, that equals the window's max; padding never wins. That is torch's rule (and tfjs-cpu's). The wasm
+ * MaxPoolGrad kernel breaks ties differently, and ties are common on procgen frames: a conv over a flat background
+ * is constant, so ppo_procgen.ts's IMPALA gradient on wasm differed from cpu by ~50% in the first two conv
+ * sequences. Plain JS over the wasm heap: 30 ms against the wasm kernel's 151 ms for [64, 64, 64, 16] -> [64, 32,
+ * 32, 16] (3x3, stride 2, pad 1: ppo_procgen.ts at minibatch 64), scanning each window once.
+ */
+export function maxPoolGradInto(x: ArrayLike<number>, y: ArrayLike<number>, dy: ArrayLike<number>, dx: Float32Array, info: tf.backend_util.Conv2DInfo): void {
+  const { batchSize, inHeight: h, inWidth: w, inChannels: c, outHeight: oh, outWidth: ow, strideHeight: sh, strideWidth: sw } = info;
+  const kh = info.effectiveFilterHeight;
+  const kw = info.effectiveFilterWidth;
+  dx.fill(0);
+  for (let b = 0; b < batchSize; b++) {
+    for (let i = 0; i < oh; i++) {
+      const h0 = i * sh - info.padInfo.top;
+      const pBeg = Math.max(0, -h0);
+      const pEnd = Math.min(kh, h - h0);
+      for (let j = 0; j < ow; j++) {
+        const w0 = j * sw - info.padInfo.left;
+        const qBeg = Math.max(0, -w0);
+        const qEnd = Math.min(kw, w - w0);
+        const yo = ((b * oh + i) * ow + j) * c;
+        for (let ch = 0; ch < c; ch++) {
+          const m = y[yo + ch];
+          const isNaN = m !== m; // torch propagates NaN as the max: its gradient goes to the (first) NaN
+          search: for (let p = pBeg; p < pEnd; p++) {
+            for (let q = qBeg, xi = ((b * h + h0 + p) * w + w0 + qBeg) * c + ch; q < qEnd; q++, xi += c) {
+              const v = x[xi];
+              if (v === m || (isNaN && v !== v)) {
+                dx[xi] += dy[yo + ch];
+                break search;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /** Kernel inputs are the op's Tensors when dispatched by the engine; anything else goes to the original kernel. */
 function asTensor(t: tf.TensorInfo | undefined): tf.Tensor | null {
   return t != null && (t as tf.Tensor).rank != null ? (t as tf.Tensor) : null;
@@ -725,6 +772,22 @@ function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): t
         const leading = axes.length > 0 && axes.length < x.rank && axes.every((a, i) => a === i);
         if (!leading) return fallback(tf.Sum, args);
         return sumLeadingAxes(x, axes.length, keepDims);
+      },
+    },
+    {
+      kernelName: tf.MaxPoolGrad,
+      backendName: "wasm",
+      kernelFunc: (args) => {
+        const { dy, input, output } = args.inputs as { dy: tf.TensorInfo; input: tf.TensorInfo; output: tf.TensorInfo };
+        if ([dy, input, output].some((t) => t == null || t.dtype !== "float32")) return fallback(tf.MaxPoolGrad, args);
+        const a = args.attrs as unknown as { filterSize: [number, number] | number; strides: [number, number] | number; pad: ConvPad; dimRoundingMode?: RoundingMode };
+        const info = tf.backend_util.computePool2DInfo(input.shape as [number, number, number, number], a.filterSize, a.strides, 1, a.pad, a.dimRoundingMode);
+        const backend = args.backend as unknown as WasmBackendInternals;
+        const dx = backend.makeOutput(input.shape, "float32");
+        // Views of the heap taken after makeOutput (an allocation may grow the heap and detach older views).
+        const view = (t: tf.TensorInfo) => backend.typedArrayFromHeap(t);
+        maxPoolGradInto(view(input), view(output), view(dy), view(dx) as Float32Array, info);
+        return dx;
       },
     },
     {
@@ -769,7 +832,7 @@ export function registerWasmGradientFixes(opts: { allBackends?: boolean } = {}):
     gradOriginals = new Map([[tf.Conv2D, conv], [tf.BatchMatMul, mm]]);
   }
   if (kernelOriginals == null && tf.getKernel(tf.BatchMatMul, "wasm") != null) {
-    const names = [tf.BatchMatMul, tf.Sum, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
+    const names = [tf.BatchMatMul, tf.Sum, tf.MaxPoolGrad, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
     kernelOriginals = new Map(names.map((k) => [k, tf.getKernel(k, "wasm")]));
     for (const config of wasmKernelFixes(kernelOriginals)) {
       // registerKernel warns when a kernel already exists; unregister first.

@@ -1,0 +1,114 @@
+// ppo_procgen.ts's update: gradient accumulation over chunks of a minibatch (--grad-chunk-size) and the IMPALA
+// CNN's gradient on the WASM backend (with envs/backend.ts's WASM gradient fixes) against the cpu backend.
+import assert from "node:assert/strict";
+import * as tf from "@tensorflow/tfjs";
+import { before, test } from "node:test";
+
+import { setupBackend } from "../envs/backend.ts";
+import { RandomGenerator } from "../envs/rng.ts";
+import { ARGS, Agent, type Batch, minibatchGradients, normalizeAdvantages } from "../ppo_procgen.ts";
+import { randomArray, relError, size } from "./backend_helpers.ts";
+
+const OBS_SIZE = 64 * 64 * 3;
+const LOSS_ARGS = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+
+before(async () => {
+  await setupBackend("cpu", { quiet: true });
+  await setupBackend("wasm", { quiet: true }); // wasm, with the kernel fixes
+});
+
+/**
+ * A rollout batch of n samples. Frames have flat regions (procgen's backgrounds) so max-pool windows hold ties;
+ * advantages have a non-zero mean, so per-chunk normalization would differ from the minibatch's.
+ */
+function randomBatch(n: number, seed: number): Batch {
+  const rng = new RandomGenerator(seed);
+  const obs = new Uint8Array(n * OBS_SIZE);
+  for (let i = 0; i < obs.length; i++) obs[i] = (i >> 9) % 3 === 0 ? 40 : rng.integers(0, 256);
+  const f = (scale: number, offset: number) => Float32Array.from({ length: n }, () => offset + scale * rng.normal());
+  return {
+    obs,
+    actions: Int32Array.from({ length: n }, () => rng.integers(0, 15)),
+    logprobs: f(0.1, -Math.log(15)),
+    advantages: f(2, 0.7),
+    returns: f(1, 0.3),
+    values: f(1, 0),
+  };
+}
+
+/** The minibatch gradient and metrics as plain arrays, from a fresh agent of the given seed. */
+function gradients(batch: Batch, inds: Int32Array, gradChunkSize: number): { grads: Float32Array[]; stats: Float32Array; leaked: number } {
+  const agent = new Agent(15, new RandomGenerator(3));
+  const before = tf.memory().numTensors;
+  const { grads, stats } = minibatchGradients(agent, batch, inds, { ...LOSS_ARGS, gradChunkSize });
+  const out = { grads: Object.values(grads).map((g) => g.dataSync() as Float32Array), stats: stats.dataSync() as Float32Array };
+  tf.dispose([grads, stats]);
+  const leaked = tf.memory().numTensors - before;
+  for (const p of agent.parameters()) p.dispose();
+  return { ...out, leaked };
+}
+
+test("normalizeAdvantages gives mean 0 and unbiased (n - 1) standard deviation 1", () => {
+  const adv = Float32Array.from([3, -1, 4, 1, -5, 9, 2, 6]);
+  const z = normalizeAdvantages(adv);
+  const mean = z.reduce((a, b) => a + b, 0) / z.length;
+  const varUnbiased = z.reduce((a, b) => a + (b - mean) ** 2, 0) / (z.length - 1);
+  assert.ok(Math.abs(mean) < 1e-6, `mean ${mean}`);
+  assert.ok(Math.abs(varUnbiased - 1) < 1e-5, `variance ${varUnbiased}`);
+});
+
+test("the max-pool gradient on wasm sends each window's gradient to its first max, as cpu (and torch) do", async () => {
+  // Values from {0, 0.5, 1}: most 3x3 windows hold the max more than once. 3x3, stride 2, pad 1, as IMPALA's pool.
+  const shape: [number, number, number, number] = [2, 7, 6, 3];
+  const x = Float32Array.from(randomArray(size(shape), 5), (v) => Math.round(v * 2 + 1) / 2);
+  const grad = async (backend: string) => {
+    await tf.setBackend(backend);
+    return tf.tidy(() => {
+      const r = tf.tensor(randomArray(2 * 4 * 3 * 3, 7), [2, 4, 3, 3]);
+      return tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.maxPool(t as tf.Tensor4D, 3, 2, 1), r)))(tf.tensor4d(x, shape)).dataSync();
+    });
+  };
+  const expected = await grad("cpu");
+  assert.deepEqual(Array.from(await grad("wasm")), Array.from(expected));
+});
+
+test("a minibatch split into gradient chunks gives the unsplit gradient and metrics (wasm)", async () => {
+  await tf.setBackend("wasm");
+  const batch = randomBatch(16, 1);
+  const inds = Int32Array.from([11, 2, 7, 0, 15, 4, 9, 13, 1, 6, 12, 3]); // 12 of the 16, shuffled
+  const whole = gradients(batch, inds, 0);
+  const chunked = gradients(batch, inds, 5); // chunks of 5, 5, 2: unequal weights
+  assert.equal(chunked.leaked, 0, "tensors leaked");
+  assert.equal(chunked.grads.length, whole.grads.length);
+  whole.grads.forEach((g, i) => {
+    const err = relError(chunked.grads[i], g);
+    assert.ok(err < 1e-5, `gradient ${i}: relative error ${err}`);
+  });
+  const err = relError(chunked.stats, whole.stats);
+  assert.ok(err < 1e-5, `metrics ${Array.from(chunked.stats)} vs ${Array.from(whole.stats)}`);
+});
+
+test("the IMPALA minibatch gradient on wasm equals the cpu backend's", async () => {
+  const batch = randomBatch(2, 2);
+  const inds = Int32Array.from([1, 0]);
+  await tf.setBackend("cpu");
+  const expected = gradients(batch, inds, 0);
+  await tf.setBackend("wasm");
+  const actual = gradients(batch, inds, 1);
+  expected.grads.forEach((g, i) => {
+    const err = relError(actual.grads[i], g);
+    assert.ok(err < 1e-5, `gradient ${i}: relative error ${err}`);
+  });
+  assert.ok(relError(actual.stats, expected.stats) < 1e-5);
+});
+
+// The default run's peak memory is one chunk's forward and backward pass (the accumulated gradient is the size of
+// the weights); a whole default minibatch (2048) would take ~40 s here, so one chunk stands in for it.
+test("one forward and backward pass at the default --grad-chunk-size fits in WASM memory", async () => {
+  await tf.setBackend("wasm");
+  const n = ARGS.gradChunkSize.default;
+  assert.ok(n > 0);
+  const batch = randomBatch(n, 4);
+  const { grads, stats } = gradients(batch, Int32Array.from({ length: n }, (_, i) => i), n);
+  assert.ok(stats.every(Number.isFinite) && grads.every((g) => g.every(Number.isFinite)));
+});
