@@ -601,11 +601,22 @@ function convGeometry(xShape: number[], filterShape: number[], dyShape: number[]
 export function conv2dFilterGrad(x: tf.Tensor4D, dy: tf.Tensor4D, filterShape: number[], attrs: ConvAttrs): tf.Tensor4D {
   return tf.tidy(() => {
     const g = convGeometry(x.shape, filterShape, dy.shape, attrs);
-    const xf = window4d(x, -g.top, -g.left, g.hf, g.wf);
-    const xT = tf.transpose(xf, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, Hf, Wf, N]
     const dyT = tf.transpose(dy, [1, 2, 0, 3]) as tf.Tensor4D; // [OH, OW, N, Co]
     // Stride 1 with dilation (sh, sw): tfjs allows dilation > 1 only when the stride is 1, which it is here.
-    const r = tf.conv2d(xT, dyT, 1, "valid", "NHWC", [g.sh, g.sw]); // [Ci, Kh, Kw, Co]
+    // The zero rows and columns of xf are the conv's own (explicit) padding when xf only adds to x, as for
+    // "same" convs: no Pad kernel, and a smaller transpose (ppo_procgen.ts's IMPALA CNN: all 15 of its convs).
+    const bottom = g.hf - x.shape[1] - g.top;
+    const right = g.wf - x.shape[2] - g.left;
+    let r: tf.Tensor4D;
+    if (bottom >= 0 && right >= 0) {
+      const xT = tf.transpose(x, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, H, W, N]
+      const pad: tf.backend_util.ExplicitPadding = [[0, 0], [g.top, bottom], [g.left, right], [0, 0]];
+      r = tf.conv2d(xT, dyT, 1, pad, "NHWC", [g.sh, g.sw]); // [Ci, Kh, Kw, Co]
+    } else {
+      const xf = window4d(x, -g.top, -g.left, g.hf, g.wf);
+      const xT = tf.transpose(xf, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, Hf, Wf, N]
+      r = tf.conv2d(xT, dyT, 1, "valid", "NHWC", [g.sh, g.sw]);
+    }
     return tf.transpose(r, [1, 2, 0, 3]);
   });
 }
@@ -632,6 +643,16 @@ export function conv2dInputGrad(xShape: number[], dy: tf.Tensor4D, w: tf.Tensor4
     const f = tf.reshape(
       tf.transpose(tf.reverse(tf.reshape(wp, [jh, sh, jw, sw, ci, co]), [0, 2]), [0, 2, 5, 1, 3, 4]),
       [jh, jw, co, sh * sw * ci]) as tf.Tensor4D;
+    if (sh === 1 && sw === 1) {
+      // Stride 1: dx[h] = dxf[h + top] directly, as one conv of dy with explicit padding (kh - 1 - top before,
+      // whatever makes H rows after): no Pad or Slice kernel, and no rows computed only to be cut off. For a
+      // "same" 3x3 conv that is padding 1 on every side.
+      const padT = kh - 1 - g.top;
+      const padB = h - dy.shape[1] + kh - 1 - padT;
+      const padL = kw - 1 - g.left;
+      const padR = wd - dy.shape[2] + kw - 1 - padL;
+      if (Math.min(padT, padB, padL, padR) >= 0) return tf.conv2d(dy, f, 1, [[0, 0], [padT, padB], [padL, padR], [0, 0]]);
+    }
     const dyp = tf.pad(dy, [[0, 0], [jh - 1, jh - 1], [jw - 1, jw - 1], [0, 0]]) as tf.Tensor4D;
     const out = tf.conv2d(dyp, f, 1, "valid"); // [N, qh, qw, sh·sw·Ci], qh = OH + jh - 1
     const [, qh, qw] = out.shape;

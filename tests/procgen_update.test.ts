@@ -7,7 +7,7 @@ import { before, test } from "node:test";
 import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { ARGS, Agent, type Batch, minibatchGradients, normalizeAdvantages } from "../ppo_procgen.ts";
-import { randomArray, relError, size } from "./backend_helpers.ts";
+import { gradsOn, randomArray, relError, size } from "./backend_helpers.ts";
 
 const OBS_SIZE = 64 * 64 * 3;
 const LOSS_ARGS = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
@@ -71,6 +71,18 @@ test("the max-pool gradient on wasm sends each window's gradient to its first ma
   const expected = await grad("cpu");
   assert.deepEqual(Array.from(await grad("wasm")), Array.from(expected));
 });
+
+// The stride-1 paths of envs/backend.ts's conv gradients (explicit padding instead of Pad + Slice), with a bias
+// through tf.fused.conv2d as ppo_procgen.ts's convs use it; an even kernel makes the padding asymmetric.
+for (const [k, pad] of [[3, "same"], [4, "same"], [3, 1]] as const) {
+  test(`fused conv2d ${k}x${k} stride 1 pad ${pad}: wasm dx, dW and db equal cpu`, async () => {
+    const shapes = [[2, 9, 8, 3], [k, k, 3, 4], [4]];
+    const f = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 1, pad, bias: b });
+    const expected = await gradsOn("cpu", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
+    const actual = await gradsOn("wasm", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
+    expected.forEach((e, i) => assert.ok(relError(actual[i], e) < 1e-5, `gradient ${i}: relative error ${relError(actual[i], e)}`));
+  });
+}
 
 test("a minibatch split into gradient chunks gives the unsplit gradient and metrics (wasm)", async () => {
   await tf.setBackend("wasm");
