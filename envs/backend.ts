@@ -569,6 +569,17 @@ function window4d(t: tf.Tensor4D, offH: number, offW: number, outH: number, outW
   return y;
 }
 
+/**
+ * [N, H, W, C] -> [C, H, W, N] (tf.transpose(x, [3, 1, 2, 0])) as a 2-D transpose [N, HWC] -> [HWC, N] and a
+ * block transpose [HW, C, N] -> [C, HW, N] that moves whole rows of N. The wasm Transpose kernel does the
+ * one-step version at half the speed: 35 ms against 18 ms for [256, 32, 32, 16] (same values).
+ */
+function batchToChannels(x: tf.Tensor4D): tf.Tensor4D {
+  const [n, h, w, c] = x.shape;
+  const t = tf.transpose(tf.reshape(x, [n, h * w * c]));
+  return tf.reshape(tf.transpose(tf.reshape(t, [h * w, c, n]), [1, 0, 2]), [c, h, w, n]);
+}
+
 // Conv2D backprop (NHWC, dilation 1, any stride and padding) from forward ops only.
 //
 // Notation: x [N,H,W,Ci], filter w [Kh,Kw,Ci,Co], dy [N,OH,OW,Co], stride (sh, sw), padding (top, left) from
@@ -609,12 +620,12 @@ export function conv2dFilterGrad(x: tf.Tensor4D, dy: tf.Tensor4D, filterShape: n
     const right = g.wf - x.shape[2] - g.left;
     let r: tf.Tensor4D;
     if (bottom >= 0 && right >= 0) {
-      const xT = tf.transpose(x, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, H, W, N]
+      const xT = batchToChannels(x); // [Ci, H, W, N]
       const pad: tf.backend_util.ExplicitPadding = [[0, 0], [g.top, bottom], [g.left, right], [0, 0]];
       r = tf.conv2d(xT, dyT, 1, pad, "NHWC", [g.sh, g.sw]); // [Ci, Kh, Kw, Co]
     } else {
       const xf = window4d(x, -g.top, -g.left, g.hf, g.wf);
-      const xT = tf.transpose(xf, [3, 1, 2, 0]) as tf.Tensor4D; // [Ci, Hf, Wf, N]
+      const xT = batchToChannels(xf); // [Ci, Hf, Wf, N]
       r = tf.conv2d(xT, dyT, 1, "valid", "NHWC", [g.sh, g.sw]);
     }
     return tf.transpose(r, [1, 2, 0, 3]);
