@@ -214,7 +214,14 @@ describe("the Parallel API", () => {
   });
 
   test("a missing ROM is the single-player lookup's error", () => {
-    assert.throws(() => parallelEnv("pong_v3", { romDir: "/nonexistent-roms" }), /ROM for "pong" not found/);
+    const saved = process.env.ALE_ROMS_DIR;
+    process.env.ALE_ROMS_DIR = ""; // the lookup would fall back to it
+    try {
+      assert.throws(() => parallelEnv("pong_v3", { romDir: "/nonexistent-roms" }), /ROM for "pong" not found/);
+    } finally {
+      if (saved === undefined) delete process.env.ALE_ROMS_DIR;
+      else process.env.ALE_ROMS_DIR = saved;
+    }
   });
 });
 
