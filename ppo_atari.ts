@@ -233,7 +233,7 @@ const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
  * Network input for observations `inds` (default: all) of `frames` ([*, 4, 84, 84] bytes, FrameStack's channel-first layout as
  * torch sees them): [n, 84, 84, 4] float32 in [0, 1], channels last as tfjs convolutions want. Doing the scaling
  * and the layout change here, in one pass over the bytes, saves four tensor kernels per minibatch (int32 upload,
- * cast, divide, 4-D transpose: ~12% of a WASM update step, measured with benchmark/profile_atari.ts).
+ * cast, divide, 4-D transpose: ~5% of a WASM update step, measured with benchmark/profile_atari.ts).
  */
 export function framesToInput(frames: Uint8Array, inds?: Int32Array): tf.Tensor4D {
   const n = inds?.length ?? frames.length / OBS_SIZE;

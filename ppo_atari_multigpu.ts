@@ -16,13 +16,14 @@
 // ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder of ALE's ROM images.
 import * as tf from "@tensorflow/tfjs";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type ArgValues, bool, float, int, kebab, parseArgs, str, usageError } from "./envs/cli.ts";
+import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
@@ -30,7 +31,7 @@ import * as dist from "./envs/distributed.ts";
 
 const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
-  seed: int(1, "seed of the experiment"),
+  seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
   backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
@@ -40,27 +41,27 @@ const ARGS = {
   captureVideo: bool(false, "whether to capture videos of the agent performances (check out `videos` folder)"),
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
-  evalEpisodes: int(10, "the number of episodes the evaluation runs"),
+  evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
   envId: str("BreakoutNoFrameskip-v4", "the id of the environment"),
-  totalTimesteps: int(10000000, "total timesteps of the experiments"),
-  learningRate: float(2.5e-4, "the learning rate of the optimizer"),
-  localNumEnvs: int(8, "the number of parallel game environments (in the local rank)"),
-  numSteps: int(128, "the number of steps to run in each environment per policy rollout"),
+  totalTimesteps: int(10000000, "total timesteps of the experiments", { ge: 1 }),
+  learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
+  localNumEnvs: int(8, "the number of parallel game environments (in the local rank)", { ge: 1 }),
+  numSteps: int(128, "the number of steps to run in each environment per policy rollout", { ge: 1 }),
   annealLr: bool(true, "Toggle learning rate annealing for policy and value networks"),
-  gamma: float(0.99, "the discount factor gamma"),
-  gaeLambda: float(0.95, "the lambda for the general advantage estimation"),
-  numMinibatches: int(4, "the number of mini-batches"),
-  updateEpochs: int(4, "the K epochs to update the policy"),
+  gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
+  gaeLambda: float(0.95, "the lambda for the general advantage estimation", { ge: 0, le: 1 }),
+  numMinibatches: int(4, "the number of mini-batches", { ge: 1 }),
+  updateEpochs: int(4, "the K epochs to update the policy", { ge: 1 }),
   normAdv: bool(true, "Toggles advantages normalization"),
-  clipCoef: float(0.1, "the surrogate clipping coefficient"),
+  clipCoef: float(0.1, "the surrogate clipping coefficient", { gt: 0 }),
   clipVloss: bool(true, "Toggles whether or not to use a clipped loss for the value function, as per the paper."),
-  entCoef: float(0.01, "coefficient of the entropy"),
-  vfCoef: float(0.5, "coefficient of the value function"),
-  maxGradNorm: float(0.5, "the maximum norm for the gradient clipping"),
-  targetKl: float(null, "the target KL divergence threshold"),
+  entCoef: float(0.01, "coefficient of the entropy", { ge: 0 }),
+  vfCoef: float(0.5, "coefficient of the value function", { ge: 0 }),
+  maxGradNorm: float(0.5, "the maximum norm for the gradient clipping", { gt: 0 }),
+  targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
   deviceIds: str(null, "the GPU ids the ranks use, comma-separated, one per local rank (e.g. 0,1); needs the tensorflow GPU backend"),
   // CleanRL's `--backend gloo|nccl|mpi`; named apart from the tfjs backend. "tcp" is gloo's role (envs/distributed.ts).
   distBackend: str("tcp", "the backend for distributed training"),
@@ -331,10 +332,15 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** What `updateStep` returns, in order (named by the NaN guard). */
+const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
+
 /**
  * One gradient step on one local minibatch, data-parallel: this rank's gradients, averaged over all ranks, then
  * clipping and Adam, identical on every rank. Tensors live inside `tf.tidy`, so the tensor count stays flat.
- * Returns this rank's [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac] in one readback.
+ * Returns this rank's [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac] and the averaged gradients'
+ * norm (the same on every rank), read back before the step so that a NaN or infinite value skips it: the NaN
+ * guard in the loop then stops every rank with the last good agent.
  */
 export async function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm" | "worldSize">): Promise<Float32Array> {
   const params = agent.parameters();
@@ -370,13 +376,15 @@ export async function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Mini
       return out;
     });
   }
-  tf.tidy(() => {
+  const values = tf.tidy(() => {
     // Detail 11: global gradient clipping, the norm of all parameters' (averaged) gradients at most 0.5.
-    optimizer.applyGradients(clipGradNorm(averaged, args.maxGradNorm).grads);
+    const clipped = clipGradNorm(averaged, args.maxGradNorm);
+    const values = tf.concat([stats, tf.reshape(clipped.norm, [1])]).dataSync() as Float32Array;
+    // A non-finite local loss makes the averaged gradients, hence their norm, non-finite on every rank alike.
+    if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
+    return values;
   });
-  tf.dispose(averaged);
-  const values = stats.dataSync() as Float32Array;
-  stats.dispose();
+  tf.dispose([averaged, stats]);
   return values;
 }
 
@@ -402,9 +410,11 @@ async function checkSync(agent: Agent, rank: number, worldSize: number, when: st
   if (rank === 0) console.log(`debug-sync: ${when}, parameter checksum ${hex(all[0])} on all ${worldSize} ranks`);
 }
 
-function saveAgent(path: string, agent: Agent, args: Args): void {
+function saveAgent(path: string, agent: Agent, args: Args): string {
   const checkpoint = { format: "ppo.ts/agent@1", script: "ppo_atari_multigpu.ts", envId: args.envId, numActions: agent.numActions, parameters: agent.stateDict() };
+  mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(checkpoint));
+  return path;
 }
 
 function loadAgent(path: string): { agent: Agent; envId: string } {
@@ -439,9 +449,6 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const parsed = parseArgs(ARGS, "Data-parallel PPO on Atari games from pixels (CleanRL's ppo_atari_multigpu.py).", "ppo_atari_multigpu.ts", argv);
   const args: Args = { ...parsed, localBatchSize: 0, localMinibatchSize: 0, numEnvs: 0, batchSize: 0, minibatchSize: 0, numIterations: 0, worldSize: 0 };
-  for (const key of ["totalTimesteps", "localNumEnvs", "numSteps", "numMinibatches", "updateEpochs", "evalEpisodes"] as const) {
-    if (args[key] <= 0) usageError(`--${kebab(key)} must be positive, got ${args[key]}`);
-  }
   // torchrun's environment (envs/torchrun.ts sets it); a script run directly is rank 0 of 1. CleanRL uses
   // LOCAL_RANK as the rank because it runs on one machine; the global RANK is the same there and right on several.
   const rank = Number(process.env.RANK ?? 0);
@@ -459,6 +466,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.localBatchSize % args.numMinibatches !== 0) usageError(`local batch size ${args.localBatchSize} (local-num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
   if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps over ${args.worldSize} ranks)`);
   if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
   const deviceIds = args.deviceIds === null ? [] : args.deviceIds.split(",").map(Number);
   if (deviceIds.some((d) => !Number.isInteger(d) || d < 0)) usageError(`--device-ids expects comma-separated GPU numbers, got "${args.deviceIds}"`);
   if (deviceIds.length > 0 && deviceIds.length !== localWorldSize) usageError(`you must specify the same number of --device-ids (${deviceIds.length}) as --nproc-per-node (${localWorldSize})`);
@@ -470,6 +478,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
   // Rank 0's name for the run; the other ranks write nothing under it.
   const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
   if (args.romDir !== null) process.env.ALE_ROMS_DIR = args.romDir;
@@ -510,6 +519,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // Each env steps in its own worker thread: emulation is the bottleneck, so the envs must spread over the cores.
   // Videos only from rank 0's first env (CleanRL records one per rank, into directories that may collide).
   const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.localNumEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo && rank === 0, runName] })));
+  closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
   if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
@@ -542,6 +552,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const bInds = Int32Array.from({ length: args.localBatchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
+    await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
     // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
     if (args.annealLr) {
       const frac = 1.0 - (iteration - 1.0) / args.numIterations;
@@ -583,7 +594,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch; each
     // rank shuffles its own local batch (its own seed) and all ranks step through their minibatches in lockstep.
     const clipfracs: number[] = [];
-    let stats: Float32Array = new Float32Array(6);
+    let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
       shuffle(bInds, rng);
       for (let start = 0; start < args.localBatchSize; start += args.localMinibatchSize) {
@@ -606,6 +617,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         }));
         stats = await updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
+        // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel && rank === 0 ? () => saveAgent(modelPath, agent, args) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -638,8 +651,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
 
   if (args.saveModel && writer) {
-    const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
-    mkdirSync(`runs/${runName}`, { recursive: true });
     saveAgent(modelPath, agent, args);
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
@@ -675,13 +686,9 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
+// runMain (envs/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
+// with --debug; a lost or mismatched rank names the rank), and Ctrl-C / SIGTERM close what closeOnExit
+// registered, then exit 130 / 143 (envs/torchrun.ts forwards each signal to every rank once).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    await main();
-  } catch (e) {
-    // A lost or mismatched rank is one line (naming the rank) and exit 1, never a hang or a stack dump.
-    if (!(e instanceof dist.DistributedError)) throw e;
-    process.stderr.write(`error: ${e.message}\n`);
-    process.exit(1);
-  }
+  await runMain(main);
 }

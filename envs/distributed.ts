@@ -280,8 +280,16 @@ export async function initProcessGroup(opts: InitOptions = {}): Promise<void> {
     // Accept rank-1's connection from now on: it may come as soon as rank-1 has the table, before we have it.
     const prevSocket = acceptPrev(g, dataServer, deadline);
     prevSocket.catch(() => {}); // awaited in connectRing; a rendezvous failure must not leave it unhandled
-    const table = rank === 0 ? await rendezvousMaster(g, masterAddr, masterPort, loopback, dataPort, deadline) : await rendezvousWorker(g, masterAddr, masterPort, dataPort, deadline);
-    await connectRing(g, dataServer, prevSocket, table);
+    try {
+      const table = rank === 0 ? await rendezvousMaster(g, masterAddr, masterPort, loopback, dataPort, deadline) : await rendezvousWorker(g, masterAddr, masterPort, dataPort, deadline);
+      await connectRing(g, dataServer, prevSocket, table);
+    } catch (e) {
+      // Leave nothing open that would keep a caller who handles the error alive.
+      dataServer.close();
+      for (const socket of g.control.values()) socket.destroy();
+      g.next?.socket.destroy();
+      throw e;
+    }
   }
   group = g;
 }
@@ -507,6 +515,7 @@ function acceptPrev(g: Group, server: Server, deadline: number): Promise<Socket>
   const prevRank = (g.rank - 1 + g.worldSize) % g.worldSize;
   return new Promise<Socket>((resolve, reject) => {
     const timer = setTimeout(() => reject(new DistributedError(`rank ${g.rank}: timed out after ${g.timeoutMs / 1000} s waiting for rank ${prevRank} to connect`)), timeLeft(deadline));
+    server.once("close", () => clearTimeout(timer));
     server.on("connection", (socket) => {
       socket.once("data", (hello: Buffer) => {
         if (hello.length >= 4 && hello.readUInt32LE(0) === prevRank) {

@@ -4,7 +4,7 @@
 // held) and ALE's reset procedure (60 NOOP frames, then two 4-frame RESET presses for a game with no mode select).
 
 import assert from "node:assert/strict";
-import { readFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -28,6 +28,13 @@ function assembleTestCart(): Uint8Array {
 }
 
 const ROM = assembleTestCart();
+
+/** A fresh folder for ROM-lookup tests, removed when the test file ends. */
+function tempRomDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ale-roms-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 // RAM indices of the test cartridge (address - $80).
 const COUNTER = 0x00;
@@ -351,7 +358,7 @@ describe("registration and ROM lookup", () => {
   });
 
   test("a missing ROM raises one error naming the game, every place searched and how to get ROMs", () => {
-    const empty = mkdtempSync(join(tmpdir(), "ale-roms-"));
+    const empty = tempRomDir();
     const err = (() => {
       try {
         findRom("breakout", "f34f08e5eb96e500e851a80be3277a56", { romDir: empty, env: { ALE_ROMS_DIR: "/nonexistent/roms" }, askPython: false });
@@ -368,7 +375,7 @@ describe("registration and ROM lookup", () => {
   });
 
   test("a file named like the game is rejected when its MD5 is not ALE's", () => {
-    const dir = mkdtempSync(join(tmpdir(), "ale-roms-"));
+    const dir = tempRomDir();
     writeFileSync(join(dir, "breakout.bin"), ROM);
     assert.throws(
       () => findRom("breakout", "f34f08e5eb96e500e851a80be3277a56", { romDir: dir, env: {}, askPython: false }),
@@ -377,7 +384,7 @@ describe("registration and ROM lookup", () => {
   });
 
   test("the MD5, not the file name, identifies the ROM", () => {
-    const dir = mkdtempSync(join(tmpdir(), "ale-roms-"));
+    const dir = tempRomDir();
     writeFileSync(join(dir, "whatever.bin"), ROM);
     assert.equal(findRom("testcart", md5Hex(ROM), { romDir: dir, env: {}, askPython: false }).path, join(dir, "whatever.bin"));
   });
@@ -387,7 +394,7 @@ describe("registration and ROM lookup", () => {
     const saved = process.env.ALE_ROMS_DIR;
     delete process.env.ALE_ROMS_DIR;
     try {
-      const empty = mkdtempSync(join(tmpdir(), "ale-roms-"));
+      const empty = tempRomDir();
       assert.throws(() => make("BreakoutNoFrameskip-v4", { romDir: empty }), RomNotFoundError);
     } finally {
       if (saved !== undefined) process.env.ALE_ROMS_DIR = saved;

@@ -197,14 +197,31 @@ describe("the Parallel API", () => {
     }
   });
 
+  for (const [envId, rom, mode] of [["boxing_v2", "boxing", 2], ["ice_hockey_v2", "ice_hockey", 1]] as const) {
+    test(`${envId} constructs in 2-player mode ${mode}, resets and steps`, { skip: skipWithout(rom) }, () => {
+      const env = parallelEnv(envId, { romDir: ROM_DIR });
+      assert.equal(env.mode, mode);
+      env.reset({ seed: 1 });
+      for (let t = 0; t < 10; t++) env.step({ first_0: 3, second_0: 4 });
+      assert.deepEqual(env.agents, ["first_0", "second_0"]);
+    });
+  }
+
   test("the table lists PettingZoo's 24 Atari envs; an unported one fails with one clear message", () => {
     assert.equal(Object.keys(ATARI_ENVS).length, 24);
-    assert.throws(() => parallelEnv("boxing_v2"), /boxing_v2: the boxing ROM's Multi-Agent ALE rules are not ported yet/);
+    assert.throws(() => parallelEnv("joust_v3"), /joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
     assert.throws(() => parallelEnv("chess_v6"), /unknown PettingZoo Atari env "chess_v6"/);
   });
 
   test("a missing ROM is the single-player lookup's error", () => {
-    assert.throws(() => parallelEnv("pong_v3", { romDir: "/nonexistent-roms" }), /ROM for "pong" not found/);
+    const saved = process.env.ALE_ROMS_DIR;
+    process.env.ALE_ROMS_DIR = ""; // the lookup would fall back to it
+    try {
+      assert.throws(() => parallelEnv("pong_v3", { romDir: "/nonexistent-roms" }), /ROM for "pong" not found/);
+    } finally {
+      if (saved === undefined) delete process.env.ALE_ROMS_DIR;
+      else process.env.ALE_ROMS_DIR = saved;
+    }
   });
 });
 
@@ -414,9 +431,9 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
       const missing = run(["--env-id", "pong_v3", "--rom-dir", join(cwd, "no-roms-here")], cwd);
       assert.equal(missing.status, 2, missing.stderr);
       assert.match(missing.stderr, /error: ROM for "pong" not found\./);
-      const unported = run(["--env-id", "boxing_v2"], cwd);
+      const unported = run(["--env-id", "joust_v3"], cwd);
       assert.equal(unported.status, 2, unported.stderr);
-      assert.match(unported.stderr, /error: boxing_v2: the boxing ROM's Multi-Agent ALE rules are not ported yet/);
+      assert.match(unported.stderr, /error: joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -170,10 +170,12 @@ export class StellaCore {
    * Switches the console on, as ALE does when it loads a ROM: Stella's System generator is seeded with ALE's fixed
    * `system_random_seed`, the RIOT's constructor fills RAM with 128 draws, and two System::resets happen before ALE's
    * first environment reset (found by matching ale-py 0.12.1's post-reset RAM, see emulator.ts). `seed` fills the
-   * cartridge RAM of SC carts, which ALE draws from another generator.
+   * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE seeds the generator with its
+   * random_seed instead (`systemRandomSeed`) and re-seeds it once the console is built (`reseedAfterCreation`), so
+   * the first reset's timer is the seed's first draw.
    */
-  powerOn(seed: number): void {
-    this.systemRandom = new Mt19937(ALE_SYSTEM_RANDOM_SEED);
+  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
+    this.systemRandom = new Mt19937(systemRandomSeed);
     for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
     for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     const cartRam = this.cart.ram;
@@ -182,6 +184,12 @@ export class StellaCore {
       for (let i = 0; i < cartRam.length; i++) cartRam[i] = random.next() & 0xff;
     }
     this.systemReset();
+    if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
+  }
+
+  /** The next 32-bit draw of the system generator (Multi-Agent ALE draws one per active player per frame). */
+  systemRandomNext(): number {
+    return this.systemRandom.next();
   }
 
   /**

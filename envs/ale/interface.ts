@@ -23,9 +23,9 @@ export const NUM_RESET_NOOP_STEPS = 60;
 export type AtariConsole = Atari2600 | StellaCore;
 export type CoreName = "stella" | "6502ts";
 
-/** The core `ALE_CORE` names (default: 6502ts until the Stella port serves multi-player inputs); an unknown name is an error, not a silent fallback. */
+/** The core `ALE_CORE` names (default: stella, our Stella 3.x port); an unknown name is an error, not a silent fallback. */
 export function defaultCore(): CoreName {
-  const name = process.env.ALE_CORE ?? "6502ts";
+  const name = process.env.ALE_CORE ?? "stella";
   if (name !== "stella" && name !== "6502ts") throw new Error(`ALE_CORE must be "stella" or "6502ts", got "${name}"`);
   return name;
 }

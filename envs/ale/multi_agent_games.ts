@@ -6,7 +6,7 @@
 // A MultiAgentGameSpec is a GameSpec (so ALEInterface runs its reset and mode selection unchanged) plus
 // `playerModes`; ALEInterface switches to Multi-Agent ALE's behaviour when it sees one (see interface.ts).
 
-import { PONG, SURROUND, TENNIS, decimalScore, readRam, type GameSettings, type GameSpec } from "./games.ts";
+import { BOXING, ICE_HOCKEY, PONG, SURROUND, TENNIS, decimalScore, readRam, type GameSettings, type GameSpec } from "./games.ts";
 
 /** Per-frame state of a multi-player game: one reward and one lives count per player slot. */
 export interface MultiPlayerSettings extends GameSettings {
@@ -135,6 +135,32 @@ class SurroundSettings extends ZeroSumSettings {
   }
 }
 
+/** Boxing.cpp (Multi-Agent): punches landed, BCD RAM 0x92 (A) and 0x93 (B), 0xC0 a knock-out (100). */
+function boxingPoints(ram: Uint8Array, address: number): number {
+  return readRam(ram, address) === 0xc0 ? 100 : decimalScore(ram, address);
+}
+
+/** Boxing: score = A's points - B's; over at a knock-out or when the clock (RAM 0x90 minutes, BCD 0x91 seconds) is 0:00. */
+class BoxingSettings extends ZeroSumSettings {
+  protected score(ram: Uint8Array): number {
+    return boxingPoints(ram, 0x92) - boxingPoints(ram, 0x93);
+  }
+  protected isTerminal(ram: Uint8Array): boolean {
+    if (boxingPoints(ram, 0x92) === 100 || boxingPoints(ram, 0x93) === 100) return true;
+    return readRam(ram, 0x90) >> 4 === 0 && decimalScore(ram, 0x91) === 0;
+  }
+}
+
+/** IceHockey.cpp (Multi-Agent): score = BCD RAM 0x8A - BCD RAM 0x8B (uncapped); over when the clock RAM 0x87:0x86 is 0. */
+class IceHockeySettings extends ZeroSumSettings {
+  protected score(ram: Uint8Array): number {
+    return decimalScore(ram, 0x8a) - decimalScore(ram, 0x8b);
+  }
+  protected isTerminal(ram: Uint8Array): boolean {
+    return readRam(ram, 0x87) === 0 && readRam(ram, 0x86) === 0;
+  }
+}
+
 /** Tennis.cpp's max_turn_time default (60 * 3 frames): a server stalling this long is penalised in 2-player modes. */
 const TENNIS_MAX_TURN_FRAMES = 180;
 
@@ -232,7 +258,23 @@ export const TENNIS_MA: MultiAgentGameSpec = multiAgentGame(
   (players) => new TennisSettings(players),
 );
 
+/** Boxing: mode m is RAM 0x92 = m, 1-frame SELECT presses. Checked to construct and play only (no recorded run). */
+export const BOXING_MA: MultiAgentGameSpec = multiAgentGame(
+  BOXING,
+  { 1: [1], 2: [2], 4: [] },
+  { modeSelect: { ramIndex: 0x92, selectFrames: 1 } },
+  () => new BoxingSettings(),
+);
+
+/** Ice Hockey: mode m is RAM 0x80 = m, 2-frame presses. Checked to construct and play only (no recorded run). */
+export const ICE_HOCKEY_MA: MultiAgentGameSpec = multiAgentGame(
+  ICE_HOCKEY,
+  { 1: [0, 2], 2: [1, 3], 4: [] },
+  { modeSelect: { ramIndex: 0x80, selectFrames: 2 } },
+  () => new IceHockeySettings(),
+);
+
 /** The Multi-Agent ALE games implemented so far, by ROM id. */
 export const MULTI_AGENT_GAMES: ReadonlyMap<string, MultiAgentGameSpec> = new Map(
-  [PONG_MA, SURROUND_MA, TENNIS_MA].map((g) => [g.rom, g]),
+  [PONG_MA, SURROUND_MA, TENNIS_MA, BOXING_MA, ICE_HOCKEY_MA].map((g) => [g.rom, g]),
 );
