@@ -9,8 +9,9 @@
 //                  and sampling included: one rollout step's network cost
 //   cnn-update     one ppo_atari.ts updateStep (PPO loss, backprop, global-norm clip, Adam) on a minibatch of 256
 //                  (CleanRL: 8 envs x 128 steps / 4 minibatches)
-//   impala-update  the same kind of step for the IMPALA CNN that CleanRL's ppo_procgen.py uses (defined below), on
-//                  a minibatch of --impala-batch (default 2048: 64 envs x 256 steps / 8 minibatches)
+//   impala-update  one ppo_procgen.ts updateStep (IMPALA CNN) on a minibatch of --impala-batch (default 2048: 64 envs
+//                  x 256 steps / 8 minibatches), its gradient summed over chunks of --grad-chunk-size (default: that of
+//                  ppo_procgen.ts; 0: the whole minibatch at once, which exceeds WASM's memory at 1024 and more)
 //   mlp-update     one ppo.ts updateStep on a minibatch of 128 (CartPole sizes)
 //   sps            ppo_atari.ts end to end over --iterations iterations (default 20) of 8 envs x 128 steps: the last
 //                  SPS it prints. On Breakout with --rom-dir, else on MemoryCue-v0 (ROM-free, same wrapper stack and
@@ -22,23 +23,30 @@
 import minimist from "minimist";
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
-import { clipGradNorm } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
+import * as ppoProcgen from "../ppo_procgen.ts";
 
 const WORKLOADS = ["cnn-forward", "cnn-update", "impala-update", "mlp-update", "sps"] as const;
 type Workload = (typeof WORKLOADS)[number];
 const CPU_BEARABLE: Workload[] = ["cnn-forward", "mlp-update"];
 
 const cli = minimist(process.argv.slice(2), {
-  string: ["backends", "only", "reps", "iterations", "impala-batch", "rom-dir", "child"],
-  boolean: ["slow-cpu"],
-  default: { backends: "webgpu,tensorflow,wasm,cpu", only: WORKLOADS.join(","), reps: "3", iterations: "20", "impala-batch": "2048" },
+  string: ["backends", "only", "reps", "iterations", "impala-batch", "grad-chunk-size", "rom-dir", "child"],
+  boolean: ["slow-cpu", "help"],
+  default: { backends: "webgpu,tensorflow,wasm,cpu", only: WORKLOADS.join(","), reps: "3", iterations: "20", "impala-batch": "2048", "grad-chunk-size": String(ppoProcgen.ARGS.gradChunkSize.default) },
 });
+if (cli.help) {
+  // The usage is the header comment above, printed as it stands.
+  const source = readFileSync(fileURLToPath(import.meta.url), "utf8");
+  console.log(source.slice(0, source.indexOf("\nimport ")).replace(/^\/\/ ?/gm, ""));
+  process.exit(0);
+}
 const reps = Number(cli.reps);
 const only = String(cli.only).split(",") as Workload[];
 for (const w of only) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w} (${WORKLOADS.join(", ")})`);
@@ -75,7 +83,7 @@ function cnnUpdate(): number {
   const agent = new ppoAtari.Agent(4, rng);
   const opt = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
-    obs: tf.tensor4d(frames(256, rng), [256, 4, 84, 84], "int32"),
+    obs: ppoAtari.framesToInput(frames(256, rng)), // ppo_atari.ts's update takes its scaled NHWC float frames
     actions: tf.tensor1d(Int32Array.from({ length: 256 }, () => rng.integers(0, 4)), "int32"),
     ...rolloutFields(256, rng),
   };
@@ -94,60 +102,25 @@ function mlpUpdate(): number {
   return time(Math.max(reps, 20), () => ppo.updateStep(agent, opt, mb, LOSS_ARGS));
 }
 
-// The IMPALA CNN (Espeholt et al. 2018) as in CleanRL's ppo_procgen.py: three ConvSequences with 16, 32, 32
-// channels, each conv3x3 -> maxpool 3x3 stride 2 -> two residual blocks (x + conv(relu(conv(relu(x))))), then
-// flatten -> relu -> dense 256 -> relu, policy head 15 actions, value head. Input 64x64x3 (NHWC here). PyTorch pads
-// the max-pool by 1 on each side, "same" pads 1 at the bottom/right only: same output shape and cost.
-interface Param { w: tf.Variable; b: tf.Variable }
-function impalaParams(rng: RandomGenerator): { convs: Param[]; fc: Param; actor: Param; critic: Param } {
-  const param = (shape: number[], fanIn: number): Param => ({
-    w: tf.variable(tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal() / Math.sqrt(fanIn)), shape)),
-    b: tf.variable(tf.zeros([shape[shape.length - 1]])),
-  });
-  const convs: Param[] = [];
-  let c = 3;
-  for (const out of [16, 32, 32]) {
-    convs.push(param([3, 3, c, out], 9 * c)); // the sequence's first conv
-    for (let k = 0; k < 4; k++) convs.push(param([3, 3, out, out], 9 * out)); // two residual blocks, two convs each
-    c = out;
-  }
-  return { convs, fc: param([8 * 8 * 32, 256], 8 * 8 * 32), actor: param([256, 15], 256), critic: param([256, 1], 256) };
-}
-
-function impalaUpdate(batch: number): number {
+/**
+ * One ppo_procgen.ts updateStep (IMPALA CNN: PPO loss, backprop over --grad-chunk-size chunks, global-norm clip,
+ * Adam) on a minibatch of `batch` random frames.
+ */
+function impalaUpdate(batch: number, gradChunkSize: number): number {
   const rng = new RandomGenerator(4);
-  const p = impalaParams(rng);
-  const vars = [...p.convs, p.fc, p.actor, p.critic].flatMap((q) => [q.w, q.b]);
-  const conv = (x: tf.Tensor4D, q: Param) => tf.add(tf.conv2d(x, q.w as tf.Tensor4D, 1, "same"), q.b) as tf.Tensor4D;
-  const forward = (obs: tf.Tensor4D): [tf.Tensor2D, tf.Tensor1D] => {
-    let h = tf.div(obs, 255) as tf.Tensor4D;
-    for (let s = 0; s < 3; s++) {
-      h = tf.maxPool(conv(h, p.convs[5 * s]), 3, 2, "same");
-      for (let r = 0; r < 2; r++) {
-        const y = conv(tf.relu(conv(tf.relu(h), p.convs[5 * s + 1 + 2 * r])), p.convs[5 * s + 2 + 2 * r]);
-        h = tf.add(h, y);
-      }
-    }
-    const z = tf.relu(tf.add(tf.matMul(tf.relu(tf.reshape(h, [batch, -1])), p.fc.w), p.fc.b)) as tf.Tensor2D;
-    return [tf.add(tf.matMul(z, p.actor.w), p.actor.b) as tf.Tensor2D, tf.reshape(tf.add(tf.matMul(z, p.critic.w), p.critic.b), [-1])];
+  const agent = new ppoProcgen.Agent(15, rng);
+  const opt = tf.train.adam(5e-4, 0.9, 0.999, 1e-5);
+  const floats = (scale: number, offset = 0) => Float32Array.from({ length: batch }, () => offset + scale * rng.normal());
+  const data = {
+    obs: Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)),
+    actions: Int32Array.from({ length: batch }, () => rng.integers(0, 15)),
+    logprobs: floats(0.1, -Math.log(15)),
+    advantages: floats(1),
+    returns: floats(1),
+    values: floats(1),
   };
-  const obs = tf.tensor4d(Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)), [batch, 64, 64, 3], "int32");
-  const actions = tf.oneHot(tf.tensor1d(Int32Array.from({ length: batch }, () => rng.integers(0, 15)), "int32"), 15);
-  const { logprobs, advantages, returns } = rolloutFields(batch, rng);
-  const opt: tf.Optimizer = tf.train.adam(5e-4, 0.9, 0.999, 1e-5);
-  // A PPO step's shape: clipped surrogate, value loss, entropy bonus, global-norm clipping, Adam.
-  return time(reps, () => tf.tidy(() => {
-    const { value, grads } = tf.variableGrads(() => {
-      const [logits, v] = forward(obs);
-      const logp = tf.logSoftmax(logits);
-      const ratio = tf.exp(tf.sub(tf.sum(tf.mul(logp, actions), -1), logprobs));
-      const pg = tf.mean(tf.maximum(tf.mul(tf.neg(advantages), ratio), tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 0.8, 1.2))));
-      const entropy = tf.mean(tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)));
-      return tf.sub(tf.add(pg, tf.mul(0.25, tf.mean(tf.square(tf.sub(v, returns))))), tf.mul(0.01, entropy)) as tf.Scalar;
-    }, vars);
-    opt.applyGradients(clipGradNorm(grads, 0.5).grads);
-    value.dataSync();
-  }));
+  const inds = Int32Array.from({ length: batch }, (_, i) => i);
+  return time(reps, () => ppoProcgen.updateStep(agent, opt, data, inds, { ...LOSS_ARGS, clipCoef: 0.2, gradChunkSize }));
 }
 
 /** ppo_atari.ts end to end in its own process; returns the last SPS it printed. */
@@ -181,7 +154,7 @@ async function child(backend: BackendChoice): Promise<void> {
     try {
       if (w === "cnn-forward") results[w] = cnnForward();
       else if (w === "cnn-update") results[w] = cnnUpdate();
-      else if (w === "impala-update") results[w] = impalaUpdate(Number(cli["impala-batch"]));
+      else if (w === "impala-update") results[w] = impalaUpdate(Number(cli["impala-batch"]), Number(cli["grad-chunk-size"]));
       else if (w === "mlp-update") results[w] = mlpUpdate();
       else results[w] = spsRun(backend);
     } catch (err) {
@@ -201,7 +174,7 @@ function cell(v: number | string | undefined, w: Workload): string {
 if (cli.child) {
   await child(cli.child as BackendChoice);
 } else {
-  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli["impala-batch"]})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
+  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli["impala-batch"]}, chunks of ${cli["grad-chunk-size"]})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
   const rows: string[][] = [];
   for (const backend of String(cli.backends).split(",")) {
     process.stderr.write(`${backend}...\n`);
