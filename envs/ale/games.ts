@@ -344,8 +344,8 @@ export const ASTERIX: GameSpec = {
 /**
  * Asteroids.cpp. Score: BCD RAM 0xBE/BD times 10; a negative change means the 5-digit counter wrapped and is worth
  * +100000. Lives: high nibble of RAM 0xBC. Modes 0-31 and 0x80 ("kids"), selected at RAM 0x80 with 2-frame presses.
- * Its DefProps entry also sets Emulation.HmoveBlanks "NO": no 8-pixel black comb on lines with an HMOVE (the Stella
- * core honours it; the 6502.ts core draws the comb).
+ * Its DefProps entry also sets Emulation.HmoveBlanks "NO": no 8-pixel black comb on lines with an HMOVE (the console
+ * option `hmoveBlanks`).
  */
 export const ASTEROIDS: GameSpec = {
   name: "Asteroids",
