@@ -310,6 +310,23 @@ describe("AtariEnv", () => {
     ]);
   });
 
+  test("actions the game's isLegal rejects leave the full action space and are played as NOOP when asked for", () => {
+    // ALE's getLegalActionSet filters by RomSettings::isLegal (Skiing drops its FIRE actions), and oneStepAct turns
+    // an illegal action into NOOP before emulating it: no FIRE score, INPT4 shows the button released.
+    const game: GameSpec = { ...TEST_CART, illegalActions: [Action.FIRE, Action.UPFIRE] };
+    const full = new AtariEnv({ game, rom: ROM, frameskip: 1, repeatActionProbability: 0, fullActionSpace: true });
+    assert.equal(full.actionSpace.n, 16);
+    assert.deepEqual(full.getActionMeanings().slice(0, 3), ["NOOP", "UP", "RIGHT"]);
+    assert.ok(!full.getActionMeanings().includes("UPFIRE"));
+    const env = new AtariEnv({ game, rom: ROM, frameskip: 1, repeatActionProbability: 0 });
+    env.reset({ seed: 0 });
+    assert.equal(env.ale.act(Action.FIRE), 0);
+    assert.equal(env.ale.console.ram[LAST_INPT4] & 0x80, 0x80, "FIRE not pressed");
+    assert.equal(env.ale.act(Action.UPFIRE), 0, "UPFIRE is NOOP, not UP");
+    assert.equal(env.ale.act(Action.UP), 10, "legal actions still play");
+    assert.equal(env.ale.act(Action.DOWNFIRE), 1, "FIRE in a legal action still presses the button");
+  });
+
   test("rgb_array rendering returns the current screen as a frame", () => {
     const env = testEnv({ renderMode: "rgb_array" });
     const [obs] = env.reset({ seed: 0 });

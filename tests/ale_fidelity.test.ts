@@ -19,6 +19,7 @@ import {
   MONTEZUMA_REVENGE,
   MS_PACMAN,
   PONG,
+  SKIING,
   SPACE_INVADERS,
   TENNIS,
   WIZARD_OF_WOR,
@@ -110,6 +111,14 @@ const REAL_ALE: Record<string, Reference> = {
     lives: 3,
     resets: 0,
   },
+  skiing: {
+    // Frames 200-209 press FIRE, which Skiing's isLegal rejects: ALE plays NOOP there, and the run goes on.
+    ram: ["886ba763", "b381fed5", "1fc95cef", "db9e4c20", "635ea279", "79475bb0", "dbe49abe", "59370c31", "e76f4a7a", "51c44eea"],
+    screen: ["fce5c0e5", "c51d4028", "2b7d5700", "c5e7c3fa", "23d4204d", "ea608dc5", "5b44c3bb", "f2e1e39b", "c35ddf7e", "054d8046"],
+    reward: -1664,
+    lives: 0,
+    resets: 0,
+  },
 };
 
 /** 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks (index 3, 8, 13, ... mod size). */
@@ -156,7 +165,7 @@ function replay(game: GameSpec, rom: Uint8Array): Reference {
   return run;
 }
 
-const GAMES_RECORDED = [BREAKOUT, PONG, BEAM_RIDER, TENNIS, SPACE_INVADERS, ENDURO, MONTEZUMA_REVENGE, MS_PACMAN, BERZERK, WIZARD_OF_WOR];
+const GAMES_RECORDED = [BREAKOUT, PONG, BEAM_RIDER, TENNIS, SPACE_INVADERS, ENDURO, MONTEZUMA_REVENGE, MS_PACMAN, BERZERK, WIZARD_OF_WOR, SKIING];
 
 describe("fidelity to ale-py 0.12.1", () => {
   test("every recorded trajectory belongs to a game checked below", () => {

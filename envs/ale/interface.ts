@@ -51,6 +51,8 @@ export class ALEInterface {
   /** One action per controller slot for the next frames: A, B (and C, D for Multi-Agent ALE). */
   private readonly inputs: number[];
   private readonly playerRewards = new Int32Array(4);
+  /** Per action 0..17: the action itself, or NOOP where the game's isLegal rejects it (StellaEnvironment::noopIllegalAction). */
+  private readonly played: Int32Array;
 
   constructor(
     readonly game: GameSpec,
@@ -74,6 +76,7 @@ export class ALEInterface {
     this.players = this.multi ? this.multi.playersForMode(this.mode) : 1;
     this.inputs = new Array(this.multi ? 4 : 2).fill(Action.NOOP);
     this.settings = this.multi ? this.multi.createPlayerSettings(this.players) : game.createSettings();
+    this.played = Int32Array.from({ length: 18 }, (_, a) => (game.illegalActions?.includes(a) ? Action.NOOP : a));
   }
 
   /** Multi-Agent ALE's `setInt("random_seed", seed)`: takes effect at the next ROM load (`resetGame(_, true)`). */
@@ -91,9 +94,10 @@ export class ALEInterface {
     return [...this.game.minimalActions];
   }
 
-  /** ALE's `getLegalActionSet()`: all 18 joystick actions. */
+  /** ALE's `getLegalActionSet()`: the 18 joystick actions in ALE's order, less those the game's isLegal rejects. */
   getLegalActionSet(): number[] {
-    return Array.from({ length: 18 }, (_, i) => i);
+    const illegal = this.game.illegalActions ?? [];
+    return Array.from({ length: 18 }, (_, i) => i).filter((a) => !illegal.includes(a));
   }
 
   /**
@@ -219,7 +223,8 @@ export class ALEInterface {
     if (!Number.isInteger(action) || action < 0 || action >= 18) throw new RangeError(`act: invalid action ${action}`);
     if (this.random() >= this.aleSettings.repeatActionProbability) this.stickyAction = action;
     if (this.isTerminal()) return 0;
-    this.emulate(this.stickyAction, 1, render);
+    // The sticky action is the one asked for; an illegal one is played as NOOP (ALE's oneStepAct).
+    this.emulate(this.played[this.stickyAction], 1, render);
     this.frameNumber++;
     this.episodeFrameNumber++;
     return this.settings.reward;
