@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 
 import { usageError } from "../envs/cli.ts";
+import { runMain } from "../envs/main.ts";
 import { GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 
@@ -107,4 +108,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

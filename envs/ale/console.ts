@@ -18,7 +18,6 @@ import {
   LEFT_BIT,
   MAXIMUM_RESISTANCE,
   MINIMUM_RESISTANCE,
-  Mt19937,
   PADDLE_DEFAULT_VALUE,
   PADDLE_DELTA,
   PADDLE_MAX,
@@ -28,6 +27,8 @@ import {
   type ConsoleOptions,
 } from "./controls.ts";
 import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts";
+// std::mt19937 is the generator behind Stella's Random in ALE.
+import { Mt19937 } from "../rng.ts";
 import { M6502 } from "./m6502.ts";
 import { screenToGrayscale, screenToRgb } from "./palette.ts";
 import { Riot } from "./riot.ts";

@@ -80,6 +80,3 @@ export interface ConsoleOptions {
   /** Emulation.HmoveBlanks: whether an early-line HMOVE blanks the line's first 8 pixels (default true; Stella core). */
   hmoveBlanks?: boolean;
 }
-
-/** std::mt19937 is the generator behind Stella's Random in ALE. */
-export { Mt19937 } from "../rng.ts";
