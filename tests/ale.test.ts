@@ -165,6 +165,18 @@ describe("emulator", () => {
     assert.notDeepEqual(emu.screen, screen);
   });
 
+  test("power-on runs the 60 frames of Stella's NTSC/PAL detection before the game is reset", () => {
+    // Console.cxx (Display.Format AUTO-DETECT): games that never clear a counter see those frames (Surround's $FD).
+    const emu = new Atari2600(ROM);
+    const frames = emu.framesEmulated;
+    emu.powerOn(0);
+    assert.equal(emu.framesEmulated - frames, 60);
+    // The first frame ends at the cartridge's first VSYNC, before any increment: 59 of them are left in RAM.
+    assert.equal(emu.ram[COUNTER], 59);
+    emu.emulateFrame();
+    assert.equal(emu.ram[COUNTER], 0, "then the CPU starts over from the reset vector and clears RAM");
+  });
+
   test("the same power-on seed gives the same machine", () => {
     const a = new Atari2600(ROM);
     const b = new Atari2600(ROM);

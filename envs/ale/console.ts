@@ -38,8 +38,8 @@ import { Tia } from "./tia.ts";
 const SWCHB_UNUSED_BITS = 0x34;
 /** SWCHB bit 3: colour TV (ALE's Console.TelevisionType COLOR). */
 const SWCHB_COLOR = 0x08;
-/** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
-const RESETS_BEFORE_LOAD = 2;
+/** Frames Stella's Console constructor runs to tell NTSC from PAL (Console.cxx), before ALE's first reset. */
+const DISPLAY_FORMAT_DETECTION_FRAMES = 60;
 
 /** ALE moves a paddle by PADDLE_DELTA per frame: RIGHT lowers the resistance, LEFT raises it. */
 function paddleDelta(switches: number): number {
@@ -169,8 +169,11 @@ export class Atari2600 {
 
   /**
    * Switches the console on, as ALE does when it loads a ROM: Stella's System generator is seeded with ALE's fixed
-   * `system_random_seed`, the RIOT's constructor fills RAM with 128 draws, and two System::resets happen before ALE's
-   * first environment reset (found by matching ale-py 0.12.1's post-reset RAM and RIOT timer). `seed` fills the
+   * `system_random_seed` and the RIOT's constructor fills RAM with 128 draws. Stella's Console constructor then
+   * auto-detects NTSC/PAL (Display.Format AUTO-DETECT, the default): a System::reset, 60 frames with nothing pressed,
+   * another System::reset; one more follows before ALE's first environment reset (found by matching ale-py 0.12.1's
+   * post-reset RAM and RIOT timer), and each draws a RIOT timer. The 60 frames matter to games that never clear some
+   * RAM: Surround's frame counter at $FD, which its computer player's moves depend on. `seed` fills the
    * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE seeds the generator with its
    * random_seed instead (`systemRandomSeed`) and re-seeds it once the console is built (`reseedAfterCreation`), so
    * the first reset's timer is the seed's first draw.
@@ -178,12 +181,14 @@ export class Atari2600 {
   powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
     this.systemRandom = new Mt19937(systemRandomSeed);
     for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
-    for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     const cartRam = this.cart.ram;
     if (cartRam !== null) {
       const random = new Mt19937(seed);
       for (let i = 0; i < cartRam.length; i++) cartRam[i] = random.next() & 0xff;
     }
+    this.systemReset();
+    for (let i = 0; i < DISPLAY_FORMAT_DETECTION_FRAMES; i++) this.emulateFrame(false);
+    this.systemReset();
     this.systemReset();
     if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
   }
