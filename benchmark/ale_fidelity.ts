@@ -41,7 +41,10 @@ export interface Comparison {
   detail?: string;
 }
 
-/** The scripted actions of tests/ale_fidelity.test.ts. */
+/**
+ * The scripted actions of every fidelity run (this sweep, tests/ale_fidelity.test.ts, and ale_reference.py's Python
+ * copy): 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks (index 3, 8, 13, ... mod size).
+ */
 export function scriptedAction(t: number, minimal: readonly number[]): number {
   if (t < 200) return 0;
   if (t < 210) return 1;

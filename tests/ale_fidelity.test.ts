@@ -27,6 +27,8 @@ import {
   type GameSpec,
 } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
+// 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks, as benchmark/ale_reference.py.
+import { scriptedAction } from "../benchmark/ale_fidelity.ts";
 import { md5Hex } from "../envs/ale/roms.ts";
 
 const ROM_DIR = process.env.ALE_ROMS_DIR ?? fileURLToPath(new URL("../../shared/roms", import.meta.url));
@@ -131,12 +133,6 @@ const REAL_ALE: Record<string, Reference> = {
   },
 };
 
-/** 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks (index 3, 8, 13, ... mod size). */
-function scriptedAction(t: number, minimal: readonly number[]): number {
-  if (t < 200) return 0;
-  if (t < 210) return 1;
-  return minimal[(Math.floor((t - 210) / 8) * 5 + 3) % minimal.length];
-}
 
 function romFor(t: TestContext, game: GameSpec): Uint8Array | null {
   const path = join(ROM_DIR, `${game.rom}.bin`);
