@@ -16,9 +16,10 @@ import { findGame } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import * as gym from "../envs/index.ts";
-import { int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
+import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */
 const ALE_PY_SCRIPT = `
@@ -86,8 +87,7 @@ async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.", "benchmark/atari_throughput.ts");
   if (cli.romDir !== null) process.env.ALE_ROMS_DIR = cli.romDir;
   const envId = cli.envId;
-  const workerCounts: number[] = cli.workers.split(",").map(Number);
-  if (!workerCounts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${cli.workers}"`);
+  const workers = workerCounts(cli.workers);
   const seconds = cli.seconds;
   const rng = new RandomGenerator(0);
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
@@ -111,32 +111,21 @@ async function main(): Promise<void> {
     console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
   }
 
-  await envThroughput(envId, workerCounts, seconds, rng, ppoAtari);
+  await envThroughput(envId, workers, seconds, rng, ppoAtari);
 }
 
-async function envThroughput(envId: string, workerCounts: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
-
-  const measure = (step: () => void, framesPerCall: number): number => {
-    for (let i = 0; i < 20; i++) step(); // warm-up: JIT, worker start-up
-    let frames = 0;
-    const start = performance.now();
-    while (performance.now() - start < seconds * 1000) {
-      step();
-      frames += framesPerCall;
-    }
-    return frames / ((performance.now() - start) / 1000);
-  };
-
+async function envThroughput(envId: string, workers: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
   const single = gym.make(envId);
   const numActions = (single.actionSpace as gym.spaces.Discrete).n;
   single.reset({ seed: 1 });
-  const inThread = measure(() => {
+  const inThread = ratePerSecond(() => {
     const [, , terminated, truncated] = single.step(rng.integers(0, numActions));
     if (terminated || truncated) single.reset();
-  }, 1);
+    return 1;
+  }, seconds);
   console.log(`| ${envId} | 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
 
-  for (const n of workerCounts) {
+  for (const n of workers) {
     for (const [label, module, exportName, framesPerStep] of [
       ["raw", import.meta.url, "makeRawEnv", 1],
       ["CleanRL wrapper stack", ppoAtari, "makeEnv", 4],
@@ -145,10 +134,11 @@ async function envThroughput(envId: string, workerCounts: number[], seconds: num
       const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: n }, (_, i) => ({ module, exportName, args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args })));
       envs.reset({ seed: 1 });
       const actions = new Int32Array(n);
-      const fps = measure(() => {
+      const fps = ratePerSecond(() => {
         for (let i = 0; i < n; i++) actions[i] = rng.integers(0, numActions);
         envs.step(actions);
-      }, n * framesPerStep);
+        return n * framesPerStep;
+      }, seconds);
       envs.close();
       console.log(`| ${envId} | ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
     }

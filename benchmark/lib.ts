@@ -14,6 +14,25 @@ import { readEventFile } from "../envs/logging.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/**
+ * Units per second of `step` (it returns how many units — frames, env steps — one call did), timed over `seconds`
+ * of wall clock after 20 untimed warm-up calls (JIT, image decoding, worker start-up).
+ */
+export function ratePerSecond(step: () => number, seconds: number): number {
+  for (let i = 0; i < 20; i++) step();
+  let units = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) units += step();
+  return units / ((performance.now() - start) / 1000);
+}
+
+/** A `--workers 1,2` list: comma-separated counts of at least 1, else a usage error. */
+export function workerCounts(list: string): number[] {
+  const counts = list.split(",").map(Number);
+  if (!counts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${list}"`);
+  return counts;
+}
+
 export interface RunResult {
   envId: string;
   seed: number;
