@@ -89,7 +89,9 @@ const { control, port } = workerData;
 try {
   if (workerData.tsxApi !== null) (await import(workerData.tsxApi)).register();
   // Registered after tsx's, so it resolves first: tfjs never reaches tsx or Node's loader in a worker.
-  if (workerData.stubs !== null) (await import("node:module")).register(workerData.stubs.hooks, { data: workerData.stubs.data });
+  // (module.register is Node >= 20.6; on older Nodes workers load the real tfjs, as before.)
+  const { register } = await import("node:module");
+  if (workerData.stubs !== null && typeof register === "function") register(workerData.stubs.hooks, { data: workerData.stubs.data });
   const { runAsyncVectorWorker } = await import(workerData.self);
   await runAsyncVectorWorker(workerData);
 } catch (error) {
