@@ -12,20 +12,21 @@
 // ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder holding pong.bin, surround.bin, tennis.bin...
 import * as tf from "@tensorflow/tfjs";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import * as pettingzoo from "./envs/pettingzoo/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type ArgValues, bool, float, int, kebab, parseArgs, str, usageError } from "./envs/cli.ts";
+import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
 const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
-  seed: int(1, "seed of the experiment"),
+  seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
   backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
@@ -35,27 +36,27 @@ const ARGS = {
   captureVideo: bool(false, "whether to capture videos of the agent performances (check out `videos` folder)"),
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
-  evalEpisodes: int(10, "the number of episodes the evaluation runs"),
+  evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
   envId: str("pong_v3", "the id of the environment"),
-  totalTimesteps: int(20000000, "total timesteps of the experiments"),
-  learningRate: float(2.5e-4, "the learning rate of the optimizer"),
-  numEnvs: int(16, "the number of parallel game environments (agent slots: 2 per two-player game)"),
-  numSteps: int(128, "the number of steps to run in each environment per policy rollout"),
+  totalTimesteps: int(20000000, "total timesteps of the experiments", { ge: 1 }),
+  learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
+  numEnvs: int(16, "the number of parallel game environments (agent slots: 2 per two-player game)", { ge: 1 }),
+  numSteps: int(128, "the number of steps to run in each environment per policy rollout", { ge: 1 }),
   annealLr: bool(true, "Toggle learning rate annealing for policy and value networks"),
-  gamma: float(0.99, "the discount factor gamma"),
-  gaeLambda: float(0.95, "the lambda for the general advantage estimation"),
-  numMinibatches: int(4, "the number of mini-batches"),
-  updateEpochs: int(4, "the K epochs to update the policy"),
+  gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
+  gaeLambda: float(0.95, "the lambda for the general advantage estimation", { ge: 0, le: 1 }),
+  numMinibatches: int(4, "the number of mini-batches", { ge: 1 }),
+  updateEpochs: int(4, "the K epochs to update the policy", { ge: 1 }),
   normAdv: bool(true, "Toggles advantages normalization"),
-  clipCoef: float(0.1, "the surrogate clipping coefficient"),
+  clipCoef: float(0.1, "the surrogate clipping coefficient", { gt: 0 }),
   clipVloss: bool(true, "Toggles whether or not to use a clipped loss for the value function, as per the paper."),
-  entCoef: float(0.01, "coefficient of the entropy"),
-  vfCoef: float(0.5, "coefficient of the value function"),
-  maxGradNorm: float(0.5, "the maximum norm for the gradient clipping"),
-  targetKl: float(null, "the target KL divergence threshold"),
+  entCoef: float(0.01, "coefficient of the entropy", { ge: 0 }),
+  vfCoef: float(0.5, "coefficient of the value function", { ge: 0 }),
+  maxGradNorm: float(0.5, "the maximum norm for the gradient clipping", { gt: 0 }),
+  targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
@@ -311,12 +312,16 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** What `updateStep` returns, in order (named by the NaN guard). */
+const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
+
 /**
  * One gradient step on one minibatch. Everything runs inside one `tf.tidy`, so the tensor count stays flat.
- * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac] in one readback.
+ * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
+ * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
 export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
-  const metrics = tf.tidy(() => {
+  return tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
@@ -325,17 +330,20 @@ export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch,
       return terms.loss;
     }, agent.parameters());
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
-    optimizer.applyGradients(clipGradNorm(grads, args.maxGradNorm).grads);
-    return stats!;
+    const clipped = clipGradNorm(grads, args.maxGradNorm);
+    const metrics = tf.concat([stats!, tf.reshape(clipped.norm, [1])]);
+    tf.dispose(stats!);
+    const values = metrics.dataSync() as Float32Array;
+    if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
+    return values;
   });
-  const values = metrics.dataSync() as Float32Array;
-  metrics.dispose();
-  return values;
 }
 
-function saveAgent(path: string, agent: Agent, args: Args): void {
+function saveAgent(path: string, agent: Agent, args: Args): string {
   const checkpoint = { format: "ppo.ts/agent@1", script: "ppo_pettingzoo_ma_atari.ts", envId: args.envId, numActions: agent.numActions, parameters: agent.stateDict() };
+  mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(checkpoint));
+  return path;
 }
 
 function loadAgent(path: string): { agent: Agent; envId: string } {
@@ -371,9 +379,6 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const args: Args = { ...parseArgs(ARGS, "Self-play PPO on PettingZoo's two-player Atari games (CleanRL's ppo_pettingzoo_ma_atari.py).", "ppo_pettingzoo_ma_atari.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
-  for (const key of ["totalTimesteps", "numEnvs", "numSteps", "numMinibatches", "updateEpochs", "evalEpisodes"] as const) {
-    if (args[key] <= 0) usageError(`--${kebab(key)} must be positive, got ${args[key]}`);
-  }
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
@@ -382,6 +387,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const envIds = Object.keys(pettingzoo.atari.ATARI_ENVS);
   if (args.evalCheckpoint === null && !envIds.includes(args.envId)) usageError(`unknown --env-id ${args.envId}; one of: ${envIds.join(", ")}`);
   const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
   if (args.romDir !== null) process.env.ALE_ROMS_DIR = args.romDir;
@@ -419,6 +425,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // steps in its own worker thread: emulation is the bottleneck, so the games must spread over the cores.
   const games = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs / agentsPerGame }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })));
   const envs = new pettingzoo.ss.RecordEpisodeStatistics(new pettingzoo.ss.ConcatVecEnv(games));
+  closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
   const numActions = envs.singleActionSpace.n;
 
   const agent = new Agent(numActions, rng);
@@ -450,6 +457,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
+    await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
     // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
     if (args.annealLr) {
       const frac = 1.0 - (iteration - 1.0) / args.numIterations;
@@ -492,7 +500,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
     const clipfracs: number[] = [];
-    let stats: Float32Array = new Float32Array(6);
+    let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
       shuffle(bInds, rng);
       for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
@@ -515,6 +523,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         }));
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
+        // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, args) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -539,8 +549,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
 
   if (args.saveModel) {
-    const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
-    mkdirSync(`runs/${runName}`, { recursive: true });
     saveAgent(modelPath, agent, args);
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
@@ -575,6 +583,8 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
+// runMain (envs/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
+// with --debug), and Ctrl-C / SIGTERM close what closeOnExit registered, then exit 130 / 143.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
+  await runMain(main);
 }

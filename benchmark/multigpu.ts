@@ -20,22 +20,13 @@ import { fileURLToPath } from "node:url";
 
 import { allReduce, barrier, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
 import { ROOT } from "./lib.ts";
+import { freePort } from "../envs/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const TSX = import.meta.resolve("tsx");
 // conv 8x8x4x32, 4x4x32x64, 3x3x64x64, fc 3136x512, actor 512x4, critic 512x1, with their biases.
 const NATURE_CNN_PARAMS = 8 * 8 * 4 * 32 + 32 + (4 * 4 * 32 * 64 + 64) + (3 * 3 * 64 * 64 + 64) + (3136 * 512 + 512) + (512 * 4 + 4) + (512 + 1);
 const REPEATS = 30;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One rank of the all-reduce benchmark: warm up, then time REPEATS all-reduces; rank 0 prints ms per call. */
 async function allReduceRank(): Promise<void> {

@@ -110,3 +110,47 @@ export function npRandom(seed?: number): [RandomGenerator, number] {
   const used = seed ?? randomSeed();
   return [new RandomGenerator(used), used];
 }
+
+/**
+ * C++'s `std::mt19937`, the 32-bit Mersenne Twister, bit for bit: the engine behind Stella's System generator in
+ * ALE (power-on RAM, RIOT timers, sticky actions in Multi-Agent ALE) and behind procgen's level generation. Those
+ * originals' streams must be reproduced exactly, which is why this exists beside `RandomGenerator`.
+ */
+export class Mt19937 {
+  private readonly mt = new Uint32Array(624);
+  private index = 624;
+
+  constructor(seed = 5489) {
+    this.seed(seed);
+  }
+
+  /** The standard's seeding: mt[0] = seed, mt[i] = 1812433253 * (mt[i-1] ^ (mt[i-1] >>> 30)) + i (mod 2^32). */
+  seed(seed: number): void {
+    const mt = this.mt;
+    mt[0] = seed >>> 0;
+    for (let i = 1; i < 624; i++) {
+      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      // Math.imul keeps the 32-bit wraparound of the C++ multiplication.
+      mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
+    }
+    this.index = 624;
+  }
+
+  /** The next raw output, a uint32. */
+  next(): number {
+    const mt = this.mt;
+    if (this.index >= 624) {
+      for (let i = 0; i < 624; i++) {
+        const y = (mt[i] & 0x80000000) | (mt[(i + 1) % 624] & 0x7fffffff);
+        mt[i] = mt[(i + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      this.index = 0;
+    }
+    let y = mt[this.index++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+}

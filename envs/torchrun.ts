@@ -98,7 +98,8 @@ export function rankEnv(cfg: LaunchConfig, localRank: number, masterPort: number
   };
 }
 
-function freePort(host: string): Promise<number> {
+/** A port nobody listens on right now on `host` (the OS picks it; the tiny race with other programs is acceptable). */
+export function freePort(host = "127.0.0.1"): Promise<number> {
   return new Promise((ok, fail) => {
     const server = createServer();
     server.once("error", fail);

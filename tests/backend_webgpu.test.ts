@@ -102,8 +102,11 @@ function common(n: number, seed: number) {
   };
 }
 
+const frameBytes = (n: number, channels: number, seed: number) =>
+  Uint8Array.from(randomArray(n * channels * 84 * 84, seed), (x) => Math.floor((x + 0.5) * 256));
+// ppo_atari_lstm.ts takes the raw int32 frames [n, c, 84, 84]; ppo_atari.ts takes framesToInput's scaled NHWC floats.
 const frames = (n: number, channels: number, seed: number) =>
-  tf.tensor4d(Int32Array.from(randomArray(n * channels * 84 * 84, seed), (x) => Math.floor((x + 0.5) * 256)), [n, channels, 84, 84], "int32");
+  tf.tensor4d(Int32Array.from(frameBytes(n, channels, seed)), [n, channels, 84, 84], "int32");
 
 describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("WebGPU ops match the cpu backend, forward and gradient", () => {
@@ -186,7 +189,7 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
     test("ppo_atari.ts: Nature CNN (2 stacked-frame observations)", async () => {
       await assertUpdateMatches({
         agent: () => new ppoAtari.Agent(4, new RandomGenerator(3)),
-        minibatch: () => ({ obs: frames(2, 4, 10), actions: tf.tensor1d([1, 3], "int32"), ...common(2, 11) }),
+        minibatch: () => ({ obs: ppoAtari.framesToInput(frameBytes(2, 4, 10)), actions: tf.tensor1d([1, 3], "int32"), ...common(2, 11) }),
         update: ppoAtari.updateStep,
         parameters: (a) => a.parameters(),
       });

@@ -6,25 +6,14 @@
 // scripted thing and exits, instead of defining tests.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { DistributedError, allReduce, barrier, broadcast, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+import { freePort } from "../envs/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = [1, 7, 1_000_003];
-
-/** A port nobody listens on right now (the OS picks it; the tiny race with other programs is acceptable here). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Rank {
   child: ChildProcess;

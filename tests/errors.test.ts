@@ -21,6 +21,8 @@ import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
+import * as ppoPettingzoo from "../ppo_pettingzoo_ma_atari.ts";
+import * as ppoProcgen from "../ppo_procgen.ts";
 import * as ppoContinuous from "../ppo_continuous_action.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -81,8 +83,14 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo_atari_lstm.ts", ["--learning-rate", "NaN"], 'error: --learning-rate expects a number value, got "NaN"', 2],
   ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
   ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug/, 1],
+  ["ppo_procgen.ts", ["--gamma", "2"], "error: --gamma must be between 0 and 1, got 2", 2],
+  ["ppo_procgen.ts", ["--env-id", "CartPole-v1"], /^error: unknown procgen game "CartPole-v1"/, 2],
+  ["ppo_atari_multigpu.ts", ["--local-num-envs", "0"], "error: --local-num-envs must be at least 1, got 0", 2],
+  ["ppo_atari_multigpu.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
+  ["ppo_pettingzoo_ma_atari.ts", ["--clip-coef", "0"], "error: --clip-coef must be greater than 0, got 0", 2],
+  ["ppo_pettingzoo_ma_atari.ts", ["--env-id", "pong_v9"], /^error: unknown --env-id pong_v9; one of: /, 2],
   // Every benchmark entry point ends the same way.
-  ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts", 2],
+  ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts, ppo_pettingzoo_ma_atari.ts", 2],
   ["benchmark/memory.ts", ["--seeds", "1,a"], 'error: --seeds expects comma-separated non-negative integers, got "1,a"', 2],
   ["benchmark/backend_bench.ts", ["cnn", "--reps", "0"], "error: --reps must be at least 1, got 0", 2],
   ["benchmark/mujoco_throughput.ts", ["--steps", "ten"], 'error: --steps expects an integer value, got "ten"', 2],
@@ -141,7 +149,7 @@ const RANGE_VIOLATIONS: [string, RegExp][] = [
   ["--learning-rate=Infinity", /--learning-rate expects a number value, got "Infinity"/],
 ];
 
-for (const [name, variant] of [["ppo.ts", ppo], ["ppo_atari.ts", ppoAtari], ["ppo_continuous_action.ts", ppoContinuous], ["ppo_atari_lstm.ts", ppoAtariLstm]] as const) {
+for (const [name, variant] of [["ppo.ts", ppo], ["ppo_atari.ts", ppoAtari], ["ppo_continuous_action.ts", ppoContinuous], ["ppo_atari_lstm.ts", ppoAtariLstm], ["ppo_procgen.ts", ppoProcgen], ["ppo_pettingzoo_ma_atari.ts", ppoPettingzoo]] as const) {
   test(`${name} rejects every out-of-range flag value with a UsageError naming the flag and its range`, async () => {
     for (const [arg, message] of RANGE_VIOLATIONS) {
       await assert.rejects(variant.main([arg]), (e: Error) => e instanceof UsageError && message.test(e.message), arg);

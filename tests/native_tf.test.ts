@@ -8,6 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 
 import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
+import { relError } from "./backend_helpers.ts";
 
 process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
 const loadError = await import("@tensorflow/tfjs-node" as string).then(() => null, (err: Error) => String(err.message).split("\n")[0]);
@@ -22,17 +23,6 @@ function randomArray(n: number, seed: number): Float32Array {
   });
 }
 
-/** max |a - b| / max |b|. */
-function relError(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
-  assert.equal(actual.length, expected.length);
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < expected.length; i++) {
-    num = Math.max(num, Math.abs(actual[i] - expected[i]));
-    den = Math.max(den, Math.abs(expected[i]));
-  }
-  return num / Math.max(den, 1e-12);
-}
 
 /** Gradients of sum(f(inputs) · r) w.r.t. every input, on `backend`. */
 async function gradsOn(backend: string, shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<Float32Array[]> {

@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -17,6 +16,7 @@ import * as dist from "../envs/distributed.ts";
 import { readEventFile } from "../envs/logging.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, type LossArgs, updateStep } from "../ppo_atari_multigpu.ts";
+import { freePort } from "../envs/torchrun.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -32,16 +32,6 @@ if (!role) {
     workDir = mkdtempSync(join(tmpdir(), "ppo-multigpu-test-"));
   });
   after(() => rmSync(workDir, { recursive: true, force: true }));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs this file as a child in `childRole` with extra env vars; resolves with its exit code and stderr. */

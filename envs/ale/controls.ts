@@ -81,35 +81,5 @@ export interface ConsoleOptions {
   hmoveBlanks?: boolean;
 }
 
-/** std::mt19937, the generator behind Stella's Random in ALE: 32-bit outputs, as C++'s default engine gives them. */
-export class Mt19937 {
-  private readonly state = new Uint32Array(624);
-  private index = 624;
-
-  constructor(seed: number) {
-    const mt = this.state;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < 624; i++) {
-      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
-      // 1812433253 * prev + i in 32-bit arithmetic (split to stay exact in doubles).
-      mt[i] = ((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) + (prev & 0xffff) * 1812433253 + i;
-    }
-  }
-
-  next(): number {
-    const mt = this.state;
-    if (this.index >= 624) {
-      for (let i = 0; i < 624; i++) {
-        const y = (mt[i] & 0x80000000) | (mt[(i + 1) % 624] & 0x7fffffff);
-        mt[i] = mt[(i + 397) % 624] ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
-      }
-      this.index = 0;
-    }
-    let y = mt[this.index++];
-    y ^= y >>> 11;
-    y ^= (y << 7) & 0x9d2c5680;
-    y ^= (y << 15) & 0xefc60000;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-}
+/** std::mt19937 is the generator behind Stella's Random in ALE. */
+export { Mt19937 } from "../rng.ts";

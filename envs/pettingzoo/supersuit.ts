@@ -163,9 +163,9 @@ export class ClipReward extends BaseParallelWrapper {
 export class ColorReduction extends PerAgentObservationWrapper {
   private readonly channel: number;
   private readonly space: Box;
-  constructor(env: ParallelEnv<ObsArray, number>, mode: "R" | "G" | "B" = "full" as "B") {
+  constructor(env: ParallelEnv<ObsArray, number>, mode: "R" | "G" | "B" | "full" = "full") {
     super(env);
-    const channel = ["R", "G", "B"].indexOf(mode);
+    const channel = (["R", "G", "B"] as const).indexOf(mode as "R");
     if (channel < 0) throw new Error(`color_reduction: mode ${mode} is not ported (R, G or B)`);
     this.channel = channel;
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "color_reduction");

@@ -10,50 +10,10 @@
 //   randrange(a, b) = rand01() * (b - a) + a
 //   randintRaw()    = x reinterpreted as int32  (procgen's argument-less randint())
 
-const N = 624;
-const M = 397;
-const UPPER = 0x80000000;
-const LOWER = 0x7fffffff;
-const MATRIX_A = 0x9908b0df;
+import { Mt19937 as StdMt19937 } from "../rng.ts";
 
-export class Mt19937 {
-  private readonly mt = new Uint32Array(N);
-  private index = N + 1;
-
-  constructor(seed = 5489) {
-    this.seed(seed);
-  }
-
-  /** The standard's seeding: mt[0] = seed, mt[i] = 1812433253 * (mt[i-1] ^ (mt[i-1] >>> 30)) + i (mod 2^32). */
-  seed(seed: number): void {
-    const mt = this.mt;
-    mt[0] = seed >>> 0;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
-      // Math.imul keeps the 32-bit wraparound of the C++ multiplication.
-      mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
-    }
-    this.index = N;
-  }
-
-  /** The next raw output, a uint32. */
-  next(): number {
-    const mt = this.mt;
-    if (this.index >= N) {
-      for (let i = 0; i < N; i++) {
-        const y = (mt[i] & UPPER) | (mt[(i + 1) % N] & LOWER);
-        mt[i] = mt[(i + M) % N] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
-      }
-      this.index = 0;
-    }
-    let y = mt[this.index++];
-    y ^= y >>> 11;
-    y ^= (y << 7) & 0x9d2c5680;
-    y ^= (y << 15) & 0xefc60000;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-
+/** std::mt19937 (envs/rng.ts) with procgen's helper draws. */
+export class Mt19937 extends StdMt19937 {
   randint(low: number, high: number): number {
     const range = (high - low) >>> 0;
     return (low + (this.next() % range)) | 0;
