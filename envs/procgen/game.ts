@@ -366,6 +366,22 @@ export abstract class BasicAbstractGame {
     return this.getObj(Math.floor(i), Math.floor(j));
   }
 
+  /**
+   * The platformers' (CoinRun, Climber, Jumper, Ninja) ground check: is either grid cell just under the agent's
+   * bottom corners (0.01 inside its sides, 0.01 below its feet) something it can stand on?
+   */
+  standsOn(isSupport: (type: number) => boolean): boolean {
+    const a = this.agent;
+    const below = a.y - (a.ry + 0.01);
+    return isSupport(this.getObjFromFloats(a.x - (a.rx - 0.01), below)) || isSupport(this.getObjFromFloats(a.x + (a.rx - 0.01), below));
+  }
+
+  /** The sprite faces the way the agent last moved sideways (mirrored when moving left), as most games do after a step. */
+  faceMoveDirection(): void {
+    if (this.actionVx > 0) this.agent.isReflected = false;
+    if (this.actionVx < 0) this.agent.isReflected = true;
+  }
+
   setObj(x: number, y: number, elem: number): void {
     if (x >= 0 && y >= 0 && x < this.mainWidth && y < this.mainHeight) this.grid[y * this.mainWidth + x] = elem;
   }

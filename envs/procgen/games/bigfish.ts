@@ -79,7 +79,6 @@ export class BigFish extends BasicAbstractGame {
       this.stepData.reward += COMPLETION_BONUS;
       this.stepData.levelComplete = true;
     }
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
   }
 }

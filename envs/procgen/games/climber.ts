@@ -197,17 +197,13 @@ export class Climber extends BasicAbstractGame {
     this.actionVy = Math.max(0, (moveAct % 3) - 1);
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const a = this.agent;
-    const below1 = this.getObjFromFloats(a.x - (a.rx - 0.01), a.y - (a.ry + 0.01));
-    const below2 = this.getObjFromFloats(a.x + (a.rx - 0.01), a.y - (a.ry + 0.01));
-    this.hasSupport = this.canSupport(below1) || this.canSupport(below2);
+    this.hasSupport = this.standsOn((o) => this.canSupport(o));
     this.actionVy = this.hasSupport && this.actionVy === 1 ? 1 : 0;
   }
 
   override gameStep(): void {
     super.gameStep();
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
     for (let i = this.entities.length - 1; i >= 0; i--) {
       const ent = this.entities[i];
       if (ent.type !== ENEMY) continue;

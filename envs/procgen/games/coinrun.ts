@@ -284,19 +284,15 @@ export class CoinRun extends BasicAbstractGame {
     this.actionVy = (moveAct % 3) - 1;
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const a = this.agent;
-    const below1 = this.getObjFromFloats(a.x - (a.rx - 0.01), a.y - (a.ry + 0.01));
-    const below2 = this.getObjFromFloats(a.x + (a.rx - 0.01), a.y - (a.ry + 0.01));
     const support = (o: number) => isWall(o) || o === this.outOfBoundsObject;
-    this.hasSupport = (this.isOnCrate || support(below1) || support(below2)) && a.vy === 0;
+    this.hasSupport = (this.isOnCrate || this.standsOn(support)) && this.agent.vy === 0;
     this.isOnCrate = false;
     if (this.actionVy === 1 && !this.hasSupport) this.actionVy = 0;
   }
 
   override gameStep(): void {
     super.gameStep();
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
     for (let i = this.entities.length - 1; i >= 0; i--) {
       const ent = this.entities[i];
       if (ent.type === ENEMY) {

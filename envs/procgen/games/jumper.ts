@@ -228,12 +228,9 @@ export class Jumper extends BasicAbstractGame {
     this.actionVy = Math.max(0, (moveAct % 3) - 1);
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const a = this.agent;
-    const below1 = this.getObjFromFloats(a.x - (a.rx - 0.01), a.y - (a.ry + 0.01));
-    const below2 = this.getObjFromFloats(a.x + (a.rx - 0.01), a.y - (a.ry + 0.01));
     this.jumpDelta = 0;
     const support = (o: number) => isWall(o) || o === this.outOfBoundsObject;
-    this.hasSupport = support(below1) || support(below2);
+    this.hasSupport = this.standsOn(support);
     if (this.hasSupport) this.jumpCount = 2;
     if (this.actionVy === 1 && this.jumpCount > 0 && this.curTime - this.jumpTime > JUMP_COOLDOWN) {
       this.jumpCount -= 1;
@@ -247,8 +244,7 @@ export class Jumper extends BasicAbstractGame {
 
   override gameStep(): void {
     super.gameStep();
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
     if (Math.abs(this.agent.vx) + Math.abs(this.agent.vy) > 0.05) {
       const trail = this.addEntityRxy(this.agent.x, this.agent.y - this.agent.ry * 0.5, 0, f(0.01), f(0.3), f(0.2), TRAIL);
       trail.expireTime = 8;

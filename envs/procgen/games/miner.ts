@@ -156,8 +156,7 @@ export class Miner extends BasicAbstractGame {
 
   override gameStep(): void {
     super.gameStep();
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
     this.handlePush();
     const ax = Math.trunc(this.agent.x);
     const ay = Math.trunc(this.agent.y);

@@ -227,11 +227,8 @@ export class Ninja extends BasicAbstractGame {
     this.actionVy = Math.max(0, (moveAct % 3) - 1);
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const a = this.agent;
-    const below1 = this.getObjFromFloats(a.x - (a.rx - 0.01), a.y - (a.ry + 0.01));
-    const below2 = this.getObjFromFloats(a.x + (a.rx - 0.01), a.y - (a.ry + 0.01));
     const support = (o: number) => o === WALL_MID || o === this.outOfBoundsObject;
-    this.hasSupport = support(below1) || support(below2);
+    this.hasSupport = this.standsOn(support);
     if (this.hasSupport && this.actionVy === 1) {
       this.actionVy = 1;
       this.jumpCharge = Math.min(1, this.jumpCharge + this.jumpChargeInc);
@@ -243,8 +240,7 @@ export class Ninja extends BasicAbstractGame {
 
   override gameStep(): void {
     super.gameStep();
-    if (this.actionVx > 0) this.agent.isReflected = false;
-    if (this.actionVx < 0) this.agent.isReflected = true;
+    this.faceMoveDirection();
     if (this.specialAction > 0 && this.curTime - this.lastFireTime >= 3) {
       let theta = 0;
       if (this.specialAction === 2) theta = Math.PI / 4;
