@@ -1,13 +1,13 @@
 // Fidelity of our ALE port against real ALE, game by game: replays the trajectories recorded by
-// benchmark/ale_reference.py (ale-py 0.12 in a /tmp venv) on our ALEInterface with each emulator core, and compares
-// every frame's RAM, reward, lives, game-over and screen.
+// benchmark/ale_reference.py (ale-py 0.12 in a /tmp venv) on our ALEInterface, and compares every frame's RAM,
+// reward, lives, game-over and screen.
 //
 //   npx tsx benchmark/ale_fidelity.ts --reference /tmp/ale_reference.json --rom-dir <ale_py>/roms
-//        [--cores stella,6502ts] [--out notes.md] [game ...]
+//        [--out notes.md] [game ...]
 //
 // Outcome per game (the README's categories): "identical" (everything, every frame), "screen" (all but some screen
 // pixels), "ram" (a RAM byte differs somewhere, rewards/lives/game-over identical), "diverges" (a reward, lives or
-// game-over differs), or "error" (the core threw).
+// game-over differs), or "error" (the emulator threw).
 
 import minimist from "minimist";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,8 +15,9 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 
 import { usageError } from "../envs/cli.ts";
+import { runMain } from "../envs/main.ts";
 import { GAMES, type GameSpec } from "../envs/ale/games.ts";
-import { ALEInterface, type CoreName } from "../envs/ale/interface.ts";
+import { ALEInterface } from "../envs/ale/interface.ts";
 
 interface Trajectory {
   minimal: number[];
@@ -40,18 +41,21 @@ export interface Comparison {
   detail?: string;
 }
 
-/** The scripted actions of tests/ale_fidelity.test.ts. */
+/**
+ * The scripted actions of every fidelity run (this sweep, tests/ale_fidelity.test.ts, and ale_reference.py's Python
+ * copy): 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks (index 3, 8, 13, ... mod size).
+ */
 export function scriptedAction(t: number, minimal: readonly number[]): number {
   if (t < 200) return 0;
   if (t < 210) return 1;
   return minimal[(Math.floor((t - 210) / 8) * 5 + 3) % minimal.length];
 }
 
-/** Replays `reference` on `core` and classifies the differences. */
-export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory, core: CoreName): Comparison {
+/** Replays `reference` and classifies the differences. */
+export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory): Comparison {
   const result: Comparison = { outcome: "identical", firstRam: -1, firstScreen: -1, firstDivergence: -1, screenFrames: 0 };
   try {
-    const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, core }, () => 0.5);
+    const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
     ale.resetGame(0, true);
     const minimal = ale.getMinimalActionSet();
     if (minimal.join() !== reference.minimal.join()) throw new Error(`minimal action set ${minimal} != ALE's ${reference.minimal}`);
@@ -79,44 +83,32 @@ export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory, 
 }
 
 async function main(): Promise<void> {
-  const cli = minimist(process.argv.slice(2), { string: ["reference", "rom-dir", "cores", "out"] });
-  if (!cli.reference || !cli["rom-dir"]) usageError("ale_fidelity.ts --reference FILE --rom-dir DIR [--cores stella,6502ts] [--out FILE] [game ...]");
+  const cli = minimist(process.argv.slice(2), { string: ["reference", "rom-dir", "out"] });
+  if (!cli.reference || !cli["rom-dir"]) usageError("ale_fidelity.ts --reference FILE --rom-dir DIR [--out FILE] [game ...]");
   const reference = JSON.parse(readFileSync(cli.reference, "utf8")) as { ale_py: string; frames: number; games: Record<string, Trajectory> };
-  const cores = (cli.cores ?? "stella,6502ts").split(",") as CoreName[];
   const wanted = cli._.length ? cli._.map(String) : Object.keys(reference.games);
   const byRom = new Map([...GAMES.values()].map((g) => [g.rom, g]));
-  const counts: Record<string, Record<Outcome, string[]>> = {};
+  const counts: Record<Outcome, string[]> = { identical: [], screen: [], ram: [], diverges: [], error: [] };
   const lines: string[] = [];
-  for (const core of cores) counts[core] = { identical: [], screen: [], ram: [], diverges: [], error: [] };
   for (const rom of wanted) {
     const game = byRom.get(rom);
     const trajectory = reference.games[rom];
     if (!game || !trajectory) continue;
     const image = new Uint8Array(readFileSync(join(cli["rom-dir"], `${rom}.bin`)));
-    const cells: string[] = [];
-    for (const core of cores) {
-      const start = performance.now();
-      const c = compare(game, image, trajectory, core);
-      counts[core][c.outcome].push(game.name);
-      const where = c.outcome === "diverges" ? ` @${c.firstDivergence}` : c.outcome === "ram" ? ` @${c.firstRam}` : c.outcome === "screen" ? ` (${c.screenFrames} frames, first @${c.firstScreen})` : "";
-      cells.push(`${c.outcome}${where}${c.detail ? ` ${c.detail}` : ""} ${((performance.now() - start) / 1000).toFixed(1)}s`);
-    }
-    const line = `| ${game.name} | ${cells.join(" | ")} |`;
+    const start = performance.now();
+    const c = compare(game, image, trajectory);
+    counts[c.outcome].push(game.name);
+    const where = c.outcome === "diverges" ? ` @${c.firstDivergence}` : c.outcome === "ram" ? ` @${c.firstRam}` : c.outcome === "screen" ? ` (${c.screenFrames} frames, first @${c.firstScreen})` : "";
+    const line = `| ${game.name} | ${c.outcome}${where}${c.detail ? ` ${c.detail}` : ""} | ${((performance.now() - start) / 1000).toFixed(1)}s |`;
     lines.push(line);
     console.log(line);
   }
-  const summary = cores.map((core) => {
-    const parts = (Object.keys(counts[core]) as Outcome[]).map((o) => `${o} ${counts[core][o].length}`);
-    return `${core}: ${parts.join(", ")}`;
-  });
-  for (const s of summary) console.log(s);
+  const summary = (Object.keys(counts) as Outcome[]).map((o) => `${o} ${counts[o].length}`).join(", ");
+  console.log(summary);
   if (cli.out) {
-    const header = `| game | ${cores.join(" | ")} |\n|---|${cores.map(() => "---").join("|")}|\n`;
-    const lists = cores
-      .map((core) => (Object.keys(counts[core]) as Outcome[]).map((o) => `- ${core}, ${o} (${counts[core][o].length}): ${counts[core][o].join(", ")}`).join("\n"))
-      .join("\n");
-    writeFileSync(cli.out, `${summary.join("\n\n")}\n\n${lists}\n\n${header}${lines.join("\n")}\n`);
+    const lists = (Object.keys(counts) as Outcome[]).map((o) => `- ${o} (${counts[o].length}): ${counts[o].join(", ")}`).join("\n");
+    writeFileSync(cli.out, `${summary}\n\n${lists}\n\n| game | outcome | time |\n|---|---|---|\n${lines.join("\n")}\n`);
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

@@ -2,24 +2,24 @@
 // of `n` envs in AsyncVectorEnv worker threads for each worker count, all taking uniformly random actions.
 //
 //   npx tsx benchmark/atari_throughput.ts --rom-dir ../shared/roms [--env-id BreakoutNoFrameskip-v4]
-//        [--workers 1,2] [--seconds 10] [--cores stella,6502ts] [--ale-python /tmp/ale-venv/bin/python]
+//        [--workers 1,2] [--seconds 10] [--ale-python /tmp/ale-venv/bin/python]
 //
 // First the emulators alone, side by side on the same game and the same uniformly random minimal-set actions:
-// ALEInterface.act + getScreenRGB every frame, for each of our cores and (with --ale-python, a Python with
-// ale-py 0.12 in a throwaway venv) for real ALE, with our frames/s as a ratio of ALE's. Then, per core and worker
-// count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
+// ALEInterface.act + getScreenRGB every frame, ours and (with --ale-python, a Python with ale-py 0.12 in a
+// throwaway venv) real ALE's, with our frames/s as a ratio of ALE's. Then, per worker count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
 // CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
 
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 
 import { findGame } from "../envs/ale/games.ts";
-import { ALEInterface, type CoreName } from "../envs/ale/interface.ts";
+import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import * as gym from "../envs/index.ts";
-import { int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
+import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */
 const ALE_PY_SCRIPT = `
@@ -50,9 +50,9 @@ interface Rate {
   cpu: number;
 }
 
-/** Our ALEInterface on `core`, the same loop as ALE_PY_SCRIPT. */
-function aleInterfaceFps(core: CoreName, game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): Rate {
-  const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, core }, () => 0.5);
+/** Our ALEInterface, the same loop as ALE_PY_SCRIPT. */
+function aleInterfaceFps(game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): Rate {
+  const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
   ale.resetGame(0, true);
   const minimal = ale.getMinimalActionSet();
   const screen = new Uint8Array(210 * 160 * 3);
@@ -80,19 +80,15 @@ const ARGS = {
   envId: str("BreakoutNoFrameskip-v4", "the Atari env to step"),
   workers: str("1,2", "comma-separated worker counts to measure"),
   seconds: int(10, "seconds per measurement", { ge: 1 }),
-  cores: str("stella,6502ts", "comma-separated emulator cores to measure"),
-  alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside our cores"),
+  alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside ours"),
 };
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.", "benchmark/atari_throughput.ts");
   if (cli.romDir !== null) process.env.ALE_ROMS_DIR = cli.romDir;
   const envId = cli.envId;
-  const workerCounts: number[] = cli.workers.split(",").map(Number);
-  if (!workerCounts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${cli.workers}"`);
+  const workers = workerCounts(cli.workers);
   const seconds = cli.seconds;
-  const cores = cli.cores.split(",") as CoreName[];
-  if (!cores.every((c) => c === "stella" || c === "6502ts")) usageError(`--cores expects a comma-separated list of stella, 6502ts; got "${cli.cores}"`);
   const rng = new RandomGenerator(0);
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
 
@@ -110,43 +106,26 @@ async function main(): Promise<void> {
       ale = { wall, cpu };
       console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`);
     }
-    for (const core of cores) {
-      const rate = aleInterfaceFps(core, game, rom.bytes, actions, seconds);
-      const ratio = ale ? (rate.cpu / ale.cpu).toFixed(2) : "";
-      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, core ${core} | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
-    }
+    const rate = aleInterfaceFps(game, rom.bytes, actions, seconds);
+    const ratio = ale ? (rate.cpu / ale.cpu).toFixed(2) : "";
+    console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
   }
 
-  for (const core of cores) {
-    // The env layer reads ALE_CORE when a console is built; worker threads copy the environment when they start.
-    process.env.ALE_CORE = core;
-    await envThroughput(envId, core, workerCounts, seconds, rng, ppoAtari);
-  }
+  await envThroughput(envId, workers, seconds, rng, ppoAtari);
 }
 
-async function envThroughput(envId: string, core: CoreName, workerCounts: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
-
-  const measure = (step: () => void, framesPerCall: number): number => {
-    for (let i = 0; i < 20; i++) step(); // warm-up: JIT, worker start-up
-    let frames = 0;
-    const start = performance.now();
-    while (performance.now() - start < seconds * 1000) {
-      step();
-      frames += framesPerCall;
-    }
-    return frames / ((performance.now() - start) / 1000);
-  };
-
+async function envThroughput(envId: string, workers: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
   const single = gym.make(envId);
   const numActions = (single.actionSpace as gym.spaces.Discrete).n;
   single.reset({ seed: 1 });
-  const inThread = measure(() => {
+  const inThread = ratePerSecond(() => {
     const [, , terminated, truncated] = single.step(rng.integers(0, numActions));
     if (terminated || truncated) single.reset();
-  }, 1);
-  console.log(`| ${envId} | core ${core}: 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
+    return 1;
+  }, seconds);
+  console.log(`| ${envId} | 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
 
-  for (const n of workerCounts) {
+  for (const n of workers) {
     for (const [label, module, exportName, framesPerStep] of [
       ["raw", import.meta.url, "makeRawEnv", 1],
       ["CleanRL wrapper stack", ppoAtari, "makeEnv", 4],
@@ -155,12 +134,13 @@ async function envThroughput(envId: string, core: CoreName, workerCounts: number
       const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: n }, (_, i) => ({ module, exportName, args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args })));
       envs.reset({ seed: 1 });
       const actions = new Int32Array(n);
-      const fps = measure(() => {
+      const fps = ratePerSecond(() => {
         for (let i = 0; i < n; i++) actions[i] = rng.integers(0, numActions);
         envs.step(actions);
-      }, n * framesPerStep);
+        return n * framesPerStep;
+      }, seconds);
       envs.close();
-      console.log(`| ${envId} | core ${core}: ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
+      console.log(`| ${envId} | ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
     }
   }
 }

@@ -14,6 +14,25 @@ import { readEventFile } from "../envs/logging.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/**
+ * Units per second of `step` (it returns how many units — frames, env steps — one call did), timed over `seconds`
+ * of wall clock after 20 untimed warm-up calls (JIT, image decoding, worker start-up).
+ */
+export function ratePerSecond(step: () => number, seconds: number): number {
+  for (let i = 0; i < 20; i++) step();
+  let units = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) units += step();
+  return units / ((performance.now() - start) / 1000);
+}
+
+/** A `--workers 1,2` list: comma-separated counts of at least 1, else a usage error. */
+export function workerCounts(list: string): number[] {
+  const counts = list.split(",").map(Number);
+  if (!counts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${list}"`);
+  return counts;
+}
+
 export interface RunResult {
   envId: string;
   seed: number;
@@ -32,8 +51,11 @@ export function parseSeeds(list: string): number[] {
   return seeds;
 }
 
-/** Runs `npx tsx {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each run's result. */
-export async function runAll(opts: { script: string; envIds: string[]; seeds: number[]; extra: string[]; workers: number; logDir: string; metric?: string }): Promise<RunResult[]> {
+/**
+ * Runs `npx tsx [...launch] {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each
+ * run's result. `launch` is a launcher script and its flags (e.g. envs/torchrun.ts for the data-parallel variant).
+ */
+export async function runAll(opts: { script: string; envIds: string[]; seeds: number[]; extra: string[]; workers: number; logDir: string; metric?: string; launch?: string[] }): Promise<RunResult[]> {
   mkdirSync(opts.logDir, { recursive: true });
   const jobs = opts.envIds.flatMap((envId) => opts.seeds.map((seed) => ({ envId, seed })));
   const results: RunResult[] = [];
@@ -41,16 +63,17 @@ export async function runAll(opts: { script: string; envIds: string[]; seeds: nu
   const worker = async () => {
     while (next < jobs.length) {
       const { envId, seed } = jobs[next++];
-      results.push(await runOne(opts.script, envId, seed, opts.extra, opts.logDir, opts.metric));
+      results.push(await runOne(opts.script, envId, seed, opts.extra, opts.logDir, opts.metric, opts.launch));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.workers, cpus().length)) }, worker));
   return results.sort((a, b) => a.envId.localeCompare(b.envId) || a.seed - b.seed);
 }
 
-async function runOne(script: string, envId: string, seed: number, extra: string[], logDir: string, metric?: string): Promise<RunResult> {
+async function runOne(script: string, envId: string, seed: number, extra: string[], logDir: string, metric?: string, launch: string[] = []): Promise<RunResult> {
   const expName = `bench_${script.replace(/\.ts$/, "")}`;
-  const args = ["--import", "tsx", join(ROOT, script), "--env-id", envId, "--seed", String(seed), "--exp-name", expName, ...extra];
+  const launcher = launch.length > 0 ? [join(ROOT, launch[0]), ...launch.slice(1)] : [];
+  const args = ["--import", "tsx", ...launcher, join(ROOT, script), "--env-id", envId, "--seed", String(seed), "--exp-name", expName, ...extra];
   const started = Date.now();
   const logFile = join(logDir, `${envId}__${seed}.log`);
   const output: string[] = [];

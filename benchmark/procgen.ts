@@ -10,11 +10,13 @@
 // 3. Steps/s of `procgen-{game}-v0` envs in AsyncVectorEnv worker threads, one env per worker, per worker count.
 // Prints Markdown tables. CleanRL's published PPO scores (easy, 25M steps, 3 seeds) are printed beside them.
 
-import minimist from "minimist";
 import { pathToFileURL } from "node:url";
 
+import { float, int, parseArgs, str } from "../envs/cli.ts";
 import * as gym from "../envs/index.ts";
+import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
+import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** CleanRL ppo_procgen.py, docs/rl-algorithms/ppo.md (easy, 25M steps, 3 seeds). */
 const CLEANRL: Record<string, string> = { starpilot: "30.99 ± 1.96", bossfight: "8.85 ± 0.33", bigfish: "16.46 ± 2.71" };
@@ -42,23 +44,22 @@ function randomAgent(game: string, episodes: number): { ret: number; len: number
   return { ret: ret / episodes, len: len / episodes, completed };
 }
 
-function measure(step: () => number, seconds: number): number {
-  for (let i = 0; i < 20; i++) step(); // warm-up: JIT, image decoding, worker start-up
-  let steps = 0;
-  const start = performance.now();
-  while (performance.now() - start < seconds * 1000) steps += step();
-  return steps / ((performance.now() - start) / 1000);
-}
+const ARGS = {
+  procgenAssetsDir: str(null, "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets); monochrome only when absent"),
+  episodes: int(100, "random-agent episodes per game", { ge: 1 }),
+  seconds: float(10, "seconds timed per throughput measurement", { gt: 0 }),
+  games: str(null, "comma-separated games (default: all available)"),
+  workers: str("1,2", "comma-separated worker counts for the AsyncVectorEnv table"),
+};
 
 async function main(): Promise<void> {
-  const cli = minimist(process.argv.slice(2), { string: ["procgen-assets-dir", "episodes", "seconds", "games", "workers"] });
-  const episodes = Number(cli.episodes ?? 100);
-  const seconds = Number(cli.seconds ?? 10);
+  const cli = parseArgs(ARGS, "Procgen: random-agent table and environment steps/s.", "benchmark/procgen.ts");
+  const { episodes, seconds } = cli;
   const games: string[] = cli.games ? cli.games.split(",") : gym.procgen.availableGames();
-  const workerCounts: number[] = (cli.workers ?? "1,2").split(",").map(Number);
+  const workers = workerCounts(cli.workers);
   let assetsDir: string | null = null;
   try {
-    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: cli["procgen-assets-dir"] ?? null, download: false });
+    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: cli.procgenAssetsDir, download: false });
   } catch {
     console.log("procgen images not found: throughput with monochrome assets only");
   }
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
       }
       const images = mono ? null : gym.procgen.imageLoader(assetsDir!);
       const envs = new gym.procgen.ProcgenEnv({ numEnvs, envName: game, distributionMode: "easy", randSeed: 0, images, useMonochromeAssets: mono });
-      const sps = measure(() => {
+      const sps = ratePerSecond(() => {
         for (let i = 0; i < numEnvs; i++) actions[i] = rng.integers(0, 15);
         envs.step(actions);
         return numEnvs;
@@ -97,15 +98,15 @@ async function main(): Promise<void> {
   }
 
   console.log(`\n### Steps/s, procgen-{game}-v0 in AsyncVectorEnv workers, one env per worker (${assetsDir ? "images" : "monochrome"})\n`);
-  console.log(`| game | ${workerCounts.map((w) => `${w} worker${w > 1 ? "s" : ""}`).join(" | ")} |`);
-  console.log(`| --- | ${workerCounts.map(() => "---").join(" | ")} |`);
+  console.log(`| game | ${workers.map((w) => `${w} worker${w > 1 ? "s" : ""}`).join(" | ")} |`);
+  console.log(`| --- | ${workers.map(() => "---").join(" | ")} |`);
   for (const game of games) {
     const cells: string[] = [];
-    for (const w of workerCounts) {
+    for (const w of workers) {
       const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: w }, () => ({ module: import.meta.url, exportName: "makeProcgenEnv", args: [game, assetsDir] })), { copy: false });
       envs.reset({ seed: 0 });
       const a = new Int32Array(w);
-      const sps = measure(() => {
+      const sps = ratePerSecond(() => {
         for (let i = 0; i < w; i++) a[i] = rng.integers(0, 15);
         envs.step(a);
         return w;
@@ -117,6 +118,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
-}
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runMain(main);

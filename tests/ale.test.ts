@@ -165,6 +165,18 @@ describe("emulator", () => {
     assert.notDeepEqual(emu.screen, screen);
   });
 
+  test("power-on runs the 60 frames of Stella's NTSC/PAL detection before the game is reset", () => {
+    // Console.cxx (Display.Format AUTO-DETECT): games that never clear a counter see those frames (Surround's $FD).
+    const emu = new Atari2600(ROM);
+    const frames = emu.framesEmulated;
+    emu.powerOn(0);
+    assert.equal(emu.framesEmulated - frames, 60);
+    // The first frame ends at the cartridge's first VSYNC, before any increment: 59 of them are left in RAM.
+    assert.equal(emu.ram[COUNTER], 59);
+    emu.emulateFrame();
+    assert.equal(emu.ram[COUNTER], 0, "then the CPU starts over from the reset vector and clears RAM");
+  });
+
   test("the same power-on seed gives the same machine", () => {
     const a = new Atari2600(ROM);
     const b = new Atari2600(ROM);
@@ -308,6 +320,23 @@ describe("AtariEnv", () => {
       "NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT",
       "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE", "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE",
     ]);
+  });
+
+  test("actions the game's isLegal rejects leave the full action space and are played as NOOP when asked for", () => {
+    // ALE's getLegalActionSet filters by RomSettings::isLegal (Skiing drops its FIRE actions), and oneStepAct turns
+    // an illegal action into NOOP before emulating it: no FIRE score, INPT4 shows the button released.
+    const game: GameSpec = { ...TEST_CART, illegalActions: [Action.FIRE, Action.UPFIRE] };
+    const full = new AtariEnv({ game, rom: ROM, frameskip: 1, repeatActionProbability: 0, fullActionSpace: true });
+    assert.equal(full.actionSpace.n, 16);
+    assert.deepEqual(full.getActionMeanings().slice(0, 3), ["NOOP", "UP", "RIGHT"]);
+    assert.ok(!full.getActionMeanings().includes("UPFIRE"));
+    const env = new AtariEnv({ game, rom: ROM, frameskip: 1, repeatActionProbability: 0 });
+    env.reset({ seed: 0 });
+    assert.equal(env.ale.act(Action.FIRE), 0);
+    assert.equal(env.ale.console.ram[LAST_INPT4] & 0x80, 0x80, "FIRE not pressed");
+    assert.equal(env.ale.act(Action.UPFIRE), 0, "UPFIRE is NOOP, not UP");
+    assert.equal(env.ale.act(Action.UP), 10, "legal actions still play");
+    assert.equal(env.ale.act(Action.DOWNFIRE), 1, "FIRE in a legal action still presses the button");
   });
 
   test("rgb_array rendering returns the current screen as a frame", () => {

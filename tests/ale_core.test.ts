@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
-import { StellaCore } from "../envs/ale/console.ts";
+import { Atari2600 } from "../envs/ale/console.ts";
 import { Action, PADDLE_DELTA, PADDLE_MAX, PADDLE_MIN } from "../envs/ale/controls.ts";
-import { defaultCore } from "../envs/ale/interface.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
 import { SCREEN_BYTE_TO_RGB, screenToRgb } from "../envs/ale/palette.ts";
 import { Riot } from "../envs/ale/riot.ts";
@@ -232,23 +231,6 @@ describe("cartridges", () => {
   });
 });
 
-describe("core selection", () => {
-  test("ALE_CORE picks the core, defaulting to the Stella port, and rejects unknown names", () => {
-    const saved = process.env.ALE_CORE;
-    try {
-      delete process.env.ALE_CORE;
-      assert.equal(defaultCore(), "stella");
-      process.env.ALE_CORE = "6502ts";
-      assert.equal(defaultCore(), "6502ts");
-      process.env.ALE_CORE = "mame";
-      assert.throws(() => defaultCore(), /ALE_CORE must be "stella" or "6502ts"/);
-    } finally {
-      if (saved === undefined) delete process.env.ALE_CORE;
-      else process.env.ALE_CORE = saved;
-    }
-  });
-});
-
 describe("screen to RGB", () => {
   test("the word-at-a-time path and the byte path give every pixel its palette colour", () => {
     const screen = new Uint8Array(160 * 4);
@@ -276,7 +258,7 @@ describe("console inputs", () => {
   };
 
   test("applyInputs drives four paddles: A/B on the left jack, C/D on the right, buttons on pins 4 and 3", () => {
-    const core = new StellaCore(blankRom(), { leftController: "paddles", rightController: "paddles" });
+    const core = new Atari2600(blankRom(), { leftController: "paddles", rightController: "paddles" });
     core.resetPaddles(4);
     const centre = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
     core.applyInputs([Action.RIGHT, Action.LEFTFIRE, Action.NOOP, Action.FIRE]);
@@ -286,7 +268,7 @@ describe("console inputs", () => {
   });
 
   test("two joysticks: player A on the left port (SWCHA high nibble), B on the right; fire on INPT4/INPT5", () => {
-    const core = new StellaCore(blankRom());
+    const core = new Atari2600(blankRom());
     core.applyAction(Action.UPFIRE, Action.DOWNLEFT);
     assert.equal(core.swcha, 0xff & ~0x10 & ~0x02 & ~0x04);
     assert.deepEqual([...core.fireReleased], [0, 1]);

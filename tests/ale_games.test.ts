@@ -121,6 +121,13 @@ describe("minimal action sets match ale-py's documented ones", () => {
     assert.deepEqual(meanings("Surround"), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN"]);
   });
 
+  test("full action space: ale-py 0.12's legal set is all 18 actions for every game but Skiing, which drops FIRE", () => {
+    // Recorded from ale-py 0.12.1: ALEInterface.loadROM then getLegalActionSet() for each of the 57 ROMs.
+    const legal = (g: GameSpec) => ACTION_MEANINGS.filter((_, a) => !(g.illegalActions ?? []).includes(a));
+    for (const g of GAMES.values()) if (g.name !== "Skiing") assert.equal(legal(g).length, 18, g.name);
+    assert.deepEqual(legal(byName("Skiing")), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT"]);
+  });
+
   test("Seaquest and MontezumaRevenge use all 18 actions, Enduro 9", () => {
     assert.equal(byName("Seaquest").minimalActions.length, 18);
     assert.equal(byName("MontezumaRevenge").minimalActions.length, 18);

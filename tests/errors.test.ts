@@ -90,11 +90,13 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo_pettingzoo_ma_atari.ts", ["--clip-coef", "0"], "error: --clip-coef must be greater than 0, got 0", 2],
   ["ppo_pettingzoo_ma_atari.ts", ["--env-id", "pong_v9"], /^error: unknown --env-id pong_v9; one of: /, 2],
   // Every benchmark entry point ends the same way.
-  ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts, ppo_pettingzoo_ma_atari.ts", 2],
+  ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts, ppo_atari_multigpu.ts, ppo_procgen.ts, ppo_pettingzoo_ma_atari.ts", 2],
   ["benchmark/memory.ts", ["--seeds", "1,a"], 'error: --seeds expects comma-separated non-negative integers, got "1,a"', 2],
   ["benchmark/backend_bench.ts", ["cnn", "--reps", "0"], "error: --reps must be at least 1, got 0", 2],
   ["benchmark/mujoco_throughput.ts", ["--steps", "ten"], 'error: --steps expects an integer value, got "ten"', 2],
   ["benchmark/atari_throughput.ts", ["--workers", "0"], 'error: --workers expects comma-separated counts of at least 1, got "0"', 2],
+  ["benchmark/pettingzoo_throughput.ts", ["--seconds", "0"], "error: --seconds must be greater than 0, got 0", 2],
+  ["benchmark/procgen.ts", ["--workers", "1,x"], 'error: --workers expects comma-separated counts of at least 1, got "1,x"', 2],
   ["benchmark/atari_random.ts", ["--rom-dir", "no-roms-here", "--episodes", "1"], /^error: ROM for "breakout" not found\. Searched: - no-roms-here/, 1],
 ];
 

@@ -4,10 +4,10 @@
 //   A12 set                 -> cartridge            A12, A7 clear        -> TIA (reads: A0-A3, writes: A0-A5)
 //   A12 clear, A7 set, A9 0 -> RIOT RAM (A0-A6)      A12 clear, A7, A9 set -> RIOT ports and timer
 //
-// `StellaCore` has the same interface as the 6502.ts-based `Atari2600` (emulator.ts), so ALEInterface runs on
-// either; `createConsole` picks one (ALE_CORE=stella | 6502ts). Inputs are kept per port, so both joysticks, all
-// four paddles and their buttons can be driven (`setJoystick`, `setPaddle`); `applyAction` is ALE's mapping of one
-// or two players' actions onto them.
+// `Atari2600` is the console ALEInterface drives. Inputs are kept per port, so both joysticks, all four paddles and
+// their buttons can be driven (`setJoystick`, `setPaddle`); `applyAction` is ALE's mapping of one or two players'
+// actions onto them. One `emulateFrame()` runs until Stella 3.x's frame boundary; `emulateFrame(false)` skips
+// writing pixels (objects still move and collide), for the frames a frame-skipping caller never looks at.
 
 import {
   ACTION_SWITCHES,
@@ -18,7 +18,6 @@ import {
   LEFT_BIT,
   MAXIMUM_RESISTANCE,
   MINIMUM_RESISTANCE,
-  Mt19937,
   PADDLE_DEFAULT_VALUE,
   PADDLE_DELTA,
   PADDLE_MAX,
@@ -28,6 +27,8 @@ import {
   type ConsoleOptions,
 } from "./controls.ts";
 import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts";
+// std::mt19937 is the generator behind Stella's Random in ALE.
+import { Mt19937 } from "../rng.ts";
 import { M6502 } from "./m6502.ts";
 import { screenToGrayscale, screenToRgb } from "./palette.ts";
 import { Riot } from "./riot.ts";
@@ -37,8 +38,8 @@ import { Tia } from "./tia.ts";
 const SWCHB_UNUSED_BITS = 0x34;
 /** SWCHB bit 3: colour TV (ALE's Console.TelevisionType COLOR). */
 const SWCHB_COLOR = 0x08;
-/** System::resets between Stella's console construction and ALE's first environment reset (each draws a timer). */
-const RESETS_BEFORE_LOAD = 2;
+/** Frames Stella's Console constructor runs to tell NTSC from PAL (Console.cxx), before ALE's first reset. */
+const DISPLAY_FORMAT_DETECTION_FRAMES = 60;
 
 /** ALE moves a paddle by PADDLE_DELTA per frame: RIGHT lowers the resistance, LEFT raises it. */
 function paddleDelta(switches: number): number {
@@ -50,7 +51,7 @@ function playerSwitches(actions: ArrayLike<number>, k: number): number {
   return k < actions.length && actions[k] !== Action.RESET ? ACTION_SWITCHES[actions[k]] : 0;
 }
 
-export class StellaCore {
+export class Atari2600 {
   readonly width = 160;
   readonly height: number;
   readonly cartridgeType: string;
@@ -95,15 +96,15 @@ export class StellaCore {
 
   constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
     const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
-    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`StellaCore: yStart ${yStart} outside Stella's 0..64`);
-    if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`StellaCore: height ${height} outside Stella's 210..256`);
+    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
+    if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
     this.height = height;
     this.leftPaddles = leftController === "paddles";
     this.rightPaddles = rightController === "paddles";
     this.usesPaddles = this.leftPaddles || this.rightPaddles;
     this.swapPaddles = swapPaddles;
     this.swapPorts = options.swapPorts ?? false;
-    if (this.swapPorts && this.usesPaddles) throw new Error("StellaCore: swapPorts is only supported with joysticks");
+    if (this.swapPorts && this.usesPaddles) throw new Error("Atari2600: swapPorts is only supported with joysticks");
 
     const image = new Uint8Array(rom);
     this.cartridgeType = options.cartridgeType ?? detectCartridgeType(image);
@@ -168,8 +169,11 @@ export class StellaCore {
 
   /**
    * Switches the console on, as ALE does when it loads a ROM: Stella's System generator is seeded with ALE's fixed
-   * `system_random_seed`, the RIOT's constructor fills RAM with 128 draws, and two System::resets happen before ALE's
-   * first environment reset (found by matching ale-py 0.12.1's post-reset RAM, see emulator.ts). `seed` fills the
+   * `system_random_seed` and the RIOT's constructor fills RAM with 128 draws. Stella's Console constructor then
+   * auto-detects NTSC/PAL (Display.Format AUTO-DETECT, the default): a System::reset, 60 frames with nothing pressed,
+   * another System::reset; one more follows before ALE's first environment reset (found by matching ale-py 0.12.1's
+   * post-reset RAM and RIOT timer), and each draws a RIOT timer. The 60 frames matter to games that never clear some
+   * RAM: Surround's frame counter at $FD, which its computer player's moves depend on. `seed` fills the
    * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE seeds the generator with its
    * random_seed instead (`systemRandomSeed`) and re-seeds it once the console is built (`reseedAfterCreation`), so
    * the first reset's timer is the seed's first draw.
@@ -177,12 +181,14 @@ export class StellaCore {
   powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
     this.systemRandom = new Mt19937(systemRandomSeed);
     for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
-    for (let i = 0; i < RESETS_BEFORE_LOAD; i++) this.systemRandom.next();
     const cartRam = this.cart.ram;
     if (cartRam !== null) {
       const random = new Mt19937(seed);
       for (let i = 0; i < cartRam.length; i++) cartRam[i] = random.next() & 0xff;
     }
+    this.systemReset();
+    for (let i = 0; i < DISPLAY_FORMAT_DETECTION_FRAMES; i++) this.emulateFrame(false);
+    this.systemReset();
     this.systemReset();
     if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
   }

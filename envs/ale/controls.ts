@@ -1,7 +1,7 @@
-// What every Atari 2600 core shares: ALE's action set and how actions press joystick switches or move paddles, the
-// paddle constants, the console options a game's properties set, and Stella's System random generator (ALE's fixed
-// power-on state comes from it). Kept free of any emulator code so that each core, and the env layer, import it
-// without the other core.
+// What the console and the env layer share: ALE's action set and how actions press joystick switches or move
+// paddles, the paddle constants, the console options a game's properties set, and Stella's System random generator
+// (ALE's fixed power-on state comes from it). Kept free of emulator code so that the env layer (and PettingZoo's
+// Atari envs) can import it without the console.
 
 /** ALE's `Action` enum (src/common/Constants.h): the 18 joystick actions, then the console's RESET switch. */
 export const Action = {
@@ -80,6 +80,3 @@ export interface ConsoleOptions {
   /** Emulation.HmoveBlanks: whether an early-line HMOVE blanks the line's first 8 pixels (default true; Stella core). */
   hmoveBlanks?: boolean;
 }
-
-/** std::mt19937 is the generator behind Stella's Random in ALE. */
-export { Mt19937 } from "../rng.ts";

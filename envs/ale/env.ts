@@ -108,7 +108,7 @@ export class AtariEnv extends Env<Uint8Array, number> {
   override reset(args: ResetArgs = {}): [Uint8Array, Info] {
     super.reset(args);
     // Power-on RIOT RAM and timer are ALE's fixed ones (see Atari2600.powerOn); the generator's draw only seeds what
-    // 6502.ts randomizes beyond them (cartridge RAM), so `reset({ seed })` reproduces the episode exactly.
+    // lies beyond them (SC cartridges' extra RAM), so `reset({ seed })` reproduces the episode exactly.
     this.ale.resetGame(this.npRandom.integers(0, 2 ** 31), args.seed !== undefined);
     return [this.observation(), this.info()];
   }

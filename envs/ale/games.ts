@@ -67,6 +67,11 @@ export interface GameSpec {
   minimalActions: readonly number[];
   /** RomSettings::getStartingActions, emulated once each at the end of every reset. */
   startingActions?: readonly number[];
+  /**
+   * Actions the game's RomSettings::isLegal rejects (default: none). They are left out of getLegalActionSet (so of
+   * full_action_space), and ALE's StellaEnvironment::oneStepAct plays them as NOOP if asked for (noopIllegalActions).
+   */
+  illegalActions?: readonly number[];
   /** getAvailableModes (default [0]); the first one is the default mode. */
   modes?: readonly number[];
   /** getAvailableDifficulties (default [0]). */
@@ -344,8 +349,8 @@ export const ASTERIX: GameSpec = {
 /**
  * Asteroids.cpp. Score: BCD RAM 0xBE/BD times 10; a negative change means the 5-digit counter wrapped and is worth
  * +100000. Lives: high nibble of RAM 0xBC. Modes 0-31 and 0x80 ("kids"), selected at RAM 0x80 with 2-frame presses.
- * Its DefProps entry also sets Emulation.HmoveBlanks "NO": no 8-pixel black comb on lines with an HMOVE (the Stella
- * core honours it; the 6502.ts core draws the comb).
+ * Its DefProps entry also sets Emulation.HmoveBlanks "NO": no 8-pixel black comb on lines with an HMOVE (the console
+ * option `hmoveBlanks`).
  */
 export const ASTEROIDS: GameSpec = {
   name: "Asteroids",
@@ -988,9 +993,9 @@ export const SEAQUEST: GameSpec = {
 
 /**
  * Skiing.cpp. The "score" is the clock, RAM 0xE8 minutes and BCD RAM 0xEA/E9 centiseconds, and the reward is minus
- * its change: every frame costs time. Over when RAM 0x91 is 0xFF. Starts with 16 DOWN frames. ALE also declares the
- * nine FIRE actions illegal for this game (isLegal), so its full action set has 9 actions; our
- * ALEInterface.getLegalActionSet does not know per-game legality and still returns all 18.
+ * its change: every frame costs time. Over when RAM 0x91 is 0xFF. Starts with 16 DOWN frames. isLegal rejects the
+ * nine FIRE actions (on the cartridge FIRE restarts the run): ale-py 0.12's legal set (full_action_space) has the
+ * other 9, and a FIRE action passed to act() is played as NOOP.
  */
 export const SKIING: GameSpec = {
   name: "Skiing",
@@ -998,6 +1003,7 @@ export const SKIING: GameSpec = {
   md5: "b76fbadc8ffb1f83e2ca08b6fb4d6c9f",
   minimalActions: [NOOP, RIGHT, LEFT],
   startingActions: Array<number>(16).fill(DOWN),
+  illegalActions: [FIRE, UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE, UPRIGHTFIRE, UPLEFTFIRE, DOWNRIGHTFIRE, DOWNLEFTFIRE],
   createSettings: ramGame({
     state: () => ({}),
     score: (ram) => readRam(ram, 0xe8) * 6000 + decimalScore(ram, 0xea, 0xe9),

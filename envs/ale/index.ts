@@ -11,14 +11,13 @@ import { register } from "../registration.ts";
 import { AtariEnv, type AtariEnvKwargs } from "./env.ts";
 import { GAMES, type GameSpec } from "./games.ts";
 
-export { ACTION_MEANINGS, Action, Atari2600 } from "./emulator.ts";
+export { ACTION_MEANINGS, Action } from "./controls.ts";
+export { Atari2600 } from "./console.ts";
 export { AtariEnv } from "./env.ts";
 export type { AtariEnvKwargs, ObsType, RgbFrame } from "./env.ts";
 export { BEAM_RIDER, BREAKOUT, GAMES, PONG, decimalScore, findGame } from "./games.ts";
 export type { GameSettings, GameSpec } from "./games.ts";
-export { StellaCore } from "./console.ts";
-export { ALEInterface, createConsole, defaultCore } from "./interface.ts";
-export type { AtariConsole, CoreName } from "./interface.ts";
+export { ALEInterface } from "./interface.ts";
 export { ROM_MD5S, RomNotFoundError, findRom } from "./roms.ts";
 
 /** AtariEnv's keyword arguments besides renderMode; `make` rejects any other, as Python's TypeError would. */

@@ -8,9 +8,8 @@
 // player's lives, every reset centres all four paddles and ends with Multi-Agent ALE's extra frames, the ROM load
 // resets in the ROM's default mode, and the system generator is seeded by `randomSeed` (PettingZoo notes 2.4-2.6).
 
-import { StellaCore } from "./console.ts";
+import { Atari2600 } from "./console.ts";
 import { Action } from "./controls.ts";
-import { Atari2600 } from "./emulator.ts";
 import { pressSelectUntil, type GameSettings, type GameSpec, type ModeControl } from "./games.ts";
 import type { MultiAgentGameSpec, MultiPlayerSettings } from "./multi_agent_games.ts";
 
@@ -18,22 +17,6 @@ import type { MultiAgentGameSpec, MultiPlayerSettings } from "./multi_agent_game
 export const NUM_RESET_STEPS = 4;
 /** StellaEnvironment::reset: NOOP frames after the power cycle, before the first soft reset. */
 export const NUM_RESET_NOOP_STEPS = 60;
-
-/** The two cores behind the same console interface: our Stella 3.x port, or 6502.ts driven the way ALE drives Stella. */
-export type AtariConsole = Atari2600 | StellaCore;
-export type CoreName = "stella" | "6502ts";
-
-/** The core `ALE_CORE` names (default: stella, our Stella 3.x port); an unknown name is an error, not a silent fallback. */
-export function defaultCore(): CoreName {
-  const name = process.env.ALE_CORE ?? "stella";
-  if (name !== "stella" && name !== "6502ts") throw new Error(`ALE_CORE must be "stella" or "6502ts", got "${name}"`);
-  return name;
-}
-
-/** Builds the console for `game` on the chosen core. */
-export function createConsole(game: GameSpec, rom: Uint8Array, core: CoreName = defaultCore()): AtariConsole {
-  return core === "stella" ? new StellaCore(rom, { ...game.console, md5: game.md5 }) : new Atari2600(rom, game.console);
-}
 
 export interface AleSettings {
   /** Probability that a frame repeats the previous frame's action instead of the requested one. */
@@ -48,12 +31,10 @@ export interface AleSettings {
    * multi-agent game specs; single-player ALE 0.12 uses its fixed system_random_seed whatever the seed).
    */
   randomSeed?: number;
-  /** Which emulator core runs the console (default: the ALE_CORE environment variable, else stella). */
-  core?: CoreName;
 }
 
 export class ALEInterface {
-  readonly console: AtariConsole;
+  readonly console: Atari2600;
   readonly settings: GameSettings;
   private frameNumber = 0;
   /** Whether the console has been switched on and reset once (ALE's loadROM). */
@@ -70,6 +51,8 @@ export class ALEInterface {
   /** One action per controller slot for the next frames: A, B (and C, D for Multi-Agent ALE). */
   private readonly inputs: number[];
   private readonly playerRewards = new Int32Array(4);
+  /** Per action 0..17: the action itself, or NOOP where the game's isLegal rejects it (StellaEnvironment::noopIllegalAction). */
+  private readonly played: Int32Array;
 
   constructor(
     readonly game: GameSpec,
@@ -88,11 +71,12 @@ export class ALEInterface {
     }
     const p = aleSettings.repeatActionProbability;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`repeat_action_probability must be in [0, 1], got ${p}`);
-    this.console = createConsole(game, rom, aleSettings.core);
+    this.console = new Atari2600(rom, { ...game.console, md5: game.md5 });
     this.multi = "playerModes" in game ? (game as MultiAgentGameSpec) : undefined;
     this.players = this.multi ? this.multi.playersForMode(this.mode) : 1;
     this.inputs = new Array(this.multi ? 4 : 2).fill(Action.NOOP);
     this.settings = this.multi ? this.multi.createPlayerSettings(this.players) : game.createSettings();
+    this.played = Int32Array.from({ length: 18 }, (_, a) => (game.illegalActions?.includes(a) ? Action.NOOP : a));
   }
 
   /** Multi-Agent ALE's `setInt("random_seed", seed)`: takes effect at the next ROM load (`resetGame(_, true)`). */
@@ -110,9 +94,10 @@ export class ALEInterface {
     return [...this.game.minimalActions];
   }
 
-  /** ALE's `getLegalActionSet()`: all 18 joystick actions. */
+  /** ALE's `getLegalActionSet()`: the 18 joystick actions in ALE's order, less those the game's isLegal rejects. */
   getLegalActionSet(): number[] {
-    return Array.from({ length: 18 }, (_, i) => i);
+    const illegal = this.game.illegalActions ?? [];
+    return Array.from({ length: 18 }, (_, i) => i).filter((a) => !illegal.includes(a));
   }
 
   /**
@@ -120,7 +105,8 @@ export class ALEInterface {
    * does that); every reset then runs it again (`reset_game`). ale-py loads the ROM when the env is made and again
    * on every seeded reset, so `reload` (a seeded reset, or the first reset) gives power-on + two resets, and other
    * resets one, which keeps the RAM the last episode left (see Atari2600.systemReset). `powerOnSeed` seeds only what
-   * 6502.ts randomizes beyond ALE's fixed power-on state (cartridge RAM); a reload also restarts the cumulative frame counter, as a fresh ALE's is 0.
+   * lies beyond ALE's fixed power-on state (SC cartridges' extra RAM); a reload also restarts the cumulative frame
+   * counter, as a fresh ALE's is 0.
    */
   resetGame(powerOnSeed: number, reload = false): void {
     if (reload || !this.loaded) {
@@ -237,7 +223,8 @@ export class ALEInterface {
     if (!Number.isInteger(action) || action < 0 || action >= 18) throw new RangeError(`act: invalid action ${action}`);
     if (this.random() >= this.aleSettings.repeatActionProbability) this.stickyAction = action;
     if (this.isTerminal()) return 0;
-    this.emulate(this.stickyAction, 1, render);
+    // The sticky action is the one asked for; an illegal one is played as NOOP (ALE's oneStepAct).
+    this.emulate(this.played[this.stickyAction], 1, render);
     this.frameNumber++;
     this.episodeFrameNumber++;
     return this.settings.reward;

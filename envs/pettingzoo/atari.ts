@@ -11,7 +11,7 @@
 
 import { randomSeed } from "../rng.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
-import { ACTION_MEANINGS } from "../ale/emulator.ts";
+import { ACTION_MEANINGS } from "../ale/controls.ts";
 import type { RgbFrame } from "../ale/env.ts";
 import { ALEInterface } from "../ale/interface.ts";
 import { MULTI_AGENT_GAMES, type MultiAgentGameSpec } from "../ale/multi_agent_games.ts";
