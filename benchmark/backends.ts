@@ -20,13 +20,13 @@
 // The cpu backend (plain JS kernels) takes minutes per CNN update, so it only runs cnn-forward and mlp-update unless
 // --slow-cpu is given. A backend that cannot start is listed with the reason.
 
-import minimist from "minimist";
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { handleExits, runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
@@ -36,20 +36,21 @@ const WORKLOADS = ["cnn-forward", "cnn-update", "impala-update", "mlp-update", "
 type Workload = (typeof WORKLOADS)[number];
 const CPU_BEARABLE: Workload[] = ["cnn-forward", "mlp-update"];
 
-const cli = minimist(process.argv.slice(2), {
-  string: ["backends", "only", "reps", "iterations", "impala-batch", "grad-chunk-size", "rom-dir", "child"],
-  boolean: ["slow-cpu", "help"],
-  default: { backends: "webgpu,tensorflow,wasm,cpu", only: WORKLOADS.join(","), reps: "3", iterations: "20", "impala-batch": "2048", "grad-chunk-size": String(ppoProcgen.ARGS.gradChunkSize.default) },
-});
-if (cli.help) {
-  // The usage is the header comment above, printed as it stands.
-  const source = readFileSync(fileURLToPath(import.meta.url), "utf8");
-  console.log(source.slice(0, source.indexOf("\nimport ")).replace(/^\/\/ ?/gm, ""));
-  process.exit(0);
-}
-const reps = Number(cli.reps);
-const only = String(cli.only).split(",") as Workload[];
-for (const w of only) if (!WORKLOADS.includes(w)) throw new Error(`unknown workload ${w} (${WORKLOADS.join(", ")})`);
+const ARGS = {
+  backends: str("webgpu,tensorflow,wasm,cpu", "comma-separated backends, each measured in its own child process"),
+  only: str(WORKLOADS.join(","), `comma-separated workloads: ${WORKLOADS.join(", ")}`),
+  reps: int(3, "timed repetitions per workload (after one warm-up)", { ge: 1 }),
+  iterations: int(20, "ppo_atari.ts iterations for the sps workload", { ge: 1 }),
+  impalaBatch: int(2048, "IMPALA-CNN minibatch for impala-update (CleanRL's ppo_procgen.py: 2048)", { ge: 1 }),
+  gradChunkSize: int(ppoProcgen.ARGS.gradChunkSize.default, "ppo_procgen.ts's --grad-chunk-size for impala-update", { ge: 0 }),
+  romDir: str(null, "Atari ROMs for the sps workload (else ALE_ROMS_DIR; MemoryCue-v0 without them)"),
+  slowCpu: bool(false, "also run the CNN updates on the cpu backend (minutes each)"),
+  child: str(null, "internal: measure this one backend and print one JSON line"),
+};
+handleExits(); // a bad command line below is one `error:` line and exit 2, like every script
+const cli = parseArgs(ARGS, "Backend benchmark: each workload on each available backend.", "benchmark/backends.ts");
+const reps = cli.reps;
+const only = cli.only.split(",") as Workload[];
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Mean wall time of `f` in ms over `n` runs after one warm-up run. */
@@ -125,8 +126,8 @@ function impalaUpdate(batch: number, gradChunkSize: number): number {
 
 /** ppo_atari.ts end to end in its own process; returns the last SPS it printed. */
 function spsRun(backend: string): number | string {
-  const iterations = Number(cli.iterations);
-  const romDir = cli["rom-dir"] as string | undefined;
+  const iterations = cli.iterations;
+  const romDir = cli.romDir ?? undefined;
   const args = ["--import", "tsx", "ppo_atari.ts", "--backend", backend, "--num-envs", "8", "--num-steps", "128",
     "--total-timesteps", String(iterations * 8 * 128), "--exp-name", "backends_bench"];
   args.push(...(romDir ? ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", romDir] : ["--env-id", "MemoryCue-v0"]));
@@ -147,14 +148,14 @@ async function child(backend: BackendChoice): Promise<void> {
   }
   const results: Partial<Record<Workload, number | string>> = {};
   for (const w of only) {
-    if (backend === "cpu" && !cli["slow-cpu"] && !CPU_BEARABLE.includes(w)) {
+    if (backend === "cpu" && !cli.slowCpu && !CPU_BEARABLE.includes(w)) {
       results[w] = "skipped (minutes per step; --slow-cpu)";
       continue;
     }
     try {
       if (w === "cnn-forward") results[w] = cnnForward();
       else if (w === "cnn-update") results[w] = cnnUpdate();
-      else if (w === "impala-update") results[w] = impalaUpdate(Number(cli["impala-batch"]), Number(cli["grad-chunk-size"]));
+      else if (w === "impala-update") results[w] = impalaUpdate(cli.impalaBatch, cli.gradChunkSize);
       else if (w === "mlp-update") results[w] = mlpUpdate();
       else results[w] = spsRun(backend);
     } catch (err) {
@@ -171,12 +172,12 @@ function cell(v: number | string | undefined, w: Workload): string {
   return w === "sps" ? `${v} SPS` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 }
 
-if (cli.child) {
-  await child(cli.child as BackendChoice);
-} else {
-  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli["impala-batch"]}, chunks of ${cli["grad-chunk-size"]})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
+async function main(): Promise<void> {
+  for (const w of only) if (!WORKLOADS.includes(w)) usageError(`unknown workload ${w} for --only (one of ${WORKLOADS.join(", ")})`);
+  if (cli.child) return child(cli.child as BackendChoice);
+  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli.impalaBatch}, chunks of ${cli.gradChunkSize})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
   const rows: string[][] = [];
-  for (const backend of String(cli.backends).split(",")) {
+  for (const backend of cli.backends.split(",")) {
     process.stderr.write(`${backend}...\n`);
     const argv = [...process.argv.slice(1).filter((a) => !a.startsWith("--child")), "--child", backend];
     const r = spawnSync(process.execPath, [...process.execArgv, ...argv], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
@@ -191,3 +192,5 @@ if (cli.child) {
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 }
+
+await runMain(main);

@@ -97,6 +97,7 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["benchmark/atari_throughput.ts", ["--workers", "0"], 'error: --workers expects comma-separated counts of at least 1, got "0"', 2],
   ["benchmark/pettingzoo_throughput.ts", ["--seconds", "0"], "error: --seconds must be greater than 0, got 0", 2],
   ["benchmark/procgen.ts", ["--workers", "1,x"], 'error: --workers expects comma-separated counts of at least 1, got "1,x"', 2],
+  ["benchmark/backends.ts", ["--only", "nope"], "error: unknown workload nope for --only (one of cnn-forward, cnn-update, impala-update, mlp-update, sps)", 2],
   ["benchmark/atari_random.ts", ["--rom-dir", "no-roms-here", "--episodes", "1"], /^error: ROM for "breakout" not found\. Searched: - no-roms-here/, 1],
 ];
 
