@@ -1,7 +1,8 @@
 // Data parallelism on this machine, measured side by side:
 //
 //   npx tsx benchmark/multigpu.ts --rom-dir /work/shared/roms [--env-id BreakoutNoFrameskip-v4] [--seed 1]
-//                                 [--total-timesteps 3072] [--allreduce-only] [--skip-allreduce] [--multi-first]
+//                                 [--total-timesteps 3072] [--backend wasm] [--allreduce-only] [--skip-allreduce]
+//                                 [--multi-first]
 //
 // 1. All-reduce throughput over loopback TCP for the Nature CNN's gradient (every parameter of ppo_atari.ts's Agent
 //    for a 4-action game: 1,686,693 floats, 6.7 MB), with 2 and 3 processes: milliseconds per allReduce, and the
@@ -10,7 +11,6 @@
 //    envs: the same game, seed, global batch (8 × 128) and number of iterations, run one after the other. SPS is
 //    each run's last `SPS:` line (global steps over wall time, as CleanRL prints it).
 
-import minimist from "minimist";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
@@ -18,7 +18,9 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { allReduce, barrier, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+import { runMain } from "../envs/main.ts";
 import { ROOT } from "./lib.ts";
 import { freePort } from "../envs/torchrun.ts";
 
@@ -111,14 +113,26 @@ function trainingRun(args: string[]): { sps: number; seconds: number } {
   const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
   const seconds = (performance.now() - start) / 1000;
   rmSync(cwd, { recursive: true, force: true });
-  if (run.status !== 0) throw new Error(`${args.join(" ")} failed:\n${run.stderr}`);
+  if (run.status !== 0) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr.trim().split("\n").at(-1) ?? ""}`);
   const sps = [...run.stdout.matchAll(/SPS: (\d+)/g)].map((m) => Number(m[1]));
   if (sps.length === 0) throw new Error(`${args.join(" ")} printed no SPS`);
   return { sps: sps[sps.length - 1], seconds };
 }
 
+const ARGS = {
+  romDir: str(null, "the folder holding the Atari ROM images (required for the SPS comparison)"),
+  envId: str("BreakoutNoFrameskip-v4", "the Atari game of the SPS comparison"),
+  seed: int(1, "seed of both training runs", { ge: 0 }),
+  totalTimesteps: int(3072, "steps of each training run (the global batch is 8 x 128 = 1024)", { ge: 1024 }),
+  backend: str("wasm", "tensor backend of both runs (wasm: one thread per process, so ranks are how training uses the cores)"),
+  allreduceOnly: bool(false, "measure only the all-reduce"),
+  skipAllreduce: bool(false, "measure only the SPS comparison"),
+  multiFirst: bool(false, "run the 2-rank run first (to see whether the machine's load drifted)"),
+};
+
 async function main(): Promise<void> {
-  const argv = minimist(process.argv.slice(2), { string: ["rom-dir", "env-id"], boolean: ["allreduce-only", "skip-allreduce", "multi-first"], default: { "env-id": "BreakoutNoFrameskip-v4", seed: 1, "total-timesteps": 3072 } });
+  const cli = parseArgs(ARGS, "Data parallelism on this machine: all-reduce bandwidth, and 2 ranks against one process, side by side.", "benchmark/multigpu.ts");
+  const argv = { "rom-dir": cli.romDir, "env-id": cli.envId, seed: cli.seed, "total-timesteps": cli.totalTimesteps, "allreduce-only": cli.allreduceOnly, "skip-allreduce": cli.skipAllreduce, "multi-first": cli.multiFirst };
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`);
   if (!argv["skip-allreduce"]) {
     console.log(`\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`);
@@ -131,8 +145,8 @@ async function main(): Promise<void> {
     console.log(`| 2, raw socket exchange of the same bytes (reference) | ${raw.ms.toFixed(2)} | ${raw.algbw.toFixed(2)} | ${raw.busbw.toFixed(2)} |`);
   }
   if (argv["allreduce-only"]) return;
-  if (!argv["rom-dir"]) throw new Error("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
-  const common = ["--env-id", argv["env-id"], "--seed", String(argv.seed), "--total-timesteps", String(argv["total-timesteps"]), "--rom-dir", argv["rom-dir"]];
+  if (!argv["rom-dir"]) usageError("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
+  const common = ["--env-id", argv["env-id"], "--seed", String(argv.seed), "--total-timesteps", String(argv["total-timesteps"]), "--rom-dir", argv["rom-dir"], "--backend", cli.backend];
   const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
   const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
   console.log(`\n${argv["env-id"]}, seed ${argv.seed}, ${argv["total-timesteps"]} steps, global batch 8 × 128, back to back:`);
@@ -161,4 +175,4 @@ async function main(): Promise<void> {
 
 if (process.env.MULTIGPU_BENCH_ROLE === "allreduce") await allReduceRank();
 else if (process.env.MULTIGPU_BENCH_ROLE === "raw") await rawExchangeRank();
-else await main();
+else await runMain(main);
