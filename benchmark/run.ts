@@ -5,7 +5,8 @@
 // Each run uses the variant's defaults (CleanRL's); flags after `--` go to every run. Prints a markdown table (mean ±
 // std over seeds of the final episodic return and of SPS) and writes an SVG learning curve per env to
 // benchmark/plots/. For SPS figures use --workers 1 on an otherwise idle machine. `--from-runs` skips training and
-// rebuilds the table and plots from the newest matching runs/ directories.
+// rebuilds the table and plots from the newest matching runs/ directories; `--compare-with ppo_atari.ts` draws that
+// variant's newest runs of the same env ids and seeds on the same plots (data-parallel vs single process).
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -61,6 +62,7 @@ const ARGS = {
   seeds: str("1,2,3", "comma-separated seeds"),
   workers: int(1, "runs at a time", { ge: 1 }),
   fromRuns: bool(false, "skip training: rebuild the table and plots from the newest matching runs/ directories"),
+  compareWith: str(null, "another variant whose newest runs of the same env ids and seeds are drawn on the same plots (e.g. ppo_atari.ts beside ppo_atari_multigpu.ts)"),
 };
 const { own, rest } = splitAtDoubleDash(process.argv.slice(2));
 const cli = parseArgs(ARGS, "Reproduces CleanRL's benchmark table for one variant (flags after -- go to every run).", "benchmark/run.ts", own);
@@ -71,13 +73,21 @@ const envIds: string[] = cli.envIds !== null ? cli.envIds.split(",") : variant.e
 const seeds = parseSeeds(cli.seeds);
 const workers = cli.workers;
 
+if (cli.compareWith !== null && !VARIANTS[cli.compareWith]) usageError(`--compare-with must be one of ${Object.keys(VARIANTS).join(", ")}`);
 const results = cli.fromRuns
   ? envIds.flatMap((envId) => seeds.map((seed) => readRun(script, envId, seed, NaN, variant.metric)))
   : await runAll({ script, envIds, seeds, extra: rest ?? [], workers, logDir: join(ROOT, "benchmark", "results"), metric: variant.metric, launch: variant.launch });
 console.log(`\n${markdownTable(results, variant.cleanrl)}\n`);
+// With --compare-with, each plot also shows the other variant's runs, every line labelled with its script.
+const other = cli.compareWith;
+const plotted = other === null ? results : [
+  ...results.map((r) => ({ ...r, label: `${script} seed ${r.seed}` })),
+  ...envIds.flatMap((envId) => seeds.map((seed) => ({ ...readRun(other, envId, seed, NaN, VARIANTS[other].metric), label: `${other} seed ${seed}` }))),
+];
+const suffix = other === null ? "" : `_vs_${other.replace(/\.ts$/, "")}`;
 mkdirSync(join(ROOT, "benchmark", "plots"), { recursive: true });
 for (const envId of envIds) {
-  const path = join(ROOT, "benchmark", "plots", `${script.replace(/\.ts$/, "")}_${envId.replace("/", "_")}.svg`);
-  writeFileSync(path, learningCurveSvg(envId, results));
+  const path = join(ROOT, "benchmark", "plots", `${script.replace(/\.ts$/, "")}${suffix}_${envId.replace("/", "_")}.svg`);
+  writeFileSync(path, learningCurveSvg(envId, plotted));
   console.log(`learning curve: ${path}`);
 }
