@@ -2,12 +2,14 @@
 // of `n` envs in AsyncVectorEnv worker threads for each worker count, all taking uniformly random actions.
 //
 //   npx tsx benchmark/atari_throughput.ts --rom-dir ../shared/roms [--env-id BreakoutNoFrameskip-v4]
-//        [--workers 1,2] [--seconds 10] [--ale-python /tmp/ale-venv/bin/python]
+//        [--workers 1,2] [--num-envs 8] [--seconds 10] [--ale-python /tmp/ale-venv/bin/python]
 //
 // First the emulators alone, side by side on the same game and the same uniformly random minimal-set actions:
 // ALEInterface.act + getScreenRGB every frame, ours and (with --ale-python, a Python with ale-py 0.12 in a
 // throwaway venv) real ALE's, with our frames/s as a ratio of ALE's. Then, per worker count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
 // CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
+// With --num-envs, that many envs are spread over each worker count (AsyncVectorEnv's numWorkers) instead of one
+// env per worker, as ppo_atari.ts runs its 8 envs on one worker per core.
 
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
@@ -79,6 +81,7 @@ const ARGS = {
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),
   envId: str("BreakoutNoFrameskip-v4", "the Atari env to step"),
   workers: str("1,2", "comma-separated worker counts to measure"),
+  numEnvs: int(0, "envs spread over each worker count (0: one env per worker)", { ge: 0 }),
   seconds: int(10, "seconds per measurement", { ge: 1 }),
   alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside ours"),
 };
@@ -111,10 +114,10 @@ async function main(): Promise<void> {
     console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
   }
 
-  await envThroughput(envId, workers, seconds, rng, ppoAtari);
+  await envThroughput(envId, workers, cli.numEnvs, seconds, rng, ppoAtari);
 }
 
-async function envThroughput(envId: string, workers: number[], seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
+async function envThroughput(envId: string, workers: number[], numEnvs: number, seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
   const single = gym.make(envId);
   const numActions = (single.actionSpace as gym.spaces.Discrete).n;
   single.reset({ seed: 1 });
@@ -125,13 +128,15 @@ async function envThroughput(envId: string, workers: number[], seconds: number, 
   }, seconds);
   console.log(`| ${envId} | 1 env, main thread, raw | ${inThread.toFixed(0)} |`);
 
-  for (const n of workers) {
+  for (const numWorkers of workers) {
+    const n = numEnvs > 0 ? numEnvs : numWorkers;
     for (const [label, module, exportName, framesPerStep] of [
       ["raw", import.meta.url, "makeRawEnv", 1],
       ["CleanRL wrapper stack", ppoAtari, "makeEnv", 4],
     ] as const) {
       const args = exportName === "makeEnv" ? [envId, 0, false, "bench"] : [envId];
-      const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: n }, (_, i) => ({ module, exportName, args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args })));
+      const specs = Array.from({ length: n }, (_, i) => ({ module, exportName, args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args }));
+      const envs = new gym.vector.AsyncVectorEnv(specs, { numWorkers });
       envs.reset({ seed: 1 });
       const actions = new Int32Array(n);
       const fps = ratePerSecond(() => {
@@ -140,7 +145,8 @@ async function envThroughput(envId: string, workers: number[], seconds: number, 
         return n * framesPerStep;
       }, seconds);
       envs.close();
-      console.log(`| ${envId} | ${n} worker${n > 1 ? "s" : ""}, ${label} | ${fps.toFixed(0)} |`);
+      const hosted = n === numWorkers ? "" : ` (${n} envs)`;
+      console.log(`| ${envId} | ${numWorkers} worker${numWorkers > 1 ? "s" : ""}${hosted}, ${label} | ${fps.toFixed(0)} |`);
     }
   }
 }

@@ -11,6 +11,9 @@
 // - Zero-copy batches, like 0.29's `shared_memory=True`: observations, actions, rewards, terminations and
 //   truncations live in SharedArrayBuffers that workers read and write in place; nothing is cloned per step but
 //   the (small) info dicts, and terminal observations at episode ends.
+// - Several envs per worker (`numWorkers`): with more envs than cores, one thread per env only adds messaging
+//   and threads contending for the same cores; a worker then hosts a contiguous run of envs, steps them one after
+//   the other and answers once for all of them. Every env still writes its own slot of the shared batch.
 // - Synchronous steps: the caller's loop is synchronous, so instead of promises each worker has a shared
 //   Int32Array control block. The main thread bumps a request counter and `Atomics.notify`s; the worker, parked
 //   in `Atomics.wait`, runs the command, writes its results, bumps the response counter and notifies back. Infos
@@ -60,6 +63,12 @@ export interface AsyncVectorEnvOptions {
    * each of them. `false` for an env that really computes with tfjs in its worker.
    */
   stubTfjs?: boolean;
+  /**
+   * How many worker threads host the envs (default: one per env, as Gymnasium). Fewer, e.g. one per core, split
+   * the envs into contiguous runs (envs 0-3 in worker 0, 4-7 in worker 1, ...), each stepped in turn by its
+   * worker: the same results, less messaging and no threads contending for a core.
+   */
+  numWorkers?: number;
 }
 
 // Slots of a worker's control block.
@@ -109,8 +118,9 @@ const BOOTSTRAP_URL = new URL(`data:text/javascript,${encodeURIComponent(BOOTSTR
 interface WorkerData {
   control: Int32Array;
   port: MessagePort;
-  index: number;
-  spec: Required<EnvFnSpec>;
+  /** The global index of this worker's first env; its envs are `first`, `first + 1`, ... */
+  first: number;
+  specs: Required<EnvFnSpec>[];
   tsxApi: string | null;
   /** The stub hook's URL and its `initialize` data, or null when the workers load the real tfjs. */
   stubs: { hooks: string; data: { names: Record<string, string[]>; message: string } } | null;
@@ -129,6 +139,8 @@ interface SharedBatch {
 interface WorkerError {
   message: string;
   stack: string;
+  /** The global index of the env that failed, when the failure was one env's. */
+  env?: number;
 }
 
 type SpaceDescription =
@@ -171,9 +183,9 @@ function sharedArray(dtype: DType, length: number): TypedArray {
   return new Ctor(new SharedArrayBuffer(Math.max(1, length) * Ctor.BYTES_PER_ELEMENT));
 }
 
-function errorOf(error: unknown): WorkerError {
-  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack ?? "" };
-  return { message: String(error), stack: "" };
+function errorOf(error: unknown, env?: number): WorkerError {
+  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack ?? "", env };
+  return { message: String(error), stack: "", env };
 }
 
 function moduleUrl(module: string): string {
@@ -203,6 +215,8 @@ export class AsyncVectorEnv {
   private readonly workers: Worker[] = [];
   private readonly controls: Int32Array[] = [];
   private readonly ports: MessagePort[] = [];
+  /** Worker w hosts envs `firsts[w]` to `firsts[w + 1] - 1` (`firsts` ends with numEnvs). */
+  private readonly firsts: number[] = [];
   /** Error events the main thread received from each worker (only seen when its event loop got to run). */
   private readonly workerEvents: (Error | null)[] = [];
   private readonly copy: boolean;
@@ -218,21 +232,25 @@ export class AsyncVectorEnv {
     this.numEnvs = envFns.length;
     this.copy = options.copy ?? true;
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    const numWorkers = Math.min(options.numWorkers ?? this.numEnvs, this.numEnvs);
+    if (!Number.isInteger(numWorkers) || numWorkers < 1) throw new RangeError(`AsyncVectorEnv: numWorkers must be a positive integer, got ${options.numWorkers}`);
     const tsxApi = tsxApiUrl();
     const stubs = (options.stubTfjs ?? true) ? { hooks: HOOKS_URL, data: { names: loadedExportNames(), message: STUB_MESSAGE } } : null;
-    for (let i = 0; i < this.numEnvs; i++) {
-      const { module, exportName = "makeEnv", args = [] } = envFns[i];
+    // Contiguous runs as even as can be: with 8 envs and 3 workers, 3 + 3 + 2.
+    for (let w = 0; w <= numWorkers; w++) this.firsts.push(Math.round((w * this.numEnvs) / numWorkers));
+    for (let w = 0; w < numWorkers; w++) {
+      const specs = envFns.slice(this.firsts[w], this.firsts[w + 1]).map(({ module, exportName = "makeEnv", args = [] }) => ({ module: moduleUrl(module), exportName, args }));
       const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
       control[REQUEST] = 1; // the start command, run as soon as the worker is up
       const { port1, port2 } = new MessageChannel();
-      const data: WorkerData = { control, port: port2, index: i, spec: { module: moduleUrl(module), exportName, args }, tsxApi, stubs, self: import.meta.url };
+      const data: WorkerData = { control, port: port2, first: this.firsts[w], specs, tsxApi, stubs, self: import.meta.url };
       const worker = new Worker(BOOTSTRAP_URL, { workerData: data, transferList: [port2] });
       // Like Python's daemon workers: a forgotten close() must not keep the process alive.
       worker.unref();
       port1.unref();
       this.workerEvents.push(null);
       worker.on("error", (error) => {
-        this.workerEvents[i] = error;
+        this.workerEvents[w] = error;
         markExited(control, 1);
       });
       worker.on("exit", (code) => markExited(control, code));
@@ -241,7 +259,7 @@ export class AsyncVectorEnv {
       this.ports.push(port1);
     }
     try {
-      const descriptions = this.workers.map((_, i) => this.receive(i, "construction") as EnvDescription);
+      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction") as EnvDescription[]);
       const first = descriptions[0];
       this.singleObservationSpace = reviveSpace(first.observationSpace);
       this.singleActionSpace = reviveSpace(first.actionSpace);
@@ -267,8 +285,8 @@ export class AsyncVectorEnv {
         terminations: sharedArray("uint8", this.numEnvs) as Uint8Array,
         truncations: sharedArray("uint8", this.numEnvs) as Uint8Array,
       };
-      for (let i = 0; i < this.numEnvs; i++) this.send(i, CMD_ATTACH, this.shared);
-      for (let i = 0; i < this.numEnvs; i++) this.receive(i, "attach");
+      for (let w = 0; w < numWorkers; w++) this.send(w, CMD_ATTACH, this.shared);
+      for (let w = 0; w < numWorkers; w++) this.receive(w, "attach");
     } catch (error) {
       this.terminate();
       throw error;
@@ -281,15 +299,15 @@ export class AsyncVectorEnv {
     if (Array.isArray(seed) && seed.length !== this.numEnvs) {
       throw new RangeError(`AsyncVectorEnv.reset: got ${seed.length} seeds for ${this.numEnvs} envs`);
     }
-    for (let i = 0; i < this.numEnvs; i++) {
+    const perEnv = Array.from({ length: this.numEnvs }, (_, i) => {
       const envSeed = typeof seed === "number" ? seed + i : (seed as readonly (number | null | undefined)[] | undefined)?.[i];
       const resetArgs: ResetArgs = {};
       if (envSeed !== undefined && envSeed !== null) resetArgs.seed = envSeed;
       if (options !== undefined) resetArgs.options = options;
-      this.send(i, CMD_RESET, resetArgs);
-    }
-    const infos: VectorInfo = {};
-    for (let i = 0; i < this.numEnvs; i++) addInfo(infos, (this.receive(i, "reset") as Info | undefined) ?? {}, i, this.numEnvs);
+      return resetArgs;
+    });
+    for (let w = 0; w < this.workers.length; w++) this.send(w, CMD_RESET, perEnv.slice(this.firsts[w], this.firsts[w + 1]));
+    const infos = this.collectInfos("reset");
     return [this.copy ? this.shared.observations.slice() : this.shared.observations, infos];
   }
 
@@ -301,9 +319,8 @@ export class AsyncVectorEnv {
       throw new RangeError(`AsyncVectorEnv.step: expected ${n * this.actSize} action values for ${n} envs, got ${actions.length}`);
     }
     this.shared.actions.set(actions);
-    for (let i = 0; i < n; i++) this.send(i, CMD_STEP);
-    const infos: VectorInfo = {};
-    for (let i = 0; i < n; i++) addInfo(infos, (this.receive(i, "step") as Info | undefined) ?? {}, i, n);
+    for (let w = 0; w < this.workers.length; w++) this.send(w, CMD_STEP);
+    const infos = this.collectInfos("step");
     const { observations, rewards, terminations, truncations } = this.shared;
     return [this.copy ? observations.slice() : observations, rewards.slice(), terminations.slice(), truncations.slice(), infos];
   }
@@ -314,8 +331,8 @@ export class AsyncVectorEnv {
    */
   call(name: string, ...args: unknown[]): unknown[] {
     this.assertOpen();
-    for (let i = 0; i < this.numEnvs; i++) this.send(i, CMD_CALL, { name, args });
-    return this.workers.map((_, i) => (this.receive(i, `call(${name})`) as { result: unknown }).result);
+    for (let w = 0; w < this.workers.length; w++) this.send(w, CMD_CALL, { name, args });
+    return this.workers.flatMap((_, w) => this.receive(w, `call(${name})`) as unknown[]);
   }
 
   /** Each sub-env's `render()` result. */
@@ -330,13 +347,13 @@ export class AsyncVectorEnv {
   close(): void {
     if (this.closed) return;
     const asked: number[] = [];
-    for (let i = 0; i < this.numEnvs; i++) {
-      if (Atomics.load(this.controls[i], EXITED) === 1) continue;
-      this.send(i, CMD_CLOSE);
-      asked.push(i);
+    for (let w = 0; w < this.workers.length; w++) {
+      if (Atomics.load(this.controls[w], EXITED) === 1) continue;
+      this.send(w, CMD_CLOSE);
+      asked.push(w);
     }
     try {
-      for (const i of asked) this.receive(i, "close", Math.min(this.timeoutMs, 10_000));
+      for (const w of asked) this.receive(w, "close", Math.min(this.timeoutMs, 10_000));
     } catch {
       // A failed close has already ended every worker; Gymnasium's close does not raise it either.
     }
@@ -357,57 +374,76 @@ export class AsyncVectorEnv {
     for (const port of this.ports) port.close();
   }
 
-  /** Posts the command's argument (if any) and wakes worker i. */
-  private send(i: number, command: number, argument?: unknown): void {
-    const control = this.controls[i];
-    if (argument !== undefined) this.ports[i].postMessage(argument);
+  /** Every worker's answer to a reset or step: its envs' infos (undefined when all were empty), merged in env order. */
+  private collectInfos(what: string): VectorInfo {
+    const infos: VectorInfo = {};
+    for (let w = 0; w < this.workers.length; w++) {
+      const envInfos = this.receive(w, what) as (Info | undefined)[] | undefined;
+      if (envInfos === undefined) continue;
+      for (let j = 0; j < envInfos.length; j++) if (envInfos[j] !== undefined) addInfo(infos, envInfos[j] as Info, this.firsts[w] + j, this.numEnvs);
+    }
+    return infos;
+  }
+
+  /** Posts the command's argument (if any) and wakes worker w. */
+  private send(w: number, command: number, argument?: unknown): void {
+    const control = this.controls[w];
+    if (argument !== undefined) this.ports[w].postMessage(argument);
     control[COMMAND] = command;
     Atomics.add(control, REQUEST, 1);
     Atomics.notify(control, REQUEST);
   }
 
   /**
-   * Waits until worker i has answered its last command and returns the message it sent with the answer, if any.
+   * Waits until worker w has answered its last command and returns the message it sent with the answer, if any.
    * A failure in the worker, a worker that exited, or no answer within the timeout closes the whole vector env
-   * (as a failed worker leaves Gymnasium's unusable) and throws an Error naming the env and the cause.
+   * (as a failed worker leaves Gymnasium's unusable) and throws an Error naming the env (or envs) and the cause.
    */
-  private receive(i: number, what: string, timeoutMs = this.timeoutMs): unknown {
-    const control = this.controls[i];
+  private receive(w: number, what: string, timeoutMs = this.timeoutMs): unknown {
+    const control = this.controls[w];
     const request = Atomics.load(control, REQUEST);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const response = Atomics.load(control, RESPONSE);
       if (response === request) break;
       if (Atomics.load(control, EXITED) === 1) {
-        const event = this.workerEvents[i];
-        throw this.fail(i, what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
+        const event = this.workerEvents[w];
+        throw this.fail(this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
       }
       const left = deadline - performance.now();
-      if (left <= 0) throw this.fail(i, what, `no answer from its worker within ${timeoutMs} ms`);
+      if (left <= 0) throw this.fail(this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
       // Bounded slices: an exit flag can be raised without a notify on this slot reaching us.
       Atomics.wait(control, RESPONSE, response, Math.min(left, 1000));
     }
-    const message = control[HAS_MESSAGE] === 1 ? this.take(i) : undefined;
+    const message = control[HAS_MESSAGE] === 1 ? this.take(w) : undefined;
     if (control[STATUS] === FAILED) {
       const error = (message as { error?: WorkerError } | undefined)?.error;
-      throw this.fail(i, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
+      const envs = error?.env !== undefined ? `env ${error.env}` : this.envsOf(w);
+      throw this.fail(envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
     }
     return message;
   }
 
-  /** The worker posts before it answers, so its message is already queued; a short bounded retry is a safeguard. */
-  private take(i: number): unknown {
-    for (let attempt = 0; attempt < 1000; attempt++) {
-      const received = receiveMessageOnPort(this.ports[i]);
-      if (received !== undefined) return received.message;
-      Atomics.wait(this.controls[i], CONTROL_SLOTS - 1, 0, 1);
-    }
-    throw this.fail(i, "receive", "its worker answered but its message never arrived");
+  /** "env 3", or "envs 2-3" for a worker hosting several: who a worker-wide failure concerns. */
+  private envsOf(w: number): string {
+    const first = this.firsts[w];
+    const last = this.firsts[w + 1] - 1;
+    return first === last ? `env ${first}` : `envs ${first}-${last}`;
   }
 
-  private fail(i: number, what: string, cause: string): Error {
+  /** The worker posts before it answers, so its message is already queued; a short bounded retry is a safeguard. */
+  private take(w: number): unknown {
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const received = receiveMessageOnPort(this.ports[w]);
+      if (received !== undefined) return received.message;
+      Atomics.wait(this.controls[w], CONTROL_SLOTS - 1, 0, 1);
+    }
+    throw this.fail(this.envsOf(w), "receive", "its worker answered but its message never arrived");
+  }
+
+  private fail(envs: string, what: string, cause: string): Error {
     this.terminate();
-    return new Error(`AsyncVectorEnv: env ${i} failed in ${what}: ${cause}`);
+    return new Error(`AsyncVectorEnv: ${envs} failed in ${what}: ${cause}`);
   }
 }
 
@@ -417,12 +453,34 @@ function markExited(control: Int32Array, code: number): void {
   Atomics.notify(control, RESPONSE);
 }
 
+/** One env inside a worker: the env, its global index and its slot of the shared observation batch. */
+interface HostedEnv {
+  env: Env;
+  index: number;
+  observation: TypedArray;
+  actionSize: number;
+  discreteActions: boolean;
+}
+
+/** Builds one env from its spec, as Python's worker calls its pickled thunk. */
+async function buildEnv(spec: Required<EnvFnSpec>): Promise<Env> {
+  const module = (await import(spec.module)) as Record<string, unknown>;
+  const factory = module[spec.exportName];
+  if (typeof factory !== "function") throw new TypeError(`${spec.module} has no function export "${spec.exportName}"`);
+  let made: unknown = factory(...spec.args);
+  if (typeof made === "function") made = made();
+  if (made === null || typeof made !== "object" || typeof (made as Env).step !== "function" || typeof (made as Env).reset !== "function") {
+    throw new TypeError(`${spec.exportName}(...) must return an Env or a thunk returning one`);
+  }
+  return made as Env;
+}
+
 /**
- * The worker side (called by the bootstrap; not part of the public API): builds the env, answers the start
- * command with its spaces, then serves commands until close or a failure.
+ * The worker side (called by the bootstrap; not part of the public API): builds its envs, answers the start
+ * command with their spaces, then serves commands, each for all its envs in turn, until close or a failure.
  */
 export async function runAsyncVectorWorker(data: WorkerData = threadData as WorkerData): Promise<void> {
-  const { control, port, index, spec } = data;
+  const { control, port, first, specs } = data;
   process.on("exit", (code) => markExited(control, code));
   let sequence = Atomics.load(control, REQUEST);
   const answer = (status: number, message?: unknown) => {
@@ -444,42 +502,38 @@ export async function runAsyncVectorWorker(data: WorkerData = threadData as Work
     return status;
   };
 
-  let env: Env;
+  // The env being worked on, so that a failure names it.
+  let current = first;
+  const hosted: HostedEnv[] = [];
   try {
-    const module = (await import(spec.module)) as Record<string, unknown>;
-    const factory = module[spec.exportName];
-    if (typeof factory !== "function") throw new TypeError(`${spec.module} has no function export "${spec.exportName}"`);
-    let made: unknown = factory(...spec.args);
-    if (typeof made === "function") made = made();
-    if (made === null || typeof made !== "object" || typeof (made as Env).step !== "function" || typeof (made as Env).reset !== "function") {
-      throw new TypeError(`${spec.exportName}(...) must return an Env or a thunk returning one`);
+    const descriptions: EnvDescription[] = [];
+    for (let j = 0; j < specs.length; j++) {
+      current = first + j;
+      const env = await buildEnv(specs[j]);
+      hosted.push({ env, index: current, observation: new Float64Array(0), actionSize: 0, discreteActions: false });
+      descriptions.push({
+        observationSpace: describeSpace(env.observationSpace),
+        actionSpace: describeSpace(env.actionSpace),
+        metadata: env.metadata,
+        specId: env.spec?.id ?? null,
+      });
     }
-    env = made as Env;
-    const description: EnvDescription = {
-      observationSpace: describeSpace(env.observationSpace),
-      actionSpace: describeSpace(env.actionSpace),
-      metadata: env.metadata,
-      specId: env.spec?.id ?? null,
-    };
-    answer(OK, description);
+    answer(OK, descriptions);
   } catch (error) {
-    answer(FAILED, { error: errorOf(error) });
+    answer(FAILED, { error: errorOf(error, current) });
     return;
   }
 
   let shared: SharedBatch | null = null;
-  let observation: TypedArray = new Float64Array(0);
-  let actionSize = 0;
-  let discreteActions = false;
   const argument = () => receiveMessageOnPort(port)?.message;
-  const write = (obs: unknown) => {
+  const write = (h: HostedEnv, obs: unknown) => {
     if (typeof obs === "number") {
-      observation[0] = obs;
+      h.observation[0] = obs;
       return;
     }
     const values = obs as ArrayLike<number>;
-    if (values.length !== observation.length) throw new RangeError(`env ${index} returned ${values.length} observation values, expected ${observation.length}`);
-    observation.set(values);
+    if (values.length !== h.observation.length) throw new RangeError(`env ${h.index} returned ${values.length} observation values, expected ${h.observation.length}`);
+    h.observation.set(values);
   };
   // A view of a bigger buffer would be cloned whole; slice() sends just the observation (and keeps it safe
   // from an env that reuses its buffer, as SyncVectorEnv's copy does).
@@ -488,57 +542,83 @@ export async function runAsyncVectorWorker(data: WorkerData = threadData as Work
     for (const _ in info) return info;
     return undefined;
   };
+  const step = (h: HostedEnv, batch: SharedBatch): Info | undefined => {
+    const { env, index, actionSize } = h;
+    let action: unknown;
+    if (h.discreteActions) action = batch.actions[index];
+    else {
+      // The same conversion as SyncVectorEnv: the env's own copy, in the action space's dtype.
+      const typed = zerosOf(env.actionSpace.dtype, actionSize);
+      for (let j = 0; j < actionSize; j++) typed[j] = batch.actions[index * actionSize + j];
+      action = typed;
+    }
+    const [obs, reward, terminated, truncated, info] = env.step(action);
+    batch.rewards[index] = reward;
+    batch.terminations[index] = terminated ? 1 : 0;
+    batch.truncations[index] = truncated ? 1 : 0;
+    if (terminated || truncated) {
+      const finalObservation = detached(obs);
+      const [resetObs, resetInfo] = env.reset();
+      write(h, resetObs);
+      return { ...resetInfo, final_observation: finalObservation, final_info: info };
+    }
+    write(h, obs);
+    return nonEmpty(info);
+  };
+  // Per-env infos of one command, or undefined when all are empty (the common step: nothing to clone).
+  const infosOf = (infos: (Info | undefined)[]) => (infos.some((info) => info !== undefined) ? infos : undefined);
 
   for (;;) {
     Atomics.wait(control, REQUEST, sequence);
     sequence = Atomics.load(control, REQUEST);
     const command = control[COMMAND];
     let message: unknown;
+    current = first;
     try {
       if (command === CMD_ATTACH) {
         shared = argument() as SharedBatch;
-        const size = env.observationSpace.size;
-        observation = shared.observations.subarray(index * size, (index + 1) * size);
-        actionSize = env.actionSpace.size;
-        discreteActions = env.actionSpace instanceof Discrete;
+        for (const h of hosted) {
+          const size = h.env.observationSpace.size;
+          h.observation = shared.observations.subarray(h.index * size, (h.index + 1) * size);
+          h.actionSize = h.env.actionSpace.size;
+          h.discreteActions = h.env.actionSpace instanceof Discrete;
+        }
       } else if (command === CMD_RESET) {
-        const [obs, info] = env.reset((argument() as ResetArgs | undefined) ?? {});
-        write(obs);
-        message = nonEmpty(info);
+        const perEnv = argument() as ResetArgs[];
+        const infos: (Info | undefined)[] = [];
+        for (let j = 0; j < hosted.length; j++) {
+          current = hosted[j].index;
+          const [obs, info] = hosted[j].env.reset(perEnv[j]);
+          write(hosted[j], obs);
+          infos.push(nonEmpty(info));
+        }
+        message = infosOf(infos);
       } else if (command === CMD_STEP) {
-        const batch = shared as SharedBatch;
-        let action: unknown;
-        if (discreteActions) action = batch.actions[index];
-        else {
-          // The same conversion as SyncVectorEnv: the env's own copy, in the action space's dtype.
-          const typed = zerosOf(env.actionSpace.dtype, actionSize);
-          for (let j = 0; j < actionSize; j++) typed[j] = batch.actions[index * actionSize + j];
-          action = typed;
+        const infos: (Info | undefined)[] = [];
+        for (const h of hosted) {
+          current = h.index;
+          infos.push(step(h, shared as SharedBatch));
         }
-        const [obs, reward, terminated, truncated, info] = env.step(action);
-        batch.rewards[index] = reward;
-        batch.terminations[index] = terminated ? 1 : 0;
-        batch.truncations[index] = truncated ? 1 : 0;
-        if (terminated || truncated) {
-          const finalObservation = detached(obs);
-          const [resetObs, resetInfo] = env.reset();
-          write(resetObs);
-          message = { ...resetInfo, final_observation: finalObservation, final_info: info };
-        } else {
-          write(obs);
-          message = nonEmpty(info);
-        }
+        message = infosOf(infos);
       } else if (command === CMD_CALL) {
         const { name, args } = argument() as { name: string; args: unknown[] };
-        const member = (env as unknown as Record<string, unknown>)[name];
-        message = { result: typeof member === "function" ? (member as (...a: unknown[]) => unknown).apply(env, args) : member };
+        const results: unknown[] = [];
+        for (const { env, index } of hosted) {
+          current = index;
+          const member = (env as unknown as Record<string, unknown>)[name];
+          results.push(typeof member === "function" ? (member as (...a: unknown[]) => unknown).apply(env, args) : member);
+        }
+        message = results;
       } else if (command === CMD_CLOSE) {
-        env.close();
+        for (const { env, index } of hosted) {
+          current = index;
+          env.close();
+        }
       } else {
         throw new Error(`unknown command ${command}`);
       }
     } catch (error) {
-      answer(FAILED, { error: errorOf(error) });
+      answer(FAILED, { error: errorOf(error, current) });
       return;
     }
     if (answer(OK, message) === FAILED || command === CMD_CLOSE) return;

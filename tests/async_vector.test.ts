@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { isMainThread } from "node:worker_threads";
+import { isMainThread, threadId } from "node:worker_threads";
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { type TypedArray } from "../envs/spaces.ts";
-import { AsyncVectorEnv, type EnvFnSpec } from "../envs/async_vector.ts";
+import { AsyncVectorEnv, type AsyncVectorEnvOptions, type EnvFnSpec } from "../envs/async_vector.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
 import { CounterEnv as BaseCounterEnv, float32Box } from "./helpers.ts";
 
@@ -45,6 +45,10 @@ class EchoEnv extends Env<Float32Array, TypedArray> {
   }
   describe(prefix: string): string {
     return `${prefix}:echo`;
+  }
+  /** The id of the thread hosting this env. */
+  thread(): number {
+    return threadId;
   }
 }
 
@@ -132,14 +136,15 @@ function registerTests(): void {
     assert.equal(gym.vector.AsyncVectorEnv, AsyncVectorEnv);
   });
 
-  test("AsyncVectorEnv gives SyncVectorEnv's results, step for step, across autoresets", () => {
+  /** Runs the same episodes through AsyncVectorEnv (with `options`) and SyncVectorEnv and compares every result. */
+  function compareWithSync(options: AsyncVectorEnvOptions) {
     // Episodes of 3, 4 and 5 steps (the last one truncated), so autoresets fall on different steps.
     const params: [number, number, number][] = [
       [0, 3, 0],
       [1, 4, 0],
       [2, 5, 1],
     ];
-    const asyncEnvs = new AsyncVectorEnv(params.map((p) => spec("counter", ...p)));
+    const asyncEnvs = new AsyncVectorEnv(params.map((p) => spec("counter", ...p)), options);
     const syncEnvs = new SyncVectorEnv(params.map((p) => makeEnv("counter", ...p)));
     try {
       assert.equal(asyncEnvs.observationSpace.toString(), syncEnvs.observationSpace.toString());
@@ -157,6 +162,47 @@ function registerTests(): void {
     } finally {
       asyncEnvs.close();
     }
+  }
+
+  test("AsyncVectorEnv gives SyncVectorEnv's results, step for step, across autoresets", () => compareWithSync({}));
+
+  test("with several envs per worker (numWorkers: 2 for 3 envs) the results are still SyncVectorEnv's, autoresets included", () => compareWithSync({ numWorkers: 2 }));
+
+  test("numWorkers splits the envs into contiguous runs, one thread each, and call() answers in env order", () => {
+    const envs = new AsyncVectorEnv([spec("echo"), spec("echo"), spec("echo")], { numWorkers: 2 });
+    try {
+      const threads = envs.call("thread") as number[];
+      assert.equal(threads.length, 3);
+      assert.equal(threads[0], threads[1]);
+      assert.notEqual(threads[1], threads[2]);
+      assert.ok(!threads.includes(threadId));
+      envs.reset();
+      const [obs] = envs.step([1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(Array.from(obs), [1, 2, 3, 4, 5, 6]);
+    } finally {
+      envs.close();
+    }
+  });
+
+  test("numWorkers must be a positive integer", () => {
+    assert.throws(() => new AsyncVectorEnv([spec("echo")], { numWorkers: 0 }), /numWorkers must be a positive integer, got 0/);
+  });
+
+  test("with several envs per worker, an env that fails is named by its own index", () => {
+    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")], { numWorkers: 1 }), /env 1 failed in construction: RangeError: broken on purpose/);
+    const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("step"), spec("counter", 1, 3, 0)], { numWorkers: 2 });
+    envs.reset();
+    envs.step([0, 0, 0]);
+    envs.step([0, 0, 0]);
+    assert.throws(() => envs.step([0, 0, 0]), /env 1 failed in step: Error: broken on purpose in step/);
+    assert.equal(envs.closed, true);
+  });
+
+  test("a worker hosting several envs that exits is reported for all of them", () => {
+    const envs = new AsyncVectorEnv([spec("exit"), spec("counter", 0, 3, 0)], { numWorkers: 1, timeoutMs: 20_000 });
+    envs.reset();
+    envs.step([0, 0]);
+    assert.throws(() => envs.step([0, 0]), /envs 0-1 failed in step: its worker exited \(code 3\)/);
   });
 
   test("AsyncVectorEnv hands Box actions to each env as its own slice in the action dtype, and forwards call()", () => {
