@@ -70,6 +70,17 @@ function assertReadable(r: Run, what: string): void {
   assert.ok(longest < 4000, `${what}: a ${longest}-character line`);
 }
 
+/**
+ * The first line our code wrote to stderr. A self-built libtensorflow (benchmark/native_tf.sh) logs its start-up
+ * through absl before anything else when tfjs-node loads (`WARNING: All log messages before absl::InitializeLog()
+ * ...`, then glog-style `I0000 ...` lines); those are the native library's, not the script's, so they are skipped.
+ */
+function firstLine(stderr: string): string {
+  const lines = stderr.split("\n");
+  const ours = lines.find((l) => !/^WARNING: All log messages before absl::InitializeLog\(\)|^[IWEF]\d{4} |^To enable the following instructions/.test(l));
+  return ours ?? "";
+}
+
 // [script, args, expected first stderr line, exit code]. Each variant: a flag out of its declared range, an env
 // id whose spaces it does not support (refused before any env is built, MuJoCo included), a runtime failure.
 const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
@@ -109,7 +120,7 @@ test("bad command lines and failures end each variant and benchmark script with 
       const [script, args, first, code] = item;
       const what = `${script} ${args.join(" ")}`;
       const r = await run(script, args);
-      const line = r.stderr.split("\n")[0];
+      const line = firstLine(r.stderr);
       if (typeof first === "string") assert.equal(line, first, what);
       else assert.match(line, first, what);
       assert.equal(r.code, code, `${what}: exit ${r.code}\n${r.stderr}`);
@@ -123,7 +134,7 @@ test("bad command lines and failures end each variant and benchmark script with 
 test("--debug (or DEBUG=1) adds the stack trace after the error line", async () => {
   const r = await run("ppo.ts", ["--eval-checkpoint", "missing.json", "--debug"]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr.split("\n")[0], /^error: ENOENT/);
+  assert.match(firstLine(r.stderr), /^error: ENOENT/);
   assert.match(r.stderr, /^\s+at .*ppo\.ts/m);
   assertReadable(r, "--debug");
   assert.equal(debugEnabled([], { DEBUG: "1" }), true);
@@ -201,7 +212,7 @@ test("updateStep skips a step whose loss or gradient is not finite, leaving the 
 test("a diverging run stops with one line naming the metric and iteration, and saves the last finite agent", async () => {
   // Adam's first step moves every weight by about the learning rate: at 1e30 the next losses overflow.
   const r = await run("ppo.ts", ["--learning-rate", "1e30", "--num-steps", "64", "--total-timesteps", "4096", "--save-model", "--exp-name", "nan_guard"]);
-  const line = r.stderr.split("\n")[0];
+  const line = firstLine(r.stderr);
   assert.match(line, /^error: non-finite (policy_loss|value_loss|entropy|old_approx_kl|approx_kl|clipfrac|grad_norm) \((NaN|-?Infinity)\) at iteration \d+: training stopped before applying that update; the last good agent is saved in (\S+\.json)\. Try a lower --learning-rate/);
   assert.equal(r.code, 1);
   assertReadable(r, "NaN guard");
