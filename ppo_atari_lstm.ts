@@ -12,6 +12,7 @@
 // ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder of ALE's ROM images.
 import * as tf from "@tensorflow/tfjs";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -495,8 +496,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     usageError((e as Error).message);
   }
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  // Each env steps in its own worker thread: emulation is the bottleneck, so the envs must spread over the cores.
-  const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })));
+  // The envs step in worker threads: emulation is the bottleneck, so the envs must spread over the cores.
+  // At most one worker per core (each hosting several envs): more threads only add messaging and contention.
+  const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })), { numWorkers: availableParallelism() });
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
   if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
