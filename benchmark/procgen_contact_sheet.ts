@@ -11,10 +11,12 @@ import { dirname } from "node:path";
 import { PNG } from "pngjs";
 
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { handleExits } from "../envs/main.ts";
 import { imageLoader, resolveAssetsDir } from "../envs/procgen/assets.ts";
 import { EASY_MODE, HARD_MODE, RES } from "../envs/procgen/game.ts";
 import { ENV_NAMES, GAMES, makeGame } from "../envs/procgen/games/index.ts";
 
+handleExits(); // a bad command line or a failure below is one `error:` line, exit 2 / 1
 const args = parseArgs(
   {
     procgenAssetsDir: str(null, "a copy of procgen's data/assets (default: looked up, downloaded when missing)"),

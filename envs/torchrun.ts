@@ -17,7 +17,6 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { usageError } from "./cli.ts";
 
 export interface LaunchConfig {
   nnodes: number;
@@ -192,7 +191,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   try {
     cfg = parseLaunchArgs(process.argv.slice(2));
   } catch (e) {
-    usageError((e as Error).message);
+    // The launcher installs no runMain/handleExits (their signal handlers would fight its own forwarding to the
+    // ranks), so a bad command line is printed here: one line, exit 2, like every script.
+    process.stderr.write(`error: ${(e as Error).message}\n(run with --help to list the flags)\n`);
+    process.exit(2);
   }
   if (cfg === "help") {
     process.stdout.write(`${USAGE}\n\nStarts --nproc-per-node copies of the script on this machine, with torchrun's environment variables.\n`);

@@ -109,6 +109,8 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["benchmark/pettingzoo_throughput.ts", ["--seconds", "0"], "error: --seconds must be greater than 0, got 0", 2],
   ["benchmark/procgen.ts", ["--workers", "1,x"], 'error: --workers expects comma-separated counts of at least 1, got "1,x"', 2],
   ["benchmark/backends.ts", ["--only", "nope"], "error: unknown workload nope for --only (one of cnn-forward, cnn-update, impala-update, mlp-update, sps)", 2],
+  ["benchmark/procgen_contact_sheet.ts", ["--distribution-mode", "extreme"], 'error: --distribution-mode must be easy or hard, got "extreme"', 2],
+  ["envs/torchrun.ts", ["--bogus", "ppo_atari_multigpu.ts"], "error: unknown flag --bogus (torchrun's flags come before the script; the script's after it)", 2],
   ["benchmark/atari_random.ts", ["--rom-dir", "no-roms-here", "--episodes", "1"], /^error: ROM for "breakout" not found\. Searched: - no-roms-here/, 1],
 ];
 
