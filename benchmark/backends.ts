@@ -22,7 +22,6 @@
 
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
@@ -31,6 +30,7 @@ import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
+import { ROOT } from "./lib.ts";
 
 const WORKLOADS = ["cnn-forward", "cnn-update", "impala-update", "mlp-update", "sps"] as const;
 type Workload = (typeof WORKLOADS)[number];
@@ -51,7 +51,6 @@ handleExits(); // a bad command line below is one `error:` line and exit 2, like
 const cli = parseArgs(ARGS, "Backend benchmark: each workload on each available backend.", "benchmark/backends.ts");
 const reps = cli.reps;
 const only = cli.only.split(",") as Workload[];
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Mean wall time of `f` in ms over `n` runs after one warm-up run. */
 function time(n: number, f: () => void): number {

@@ -132,9 +132,8 @@ const ARGS = {
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Data parallelism on this machine: all-reduce bandwidth, and 2 ranks against one process, side by side.", "benchmark/multigpu.ts");
-  const argv = { "rom-dir": cli.romDir, "env-id": cli.envId, seed: cli.seed, "total-timesteps": cli.totalTimesteps, "allreduce-only": cli.allreduceOnly, "skip-allreduce": cli.skipAllreduce, "multi-first": cli.multiFirst };
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`);
-  if (!argv["skip-allreduce"]) {
+  if (!cli.skipAllreduce) {
     console.log(`\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`);
     console.log("| ranks | ms per allReduce | algbw GB/s | busbw GB/s |\n|-|-|-|-|");
     for (const w of [2, 3]) {
@@ -144,12 +143,12 @@ async function main(): Promise<void> {
     const raw = await allReduceBenchmark(2, "raw");
     console.log(`| 2, raw socket exchange of the same bytes (reference) | ${raw.ms.toFixed(2)} | ${raw.algbw.toFixed(2)} | ${raw.busbw.toFixed(2)} |`);
   }
-  if (argv["allreduce-only"]) return;
-  if (!argv["rom-dir"]) usageError("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
-  const common = ["--env-id", argv["env-id"], "--seed", String(argv.seed), "--total-timesteps", String(argv["total-timesteps"]), "--rom-dir", argv["rom-dir"], "--backend", cli.backend];
+  if (cli.allreduceOnly) return;
+  if (!cli.romDir) usageError("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
+  const common = ["--env-id", cli.envId, "--seed", String(cli.seed), "--total-timesteps", String(cli.totalTimesteps), "--rom-dir", cli.romDir, "--backend", cli.backend];
   const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
   const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
-  console.log(`\n${argv["env-id"]}, seed ${argv.seed}, ${argv["total-timesteps"]} steps, global batch 8 × 128, back to back:`);
+  console.log(`\n${cli.envId}, seed ${cli.seed}, ${cli.totalTimesteps} steps, global batch 8 × 128, back to back:`);
   console.log("| run | SPS | wall s |\n|-|-|-|");
   const runSingle = () => {
     const r = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)));
@@ -163,7 +162,7 @@ async function main(): Promise<void> {
   };
   // --multi-first swaps the order, to see whether the machine's load drifted between the two runs.
   let a: { sps: number }, b: { sps: number };
-  if (argv["multi-first"]) {
+  if (cli.multiFirst) {
     b = runMulti();
     a = runSingle();
   } else {

@@ -238,11 +238,6 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-/** `dist.is_initialized()`. */
-export function isInitialized(): boolean {
-  return group !== null;
-}
-
 /** `dist.get_rank()`: 0 without a process group, as a script run directly is rank 0 of 1. */
 export function getRank(): number {
   return group?.rank ?? 0;

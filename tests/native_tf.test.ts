@@ -8,32 +8,11 @@ import * as tf from "@tensorflow/tfjs";
 
 import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
-import { relError } from "./backend_helpers.ts";
+import { gradsOn, randomArray, relError } from "./backend_helpers.ts";
 
 process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
 const loadError = await import("@tensorflow/tfjs-node" as string).then(() => null, (err: Error) => String(err.message).split("\n")[0]);
 const skip = loadError === null ? false : `@tensorflow/tfjs-node does not load here (run bash benchmark/native_tf.sh): ${loadError.slice(0, 80)}`;
-
-/** Deterministic inputs, independent of any backend's RNG. */
-function randomArray(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  return Float32Array.from({ length: n }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  });
-}
-
-
-/** Gradients of sum(f(inputs) · r) w.r.t. every input, on `backend`. */
-async function gradsOn(backend: string, shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<Float32Array[]> {
-  await tf.setBackend(backend);
-  return tf.tidy(() => {
-    const xs = shapes.map((s, i) => tf.tensor(randomArray(s.reduce((a, b) => a * b, 1), seed + i), s));
-    const outShape = tf.tidy(() => f(...xs).shape);
-    const r = tf.tensor(randomArray(outShape.reduce((a, b) => a * b, 1), seed + 100), outShape);
-    return tf.grads((...args: tf.Tensor[]) => tf.sum(tf.mul(f(...args), r)))(xs).map((g) => g.dataSync() as Float32Array);
-  });
-}
 
 async function assertWasmMatchesTensorflow(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
   const expected = await gradsOn("tensorflow", shapes, f, seed);

@@ -91,8 +91,6 @@ export class Atari2600 {
   private readonly paddleFire = [false, false, false, false];
   /** Reused by `applyAction` so the two-player call allocates nothing per frame. */
   private readonly twoPlayers = [0, 0];
-  private paddleMin = PADDLE_MIN;
-  private paddleMax = PADDLE_MAX;
 
   constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
     const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
@@ -127,11 +125,6 @@ export class Atari2600 {
   /** The last frame's screen, one TIA colour byte per pixel, row-major `height x 160`. */
   get screen(): Uint8Array {
     return this.tia.screen;
-  }
-
-  /** Instructions executed since construction. */
-  get instructions(): number {
-    return this.cpu.instructions;
   }
 
   // ---- the bus (Stella's System::peek / poke with the 2600's page map) ----
@@ -242,25 +235,14 @@ export class Atari2600 {
     this.swchb = SWCHB_UNUSED_BITS | SWCHB_COLOR | (reset ? 0 : 0x01) | (select ? 0 : 0x02) | (difficulty & 1 ? 0x40 : 0) | (difficulty & 2 ? 0x80 : 0);
   }
 
-  /** ALE's `setPaddleLimits` (settings paddle_min / paddle_max). */
-  setPaddleLimits(min: number, max: number): void {
-    this.paddleMin = min;
-    this.paddleMax = max;
-  }
-
   /**
    * ALEState::resetPaddles: the first `count` paddles to the middle of their range (single-player ALE: 2;
    * Multi-Agent ALE: 4).
    */
   resetPaddles(count = 2): void {
-    const centre = Math.trunc((this.paddleMin + this.paddleMax) / 2);
+    const centre = Math.trunc((PADDLE_MIN + PADDLE_MAX) / 2);
     for (let p = 0; p < count; p++) this.paddleValues[p] = centre;
     this.updatePaddles();
-  }
-
-  /** Current paddle resistances of players A and B. */
-  get paddlePositions(): [number, number] {
-    return [this.paddleValues[0], this.paddleValues[1]];
   }
 
   /**
@@ -328,7 +310,7 @@ export class Atari2600 {
   }
 
   private clampPaddle(value: number): number {
-    return Math.min(this.paddleMax, Math.max(this.paddleMin, value));
+    return Math.min(PADDLE_MAX, Math.max(PADDLE_MIN, value));
   }
 
   // ---- running ----

@@ -159,8 +159,6 @@ export class M6502 {
   status = 0;
   /** Whether the last bus access was a read (the TIA's WSYNC only halts the CPU after a read, as in Stella). */
   lastAccessWasRead = true;
-  /** Instructions executed since construction (for statistics only). */
-  instructions = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -719,7 +717,6 @@ export class M6502 {
     }
     this.a = a, this.x = x, this.y = y, this.sp = sp, this.pc = pc;
     this.n = n, this.v = v, this.d = d, this.i = i, this.notZ = notZ, this.c = c;
-    this.instructions += executed;
     return (this.status & FATAL_ERROR_BIT) === 0;
   }
 

@@ -16,6 +16,7 @@
 // Rendering can be switched off per frame (`renderEnabled = false`): the drawing loop then only computes the
 // collision latches, which is all that game logic can observe.
 
+import { MAXIMUM_RESISTANCE, MINIMUM_RESISTANCE } from "./controls.ts";
 import { type M6502 } from "./m6502.ts";
 
 // Object bits of Stella's TIABit enum, and the CTRLPF-derived bits it ORs into the same index.
@@ -334,9 +335,6 @@ export interface TiaPorts {
   systemCyclesReset(cycles: number): void;
 }
 
-export const MINIMUM_RESISTANCE = 0;
-export const MAXIMUM_RESISTANCE = 0x7fffffff;
-
 export class Tia {
   /** Set false to skip writing pixels (collisions are still computed). */
   renderEnabled = true;
@@ -362,11 +360,6 @@ export class Tia {
   private framePointer = 0;
   private partialFrame = false;
   private frameGreyed = false;
-  /** Scanlines of the last finished frame. */
-  scanlineCountForLastFrame = 0;
-  private currentScanline = 0;
-  /** Frames finished since construction. */
-  frameCounter = 0;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -486,8 +479,6 @@ export class Tia {
     this.clockAtLastUpdate = this.clockWhenFrameStarted;
     this.clocksToEndOfScanLine = 228;
     this.vsyncFinishClock = 0x7fffffff;
-    this.scanlineCountForLastFrame = 0;
-    this.currentScanline = 0;
   }
 
   /** Stella's resetCycles for the TIA's own clock-based state (TIA::systemCyclesReset). */
@@ -507,14 +498,10 @@ export class Tia {
     if (!this.partialFrame) this.startFrame();
     this.partialFrame = true;
     const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
-    const totalClocks = this.clock.cycles * 3 - this.clockWhenFrameStarted;
-    this.currentScanline = Math.floor(totalClocks / 228);
     if (this.partialFrame) {
       if (!this.frameGreyed) this.greyOutFrame();
       this.frameGreyed = true;
     } else {
-      this.scanlineCountForLastFrame = this.currentScanline;
-      this.frameCounter++;
       this.frameGreyed = false;
     }
     return ok;

@@ -103,7 +103,6 @@ export abstract class BasicAbstractGame {
   prevLevelSeed = 0;
   levelSeedLow = 0;
   levelSeedHigh = 1;
-  episodeDone = false;
   /** Picks level seeds (seeded once per env by the vector env). */
   readonly levelSeedRandGen = new Mt19937(0);
   /** Everything inside a level; reseeded with the level seed at every reset. */
@@ -199,7 +198,6 @@ export abstract class BasicAbstractGame {
     if (this.stepData.done) this.reset();
     // With sequential levels a completed level rolls straight into the next one without ending the episode.
     if (this.options.useSequentialLevels && this.stepData.levelComplete) this.stepData.done = false;
-    this.episodeDone = this.stepData.done;
   }
 
   /** Renders the current frame (64x64 RGB, row 0 at the top) into `out` at `offset`. */
