@@ -11,42 +11,26 @@
 // the numbers cover exactly the tensor work of `main` (no emulator). Timings from a shared 2-core machine vary
 // ~10-20%: compare runs made one after the other.
 
-import minimist from "minimist";
 import * as tf from "@tensorflow/tfjs";
 
 import { setupBackend } from "../envs/backend.ts";
+import { bool, int, parseArgs, str } from "../envs/cli.ts";
+import { handleExits } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 
-const cli = minimist(process.argv.slice(2), {
-  string: ["backend", "rollout-steps", "minibatches"],
-  boolean: ["kernels", "shapes"],
-  default: { backend: "wasm", "rollout-steps": "128", minibatches: "16" },
-});
-
-/**
- * Selects the backend. `tensorflow` is loaded here directly (the project's --backend selection may not offer it on
- * every branch): tfjs-node registers the "tensorflow" backend on the shared tfjs engine when imported.
- */
-async function selectBackend(name: string): Promise<void> {
-  if (name === "tensorflow") {
-    process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
-    try {
-      await import("@tensorflow/tfjs-node" as string);
-    } catch (err) {
-      console.error(`error: @tensorflow/tfjs-node does not load (${String((err as Error).message).split("\n")[0]}); run bash benchmark/native_tf.sh`);
-      process.exit(1);
-    }
-    await setupBackend("wasm", { quiet: true }); // installs the wasm fixes exactly as a wasm run would
-    if (!(await tf.setBackend("tensorflow"))) throw new Error("tensorflow backend failed to initialise");
-  } else if (name === "wasm" || name === "cpu") {
-    await setupBackend(name, { quiet: true });
-  } else {
-    console.error(`error: unknown --backend '${name}' (wasm | tensorflow | cpu)`);
-    process.exit(2);
-  }
-}
-
-await selectBackend(String(cli.backend));
+handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1
+const cli = parseArgs(
+  {
+    backend: str("wasm", "backend to profile, chosen as a variant's --backend is (tensorflow: see benchmark/native_tf.sh)"),
+    rolloutSteps: int(128, "forward passes of the rollout (8 envs each, ppo_atari's defaults)", { ge: 1 }),
+    minibatches: int(16, "update steps (4 epochs x 4 minibatches of 256)", { ge: 1 }),
+    kernels: bool(false, "also print exclusive time per kernel"),
+    shapes: bool(false, "with --kernels: one row per kernel and input shapes"),
+  },
+  "Where one ppo_atari.ts iteration spends its tensor time.",
+  "benchmark/profile_atari.ts",
+);
+await setupBackend(cli.backend, { quiet: true, cuda: false });
 const atari = await import("../ppo_atari.ts");
 
 /** Exclusive wall time per kernel name: each registered kernel of the backend is wrapped in a timer. */
@@ -78,7 +62,7 @@ function instrumentKernels(backend: string): void {
 }
 
 const NUM_ENVS = 8;
-const numSteps = Number(cli["rollout-steps"]);
+const numSteps = cli.rolloutSteps;
 const batchSize = NUM_ENVS * 128;
 const minibatchSize = 256;
 const OBS = 4 * 84 * 84;
@@ -133,7 +117,7 @@ const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.s
 const c0 = cpuMs();
 const rolloutMs = rollout(numSteps);
 const c1 = cpuMs();
-const updates = Number(cli.minibatches);
+const updates = cli.minibatches;
 const updateMs = update(updates);
 const c2 = cpuMs();
 console.log(`backend ${tf.getBackend()}; tensors before/after ${tensorsBefore}/${tf.memory().numTensors}`);

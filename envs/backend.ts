@@ -30,7 +30,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
 import { usageError } from "./cli.ts";
-import { removeWasmExitHandlers } from "./main.ts";
+import { TrainingError, removeWasmExitHandlers } from "./main.ts";
 
 export const BACKEND_CHOICES = ["auto", "webgpu", "tensorflow", "wasm", "cpu"] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -51,8 +51,13 @@ export interface BackendReport {
   line: string;
 }
 
-/** An explicitly requested backend could not start; `setupBackend` prints the message as one `error:` line. */
-export class BackendUnavailableError extends Error {}
+/**
+ * An explicitly requested backend could not start. A TrainingError: under runMain its message is the one
+ * `error:` line (it already says what to do) and the exit code 1.
+ */
+export class BackendUnavailableError extends TrainingError {
+  override name = "BackendUnavailableError";
+}
 
 let lastReport: BackendReport | null = null;
 
@@ -427,20 +432,13 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
 /**
  * What a variant calls once at start-up (CleanRL's `device = ...` line): validates `--backend`, starts it and
  * prints one line naming it and why (unless `quiet`). A bad `--backend` value is a usage error (exit 2); a
- * backend that cannot start is one `error:` line and exit 1.
+ * backend that cannot start throws BackendUnavailableError (under runMain: one `error:` line, exit 1).
  */
 export async function setupBackend(choice: string = "auto", opts: SetupBackendOptions = {}): Promise<string> {
   if (!(BACKEND_CHOICES as readonly string[]).includes(choice)) {
     usageError(`--backend must be one of ${BACKEND_CHOICES.join(", ")}; got ${choice}`);
   }
-  let report: BackendReport;
-  try {
-    report = await selectBackend(choice as BackendChoice, opts);
-  } catch (err) {
-    if (!(err instanceof BackendUnavailableError)) throw err;
-    process.stderr.write(`error: ${err.message}\n`);
-    process.exit(1);
-  }
+  const report = await selectBackend(choice as BackendChoice, opts);
   if (!opts.quiet) console.log(report.line);
   return report.backend;
 }
