@@ -438,9 +438,9 @@ export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Arra
       const chunkStats: tf.Tensor1D = kept!;
       const out: { grads: tf.NamedTensorMap; stats: tf.Tensor1D } = {
         grads: prevGrads === null ? g : Object.fromEntries(Object.entries(g).map(([k, v]) => [k, tf.add(prevGrads[k], v)])),
-        stats: (prevStats === null ? tf.clone(chunkStats) : tf.add(prevStats, chunkStats)) as tf.Tensor1D,
+        stats: prevStats === null ? chunkStats : (tf.add(prevStats, chunkStats) as tf.Tensor1D),
       };
-      chunkStats.dispose();
+      if (prevStats !== null) chunkStats.dispose();
       return out;
     });
     if (prevGrads !== null) tf.dispose(prevGrads);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import * as gym from "../envs/index.ts";
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { RomNotFoundError } from "../envs/ale/index.ts";
-import { ProcgenAssetsError } from "../envs/procgen/index.ts";
+import { AssetsNotFoundError } from "../envs/procgen/index.ts";
 import { checkEnv } from "../envs/env_checker.ts";
 import { Discrete } from "../envs/spaces.ts";
 import { float32Box } from "./helpers.ts";
@@ -40,7 +40,7 @@ function makeUnlessRomMissing(id: string, options: gym.MakeOptions, skipped: Set
   try {
     return gym.make(id, options);
   } catch (e) {
-    if (e instanceof RomNotFoundError || e instanceof ProcgenAssetsError) {
+    if (e instanceof RomNotFoundError || e instanceof AssetsNotFoundError) {
       skipped.add(id);
       return null;
     }

@@ -15,6 +15,7 @@
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
+import { AssetsNotFoundError } from "./assets.ts";
 import { randomSeed } from "../rng.ts";
 import { type BasicAbstractGame, type DistributionMode, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, type ImageLoader, MEMORY_MODE, RES } from "./game.ts";
 import { makeGame } from "./games/index.ts";
@@ -59,8 +60,6 @@ export interface ProcgenOptions {
   images?: ImageLoader | null;
 }
 
-export class ProcgenAssetsError extends Error {}
-
 /** Builds one game per env from the Python options, with the level range and per-env level-seed generators. */
 export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstractGame[] {
   const { envName, startLevel = 0, useSequentialLevels = false } = options;
@@ -78,7 +77,7 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
   if (!Number.isInteger(numLevels) || numLevels < 0) throw new Error(`num_levels must be a non-negative integer, got ${numLevels}`);
   if (!Number.isInteger(levelStart) || levelStart < 0) throw new Error(`start_level must be a non-negative integer, got ${levelStart}`);
   const images = options.images ?? null;
-  if (images === null && !options.useMonochromeAssets) throw new ProcgenAssetsError("procgen: no image loader; pass images (see envs/procgen/assets.ts) or useMonochromeAssets");
+  if (images === null && !options.useMonochromeAssets) throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts) or useMonochromeAssets");
   const gameOptions: Partial<GameOptions> = {
     distributionMode: mode,
     useBackgrounds: options.useBackgrounds ?? true,
@@ -195,8 +194,7 @@ export class ProcgenGymEnv extends Env<Uint8Array, number> {
     const g = this.game;
     g.advance(action);
     g.observe(this.frame);
-    const info: Info = { level_seed: g.currentLevelSeed, prev_level_seed: g.prevLevelSeed, prev_level_complete: g.stepData.levelComplete ? 1 : 0 };
-    return [this.frame.slice(), g.stepData.reward, g.stepData.done && !g.timedOut, g.timedOut, info];
+    return [this.frame.slice(), g.stepData.reward, g.stepData.done && !g.timedOut, g.timedOut, levelInfo(g)];
   }
 
   /** The 64x64 observation frame (procgen's own rgb_array render is a 512x512 antialiased redraw; not reproduced). */

@@ -7,12 +7,12 @@
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
 import { register } from "../registration.ts";
-import { ProcgenAssetsError, ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
+import { ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
 import type { ImageLoader } from "./game.ts";
 import { availableGames } from "./games/index.ts";
-import { imageLoader } from "./assets.ts";
+import { AssetsNotFoundError, imageLoader } from "./assets.ts";
 
-export { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE, ProcgenAssetsError, ProcgenEnv, ProcgenGymEnv, makeGames } from "./env.ts";
+export { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE, ProcgenEnv, ProcgenGymEnv, makeGames } from "./env.ts";
 export type { ProcgenOptions } from "./env.ts";
 export { ENV_NAMES, GAMES, availableGames, makeGame } from "./games/index.ts";
 export { BasicAbstractGame, DEFAULT_GAME_OPTIONS, EASY_MODE, EXTREME_MODE, HARD_MODE, MEMORY_MODE } from "./game.ts";
@@ -29,7 +29,7 @@ export function imagesFor(assetsDir: string | null | undefined, monochrome: bool
   const dir = assetsDir || process.env.PROCGEN_ASSETS_DIR || null;
   if (dir === null) {
     if (monochrome) return null;
-    throw new ProcgenAssetsError(
+    throw new AssetsNotFoundError(
       "procgen images not found: pass assetsDir (resolveAssetsDir in envs/procgen/assets.ts finds or downloads them), set PROCGEN_ASSETS_DIR to a copy of procgen's data/assets, or use useMonochromeAssets",
     );
   }
