@@ -152,9 +152,12 @@ function residualBlock(x: tf.Tensor4D, [conv0, conv1]: [Conv2d, Conv2d]): tf.Ten
  * IMPALA's ConvSequence: conv, then max-pool 3x3 stride 2 with padding 1 on every side (torch's `padding=1`;
  * tfjs's "same" would pad only the far side and shift every window), then two residual blocks.
  * Spatial size goes h -> (h + 1) / 2: 64 -> 32 -> 16 -> 8.
+ * The padding is explicit, with -Infinity as torch pads a max-pool: native TensorFlow's MaxPool takes only
+ * "valid" or "same", and every window still holds at least one real value, so outputs and gradients are torch's.
  */
 function convSequence(x: tf.Tensor4D, seq: ConvSequence, isInput: boolean): tf.Tensor4D {
-  let h = tf.maxPool(conv(x, seq.conv, isInput), 3, 2, 1);
+  const padded = tf.pad(conv(x, seq.conv, isInput), [[0, 0], [1, 1], [1, 1], [0, 0]], -Infinity);
+  let h = tf.maxPool(padded, 3, 2, "valid");
   for (const block of seq.resBlocks) h = residualBlock(h, block);
   return h;
 }
