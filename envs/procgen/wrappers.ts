@@ -81,13 +81,13 @@ export class RecordEpisodeStatistics<Obs> extends VecWrapper<Obs> {
 
   step(actions: ArrayLike<number>): VecStep<Obs> {
     const [obs, rewards, dones, infos] = this.env.step(actions);
-    const out = infos.map((info) => ({ ...info }));
+    const out = infos.slice(); // an info is copied only when the episode statistics are added to it (as gym 0.23)
     for (let i = 0; i < this.numEnvs; i++) {
       this.episodeReturns[i] += rewards[i];
       this.episodeLengths[i] += 1;
       if (dones[i]) {
         const now = performance.now();
-        out[i].episode = { r: this.episodeReturns[i], l: this.episodeLengths[i], t: Math.round((now - this.startTimes[i]) * 1000) / 1e6 };
+        out[i] = { ...infos[i], episode: { r: this.episodeReturns[i], l: this.episodeLengths[i], t: Math.round((now - this.startTimes[i]) * 1000) / 1e6 } };
         this.episodeReturns[i] = 0;
         this.episodeLengths[i] = 0;
         this.startTimes[i] = now;
