@@ -13,6 +13,9 @@ export interface RiotPorts {
   swchb: number;
 }
 
+/** TIM1T, TIM8T, TIM64T, T1024T: the timer interval as a shift of the CPU cycle count. */
+const TIMER_SHIFTS = Int32Array.of(0, 3, 6, 10);
+
 export class Riot {
   /** The 128 bytes of RAM at $80-$FF. */
   readonly ram = new Uint8Array(128);
@@ -92,7 +95,7 @@ export class Riot {
     } else if ((address & 0x14) === 0x14) {
       // TIM1T, TIM8T, TIM64T, T1024T
       this.timer = value;
-      this.intervalShift = [0, 3, 6, 10][address & 0x03];
+      this.intervalShift = TIMER_SHIFTS[address & 0x03];
       this.cyclesWhenTimerSet = this.clock.cycles;
       this.timerReadAfterInterrupt = false;
     }

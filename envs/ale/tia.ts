@@ -22,6 +22,8 @@ import { type M6502 } from "./m6502.ts";
 // Object bits of Stella's TIABit enum, and the CTRLPF-derived bits it ORs into the same index.
 const P0 = 0x01, M0 = 0x02, P1 = 0x04, M1 = 0x08, BL = 0x10, PF = 0x20, SCORE = 0x40, PRIORITY = 0x80;
 const HBLANK = 68;
+/** The "Cosmic Ark" bug's missile-0 moves per scanline, cycled (Stella's TIA). */
+const COSMIC_ARK_MOTION = Int32Array.of(18, 33, 0, 17);
 /** NTSC: a frame without VSYNC ends at the first TIA write after this many scanlines. */
 const MAXIMUM_SCANLINES = 290;
 /** Stella's TIA::update executes at most this many instructions per call. */
@@ -585,9 +587,8 @@ export class Tia {
     this.p1Mask = playerIndex(this.posp1 & 3, 0, this.nusiz1 & 7) + 160 - (this.posp1 & 0xfc);
     if (this.m0CosmicArkMotionEnabled) {
       // The "Cosmic Ark" starfield bug: HMM0 changed 7 -> 6 right after HMOVE keeps moving missile 0 every line.
-      const m = [18, 33, 0, 17];
       this.m0CosmicArkCounter = (this.m0CosmicArkCounter + 1) & 3;
-      this.posm0 -= m[this.m0CosmicArkCounter];
+      this.posm0 -= COSMIC_ARK_MOTION[this.m0CosmicArkCounter];
       if (this.posm0 >= 160) this.posm0 -= 160;
       else if (this.posm0 < 0) this.posm0 += 160;
       const size = (this.nusiz0 & 0x30) >> 4;
