@@ -13,9 +13,11 @@
 //      lavapipe, SwiftShader) is refused under auto: it is slower than WASM for these networks, and a user who
 //      expects a GPU must not silently train on a software rasterizer. `--backend webgpu` accepts it (CI tests).
 //   3. `tensorflow` through @tensorflow/tfjs-node (native libtensorflow on the CPU, multi-threaded), when it loads.
-//   4. `wasm` (XNNPACK kernels, SIMD). Single-threaded: in Node tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false,
-//      and forcing threads needs fragile hacks that collapsed under load on a 2-core machine (see
-//      shared/notes/tfjs-in-node.md), so we deliberately do not try.
+//   4. `wasm` (XNNPACK kernels, SIMD), with one XNNPACK thread per core this process may use (see
+//      `wasmThreadCount`). tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false under Node and only ever loads its
+//      single-thread module there, although the package ships a threaded one built for Node too;
+//      `registerThreadedWasm` starts that one itself (the three things tfjs's browser-only loader gets wrong in Node
+//      are explained there). One thread, or a failed threaded start, is the stock single-thread module.
 //   5. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
 //      batch 8 took 290 ms forward (wasm 7 ms) and 8-12 s forward+backward (wasm 34 ms).
 // `--no-cuda` means no GPU backend: auto skips 1 and 2. A backend named explicitly either starts or is one
@@ -26,7 +28,11 @@
 
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { usageError } from "./cli.ts";
@@ -311,6 +317,100 @@ async function loadWasmModule(): Promise<typeof import("@tensorflow/tfjs-backend
   return wasm;
 }
 
+/** Most XNNPACK threads the threaded module can run: its Emscripten build pre-creates 8 pthread workers. */
+const WASM_MAX_THREADS = 8;
+
+/**
+ * How many threads the WASM backend uses: PPO_TS_WASM_THREADS when set (1 to 8; 1 = the stock single-thread
+ * module), else one per core this process may use, i.e. the cores divided among the processes torchrun put on
+ * this machine (LOCAL_WORLD_SIZE), so `ppo_atari_multigpu.ts` with one rank per core keeps one thread per rank.
+ * Like torch, which takes every core unless OMP_NUM_THREADS / torch.set_num_threads say otherwise.
+ */
+export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism()): number {
+  const override = env.PPO_TS_WASM_THREADS;
+  if (override !== undefined && override !== "") {
+    const n = Number(override);
+    if (!Number.isInteger(n) || n < 1 || n > WASM_MAX_THREADS) {
+      usageError(`PPO_TS_WASM_THREADS must be an integer from 1 to ${WASM_MAX_THREADS}; got ${override}`);
+    }
+    return n;
+  }
+  const localWorldSize = Math.max(1, Number(env.LOCAL_WORLD_SIZE ?? 1) || 1);
+  return Math.min(WASM_MAX_THREADS, Math.max(1, Math.floor(cores / localWorldSize)));
+}
+
+/**
+ * Loads tfjs-backend-wasm's threaded SIMD module (an Emscripten pthreads build whose glue code supports Node's
+ * worker_threads) and returns it wired the way tfjs's own `init()` wires a module. tfjs's loader cannot do this
+ * in Node, for three reasons worked around here:
+ *   1. It hands Emscripten the pthread worker's source as a Blob URL, which Node's Worker cannot open: we write
+ *      the same source to a file named by its hash in the temp directory (re-escaping its newlines, as tfjs does
+ *      before making the Blob: the source contains "\n" escapes that a template literal turned into newlines).
+ *   2. The C++ side caps the thread count at emscripten_num_logical_cores() / 2, assuming two hyperthreads per
+ *      core, and reads that once while the module starts; in Node the glue answers it with os.cpus().length. For
+ *      the start only, os.cpus reports 2 × threads entries so that the requested count is what XNNPACK gets.
+ *   3. The pthread workers load the module's JavaScript from `mainScriptUrlOrBlob`; left unset, Emscripten passes
+ *      the path of tfjs-backend-wasm-threaded-simd.js itself, which the worker reads with fs: exactly right.
+ */
+async function loadThreadedWasmModule(threads: number): Promise<WasmModule> {
+  const factory = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.js") as (
+    config: Record<string, unknown>) => Promise<WasmModule>;
+  const { wasmWorkerContents } = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js") as
+    { wasmWorkerContents: string };
+  const source = wasmWorkerContents.replace(/\n/g, "\\n");
+  const workerFile = join(os.tmpdir(), `ppo-ts-tfjs-wasm-worker-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.cjs`);
+  if (!existsSync(workerFile)) {
+    const partial = `${workerFile}.${process.pid}`;
+    writeFileSync(partial, source);
+    renameSync(partial, workerFile); // atomic: a concurrent process never runs a half-written file
+  }
+  const wasmFile = require.resolve("@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm");
+  const realCpus = os.cpus;
+  const cpus = Array.from({ length: 2 * threads }, () => realCpus()[0]);
+  os.cpus = () => cpus;
+  let module: WasmModule;
+  try {
+    module = await factory({
+      locateFile: (path: string) => (path.endsWith(".worker.js") ? workerFile : path.endsWith(".wasm") ? wasmFile : path),
+    });
+  } finally {
+    os.cpus = realCpus;
+  }
+  module.tfjs = {
+    init: module.cwrap("init", null, []),
+    initWithThreadsCount: module.cwrap("init_with_threads_count", null, ["number"]),
+    getThreadsCount: module.cwrap("get_threads_count", "number", []),
+    registerTensor: module.cwrap("register_tensor", null, ["number", "number", "number"]),
+    disposeData: module.cwrap("dispose_data", null, ["number"]),
+    dispose: module.cwrap("dispose", null, []),
+  };
+  return module;
+}
+
+interface WasmModule {
+  PThread: { unusedWorkers: { unref(): void }[]; runningWorkers: { unref(): void }[] };
+  cwrap(name: string, returns: string | null, args: string[]): (...args: number[]) => number;
+  tfjs?: Record<string, (...args: number[]) => number>;
+}
+
+/**
+ * Replaces the "wasm" backend's factory with one that starts the threaded module with `threads` XNNPACK threads
+ * (before the backend is first initialised; kernels are registered by backend name, so all of tfjs's wasm kernels
+ * and ours keep working).
+ */
+function registerThreadedWasm(wasm: typeof import("@tensorflow/tfjs-backend-wasm"), threads: number): void {
+  tf.removeBackend("wasm");
+  wasm.setThreadsCount(threads);
+  tf.registerBackend("wasm", async () => {
+    const module = await loadThreadedWasmModule(threads);
+    const backend = new wasm.BackendWasm(module as never); // starts the XNNPACK threads
+    // Emscripten's pthread workers are ref'd Node Workers: left so, they keep the process alive after the script
+    // ends. They only ever work for the main thread, so they need not.
+    for (const worker of [...module.PThread.unusedWorkers, ...module.PThread.runningWorkers]) worker.unref();
+    return backend;
+  }, 2);
+}
+
 /**
  * The cpu backend prints a multi-line "Hi, looks like you are running TensorFlow.js in Node.js" banner on its first
  * tensor. It would break the "exactly one line" contract and says nothing we have not already said, so we mark
@@ -372,16 +472,31 @@ async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { 
   return { label: `webgpu (${adapterLabel(probe.adapter)}${probe.adapter.isFallbackAdapter ? ", software" : ""})` };
 }
 
+let wasmStarted = false;
+
 async function tryWasm(): Promise<{ label: string } | { why: string }> {
+  const wanted = wasmThreadCount(); // outside the try: a bad PPO_TS_WASM_THREADS is a usage error, not a fallback
   try {
     const wasm = await loadWasmModule();
+    let note = "";
+    // Once started, the module cannot be swapped: later calls only switch back to it.
+    if (!wasmStarted && wanted > 1 && (await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT"))) {
+      const stock = tf.findBackendFactory("wasm");
+      registerThreadedWasm(wasm, wanted);
+      if (!(await tf.setBackend("wasm"))) {
+        note = "; the threaded module failed to start, so 1";
+        tf.removeBackend("wasm");
+        tf.registerBackend("wasm", stock, 2);
+      }
+    }
     const ready = await tf.setBackend("wasm");
     removeWasmExitHandlers(); // the Emscripten module's process handlers would print its whole source on any error
     if (!ready) return { why: "wasm failed to initialise" };
+    wasmStarted = true;
     const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
     const threads = wasm.getThreadsCount();
     registerWasmGradientFixes();
-    return { label: `wasm (${simd ? "SIMD" : "no SIMD"}, ${threads} thread${threads === 1 ? "" : "s"})` };
+    return { label: `wasm (${simd ? "SIMD" : "no SIMD"}${note}, ${threads} thread${threads === 1 ? "" : "s"})` };
   } catch (err) {
     return { why: `wasm failed to load (${shortError(err)})` };
   }
