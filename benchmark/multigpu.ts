@@ -15,7 +15,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
@@ -113,7 +113,10 @@ function trainingRun(args: string[]): { sps: number; seconds: number } {
   const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
   const seconds = (performance.now() - start) / 1000;
   rmSync(cwd, { recursive: true, force: true });
-  if (run.status !== 0) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr.trim().split("\n").at(-1) ?? ""}`);
+  if (run.status !== 0) {
+    const lines = run.stderr.trim().split("\n");
+    throw new Error(`${args.join(" ")} exited ${run.status}: ${lines.find((l) => l.startsWith("error:")) ?? lines.at(-1) ?? ""}`);
+  }
   const sps = [...run.stdout.matchAll(/SPS: (\d+)/g)].map((m) => Number(m[1]));
   if (sps.length === 0) throw new Error(`${args.join(" ")} printed no SPS`);
   return { sps: sps[sps.length - 1], seconds };
@@ -124,7 +127,7 @@ const ARGS = {
   envId: str("BreakoutNoFrameskip-v4", "the Atari game of the SPS comparison"),
   seed: int(1, "seed of both training runs", { ge: 0 }),
   totalTimesteps: int(3072, "steps of each training run (the global batch is 8 x 128 = 1024)", { ge: 1024 }),
-  backend: str("wasm", "tensor backend of both runs (wasm: one thread per process, so ranks are how training uses the cores)"),
+  backend: str("wasm", "tensor backend of both runs (wasm: the single process gets one thread per core, each of the 2 ranks one)"),
   allreduceOnly: bool(false, "measure only the all-reduce"),
   skipAllreduce: bool(false, "measure only the SPS comparison"),
   multiFirst: bool(false, "run the 2-rank run first (to see whether the machine's load drifted)"),
@@ -145,7 +148,7 @@ async function main(): Promise<void> {
   }
   if (cli.allreduceOnly) return;
   if (!cli.romDir) usageError("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
-  const common = ["--env-id", cli.envId, "--seed", String(cli.seed), "--total-timesteps", String(cli.totalTimesteps), "--rom-dir", cli.romDir, "--backend", cli.backend];
+  const common = ["--env-id", cli.envId, "--seed", String(cli.seed), "--total-timesteps", String(cli.totalTimesteps), "--rom-dir", resolve(cli.romDir), "--backend", cli.backend];
   const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
   const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
   console.log(`\n${cli.envId}, seed ${cli.seed}, ${cli.totalTimesteps} steps, global batch 8 × 128, back to back:`);

@@ -402,7 +402,9 @@ export class AsyncVectorEnv {
   private receive(w: number, what: string, timeoutMs = this.timeoutMs): unknown {
     const control = this.controls[w];
     const request = Atomics.load(control, REQUEST);
-    const deadline = performance.now() + timeoutMs;
+    // Time waited, counted slice by slice: a slice counts at most what it asked for, so a process that was
+    // suspended (Ctrl-Z then fg, SIGSTOP/SIGCONT, a laptop lid) does not wake up to a timeout it never waited for.
+    let waited = 0;
     for (;;) {
       const response = Atomics.load(control, RESPONSE);
       if (response === request) break;
@@ -410,10 +412,13 @@ export class AsyncVectorEnv {
         const event = this.workerEvents[w];
         throw this.fail(this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
       }
-      const left = deadline - performance.now();
+      const left = timeoutMs - waited;
       if (left <= 0) throw this.fail(this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
       // Bounded slices: an exit flag can be raised without a notify on this slot reaching us.
-      Atomics.wait(control, RESPONSE, response, Math.min(left, 1000));
+      const slice = Math.min(left, 1000);
+      const start = performance.now();
+      Atomics.wait(control, RESPONSE, response, slice);
+      waited += Math.min(performance.now() - start, slice + 50);
     }
     const message = control[HAS_MESSAGE] === 1 ? this.take(w) : undefined;
     if (control[STATUS] === FAILED) {

@@ -93,6 +93,24 @@ class BusyEnv extends CounterEnv {
   }
 }
 
+/** Loops `iterations` times per step: CPU work that, unlike a deadline, does not finish while the process is stopped. */
+export function spin(iterations: number): number {
+  let x = 0;
+  for (let i = 0; i < iterations; i++) x = (x + Math.sqrt(i)) % 1e6;
+  return x;
+}
+
+class SpinEnv extends BaseCounterEnv {
+  sink = 0;
+  constructor(readonly iterations: number) {
+    super(0, 1_000_000, false);
+  }
+  override step(action: number): StepResult<Float32Array> {
+    this.sink += spin(this.iterations);
+    return super.step(action);
+  }
+}
+
 /** The env factories workers build from: CleanRL's `make_env(...)` shape, returning a thunk. */
 export function makeEnv(kind: string, ...params: number[]): () => Env {
   switch (kind) {
@@ -108,6 +126,8 @@ export function makeEnv(kind: string, ...params: number[]): () => Env {
       return () => new ExitingEnv(0, 100, false);
     case "busy":
       return () => new BusyEnv(params[0]);
+    case "spin":
+      return () => new SpinEnv(params[0]);
   }
   throw new Error(`makeEnv: unknown kind ${kind}`);
 }
@@ -116,7 +136,24 @@ const HERE = import.meta.url;
 const spec = (kind: string, ...params: number[]): EnvFnSpec => ({ module: HERE, exportName: "makeEnv", args: [kind, ...params] });
 
 if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "1") runChild();
+else if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "suspend") runSuspendedChild();
 else if (isMainThread) registerTests();
+
+/**
+ * The child process of the suspension test: one step of ~1.5 s of CPU work under a 2.5 s timeout, during which
+ * the parent stops the whole process for 4 s. Prints "stepping" when the step starts and "suspend ok" after it.
+ */
+function runSuspendedChild(): void {
+  const t0 = performance.now();
+  spin(2_000_000);
+  const perMs = 2_000_000 / Math.max(1, performance.now() - t0);
+  const envs = new AsyncVectorEnv([spec("spin", Math.round(1500 * perMs))], { timeoutMs: 2500 });
+  envs.reset();
+  console.log("stepping");
+  envs.step([0]);
+  envs.close();
+  console.log("suspend ok");
+}
 
 /** The child process of the tsx CLI test: one env vector closed, one forgotten; the process must still exit. */
 function runChild(): void {
@@ -130,6 +167,25 @@ function runChild(): void {
 }
 
 function registerTests(): void {
+  test("a process stopped mid-step (Ctrl-Z, SIGSTOP) and resumed does not count the stop against the worker timeout", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(HERE)], {
+      env: { ...process.env, ASYNC_VECTOR_CHILD: "suspend" },
+    });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d) => { err += d; });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    await new Promise<void>((resolve) => child.stdout.on("data", (d) => { out += d; if (out.includes("stepping")) resolve(); }));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGSTOP");
+    await new Promise((r) => setTimeout(r, 4000)); // longer than the 2.5 s timeout
+    child.kill("SIGCONT");
+    const code = await exited;
+    assert.equal(code, 0, `child exited ${code}: ${err.trim().split("\n").find((l) => l.includes("Error")) ?? err}`);
+    assert.match(out, /suspend ok/);
+  });
+
   test("AsyncVectorEnv is gym.vector.AsyncVectorEnv", async () => {
     // Imported here, not at the top: workers load this file and need none of the registered env families.
     const gym = await import("../envs/index.ts");
