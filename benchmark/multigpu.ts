@@ -107,10 +107,10 @@ async function allReduceBenchmark(worldSize: number, role = "allreduce"): Promis
 }
 
 /** Runs a training command in a scratch directory; returns its last printed SPS and wall seconds. */
-function trainingRun(args: string[]): { sps: number; seconds: number } {
+function trainingRun(args: string[], env: NodeJS.ProcessEnv = {}): { sps: number; seconds: number } {
   const cwd = mkdtempSync(join(tmpdir(), "multigpu-bench-"));
   const start = performance.now();
-  const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
+  const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20, env: { ...process.env, ...env } });
   const seconds = (performance.now() - start) / 1000;
   rmSync(cwd, { recursive: true, force: true });
   if (run.status !== 0) {
@@ -153,9 +153,12 @@ async function main(): Promise<void> {
   const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
   console.log(`\n${cli.envId}, seed ${cli.seed}, ${cli.totalTimesteps} steps, global batch 8 × 128, back to back:`);
   console.log("| run | SPS | wall s |\n|-|-|-|");
-  const runSingle = () => {
-    const r = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)));
-    console.log(`| npx tsx ${single.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
+  // On wasm the single process takes one XNNPACK thread per core and each rank cores / ranks (envs/backend.ts), so
+  // the single process also runs with one thread: the comparison the ranks were made for on a CPU.
+  const singles: [string, NodeJS.ProcessEnv][] = cli.backend === "wasm" ? [["", {}], ["PPO_TS_WASM_THREADS=1 ", { PPO_TS_WASM_THREADS: "1" }]] : [["", {}]];
+  const runSingle = (prefix: string, env: NodeJS.ProcessEnv) => {
+    const r = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)), env);
+    console.log(`| ${prefix}npx tsx ${single.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
     return r;
   };
   const runMulti = () => {
@@ -163,16 +166,14 @@ async function main(): Promise<void> {
     console.log(`| npx tsx ${multi.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
     return r;
   };
-  // --multi-first swaps the order, to see whether the machine's load drifted between the two runs.
-  let a: { sps: number }, b: { sps: number };
-  if (cli.multiFirst) {
-    b = runMulti();
-    a = runSingle();
-  } else {
-    a = runSingle();
-    b = runMulti();
+  // --multi-first swaps the order, to see whether the machine's load drifted between the runs.
+  const multiFirst = cli.multiFirst ? runMulti() : null;
+  const singleRuns = singles.map(([prefix, env]) => ({ prefix, r: runSingle(prefix, env) }));
+  const b = multiFirst ?? runMulti();
+  console.log("");
+  for (const { prefix, r } of singleRuns) {
+    console.log(`SPS ratio (2 ranks × 4 envs / 1 process × 8 envs${prefix === "" ? "" : `, ${prefix.trim()}`}): ${(b.sps / r.sps).toFixed(2)}×`);
   }
-  console.log(`\nSPS ratio (2 ranks × 4 envs / 1 process × 8 envs): ${(b.sps / a.sps).toFixed(2)}×`);
 }
 
 if (process.env.MULTIGPU_BENCH_ROLE === "allreduce") await allReduceRank();
