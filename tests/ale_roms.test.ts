@@ -4,7 +4,6 @@
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, test, type TestContext } from "node:test";
 
 import type { StepResult } from "../envs/core.ts";
@@ -12,8 +11,7 @@ import { make } from "../envs/registration.ts";
 import { AtariEnv, type AtariEnvKwargs } from "../envs/ale/index.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import { BEAM_RIDER, BREAKOUT, PONG, type GameSpec } from "../envs/ale/games.ts";
-
-const ROM_DIR = process.env.ALE_ROMS_DIR ?? fileURLToPath(new URL("../../shared/roms", import.meta.url));
+import { ROM_DIR } from "./helpers.ts";
 
 /** The env, or null after marking the test skipped when the game's ROM is not available. */
 function envFor(t: TestContext, game: GameSpec, kwargs: Partial<AtariEnvKwargs> = {}): AtariEnv | null {
