@@ -15,11 +15,10 @@
 import minimist from "minimist";
 
 type Kind = "int" | "float" | "str" | "bool";
-/** Bounds a number flag must satisfy: greater than (`gt`), at least (`ge`), less than (`lt`), at most (`le`). */
+/** Bounds a number flag must satisfy: greater than (`gt`), at least (`ge`), at most (`le`). */
 export interface Range {
   gt?: number;
   ge?: number;
-  lt?: number;
   le?: number;
 }
 export interface Flag<T> {
@@ -127,7 +126,7 @@ function convert(name: string, flag: Flag<unknown>, raw: string): unknown {
 }
 
 function inRange(v: number, r: Range): boolean {
-  return (r.gt === undefined || v > r.gt) && (r.ge === undefined || v >= r.ge) && (r.lt === undefined || v < r.lt) && (r.le === undefined || v <= r.le);
+  return (r.gt === undefined || v > r.gt) && (r.ge === undefined || v >= r.ge) && (r.le === undefined || v <= r.le);
 }
 
 /** "greater than 0", "at least 1", "between 0 and 1": how an error message and `--help` state a range. */
@@ -136,7 +135,6 @@ export function describeRange(r: Range): string {
   const parts: string[] = [];
   if (r.gt !== undefined) parts.push(`greater than ${r.gt}`);
   if (r.ge !== undefined) parts.push(`at least ${r.ge}`);
-  if (r.lt !== undefined) parts.push(`less than ${r.lt}`);
   if (r.le !== undefined) parts.push(`at most ${r.le}`);
   return parts.join(" and ");
 }

@@ -80,9 +80,10 @@ function testEnv(kwargs: Partial<ConstructorParameters<typeof AtariEnv>[0]> = {}
   return new AtariEnv({ game: TEST_CART, rom: ROM, frameskip: 1, repeatActionProbability: 0, ...kwargs });
 }
 
-/** A console booted and run for `frames` frames of NOOP. */
+/** A console powered on and run for `frames` frames of NOOP. */
 function bootedConsole(frames: number): Atari2600 {
   const emu = new Atari2600(ROM);
+  emu.powerOn(0);
   for (let i = 0; i < frames; i++) emu.emulateFrame();
   return emu;
 }
@@ -163,6 +164,10 @@ describe("emulator", () => {
     assert.deepEqual(emu.screen, screen);
     emu.emulateFrame(true);
     assert.notDeepEqual(emu.screen, screen);
+  });
+
+  test("a new console is off: nothing is emulated until powerOn", () => {
+    assert.equal(new Atari2600(ROM).framesEmulated, 0);
   });
 
   test("power-on runs the 60 frames of Stella's NTSC/PAL detection before the game is reset", () => {

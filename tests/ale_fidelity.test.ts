@@ -5,9 +5,8 @@
 // reward, lives and resets.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { crc32 } from "node:zlib";
 import { describe, test, type TestContext } from "node:test";
 
@@ -30,8 +29,7 @@ import { ALEInterface } from "../envs/ale/interface.ts";
 // 200 NOOP frames, 10 FIRE frames, then the minimal set cycled in 8-frame blocks, as benchmark/ale_reference.py.
 import { scriptedAction } from "../benchmark/ale_fidelity.ts";
 import { md5Hex } from "../envs/ale/roms.ts";
-
-const ROM_DIR = process.env.ALE_ROMS_DIR ?? fileURLToPath(new URL("../../shared/roms", import.meta.url));
+import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 interface Reference {
   ram: string[];
@@ -135,11 +133,12 @@ const REAL_ALE: Record<string, Reference> = {
 
 
 function romFor(t: TestContext, game: GameSpec): Uint8Array | null {
-  const path = join(ROM_DIR, `${game.rom}.bin`);
-  if (!existsSync(path)) {
-    t.skip(`${game.rom}.bin not in ${ROM_DIR} (set ALE_ROMS_DIR)`);
+  const missing = skipWithoutRom(game.rom);
+  if (missing) {
+    t.skip(missing);
     return null;
   }
+  const path = join(ROM_DIR, `${game.rom}.bin`);
   const rom = new Uint8Array(readFileSync(path));
   if (md5Hex(rom) !== game.md5) {
     t.skip(`${path} is not the ROM ALE accepts`);

@@ -3,8 +3,8 @@
 // come from ALE's game settings (src/games/supported/*.cpp) and ale-py's documented action sets.
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
 
 import type { StepResult } from "../envs/core.ts";
@@ -12,8 +12,9 @@ import { make } from "../envs/registration.ts";
 import { AtariEnv, type AtariEnvKwargs } from "../envs/ale/index.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import { BEAM_RIDER, BREAKOUT, PONG, type GameSpec } from "../envs/ale/games.ts";
-
-const ROM_DIR = process.env.ALE_ROMS_DIR ?? fileURLToPath(new URL("../../shared/roms", import.meta.url));
+import { ALEInterface } from "../envs/ale/interface.ts";
+import { PONG_MA } from "../envs/ale/multi_agent_games.ts";
+import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 /** The env, or null after marking the test skipped when the game's ROM is not available. */
 function envFor(t: TestContext, game: GameSpec, kwargs: Partial<AtariEnvKwargs> = {}): AtariEnv | null {
@@ -136,5 +137,28 @@ describe("BeamRider", () => {
     const env = envFor(t, BEAM_RIDER);
     if (env === null) return;
     assert.deepEqual(env.getActionMeanings(), ["NOOP", "FIRE", "UP", "RIGHT", "LEFT", "UPRIGHT", "UPLEFT", "RIGHTFIRE", "LEFTFIRE"]);
+  });
+});
+
+describe("ALEInterface.allLives", () => {
+  const ale = (game: GameSpec, mode?: number) =>
+    new ALEInterface(game, new Uint8Array(readFileSync(join(ROM_DIR, `${game.rom}.bin`))), { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode }, () => 0);
+
+  test("4-player Multi-Agent Pong: one 0 per player (no lives counter), written into the array passed in", { skip: skipWithoutRom("pong") }, () => {
+    const pong = ale(PONG_MA, 5);
+    pong.resetGame(0, true);
+    assert.deepEqual(pong.allLives(), [0, 0, 0, 0]);
+    const out = [7, 7, 7, 7];
+    assert.equal(pong.allLives(out), out);
+    assert.deepEqual(out, [0, 0, 0, 0]);
+  });
+
+  test("a single-player game gives [lives()], also into the array passed in", { skip: skipWithoutRom("breakout") }, () => {
+    const breakout = ale(BREAKOUT);
+    breakout.resetGame(0, true);
+    assert.deepEqual(breakout.allLives(), [5]);
+    const out = [0];
+    assert.equal(breakout.allLives(out), out);
+    assert.deepEqual(out, [5]);
   });
 });

@@ -15,17 +15,14 @@ import {
   setupBackend,
   unregisterWasmGradientFixes,
 } from "../envs/backend.ts";
-import { gradsOn, relError } from "./backend_helpers.ts";
+import { assertRelClose, gradsOn } from "./backend_helpers.ts";
 
 const TOL = 1e-4;
 
 async function assertWasmMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed = 1): Promise<void> {
   const expected = await gradsOn("cpu", shapes, f, seed);
   const actual = await gradsOn("wasm", shapes, f, seed);
-  expected.forEach((e, i) => {
-    const err = relError(actual[i], e);
-    assert.ok(err < TOL, `gradient of input ${i} (shape ${shapes[i]}): relative error ${err.toExponential(2)}`);
-  });
+  assertRelClose(actual, expected, TOL, (i) => `gradient of input ${i} (shape ${shapes[i]})`);
 }
 
 /** Whether an optional package resolves here (then the tests that need it absent are skipped). */
@@ -173,7 +170,7 @@ describe("WASM matMul gradients match the cpu backend", () => {
     const expected = await gradsOn("cpu", [[2, 3, 4], [4, 5]],
       (x, y) => tf.matMul(x, tf.tile(tf.expandDims(y, 0), [2, 1, 1])), 23);
     const actual = await gradsOn("wasm", [[2, 3, 4], [4, 5]], (x, y) => tf.matMul(x, y), 23);
-    expected.forEach((e, i) => assert.ok(relError(actual[i], e) < TOL, `input ${i}`));
+    assertRelClose(actual, expected, TOL, (i) => `input ${i}`);
   });
 });
 
@@ -192,8 +189,8 @@ describe("gradient overrides on other backends", () => {
     registerWasmGradientFixes({ allBackends: true });
     const gotConv = await gradsOn("cpu", [[2, 11, 10, 3], [4, 4, 3, 5]], conv, 29);
     const gotMm = await gradsOn("cpu", [[5, 3], [5, 4]], mm, 31);
-    refConv.forEach((e, i) => assert.ok(relError(gotConv[i], e) < TOL, `conv input ${i}`));
-    refMm.forEach((e, i) => assert.ok(relError(gotMm[i], e) < TOL, `matMul input ${i}`));
+    assertRelClose(gotConv, refConv, TOL, (i) => `conv input ${i}`);
+    assertRelClose(gotMm, refMm, TOL, (i) => `matMul input ${i}`);
   });
 
   test("without the fixes, the wasm conv2d filter gradient throws (the limitation being fixed)", async () => {

@@ -58,3 +58,20 @@ export async function gradsOn(
 ): Promise<Float32Array[]> {
   return (await valueAndGradsOn(backend, shapes, f, seed)).slice(1);
 }
+
+/**
+ * Asserts that every actual[i] matches expected[i] to a relative error (relError) below `tol`; `what(i)` names
+ * entry i in the failure message.
+ */
+export function assertRelClose(
+  actual: ArrayLike<number>[],
+  expected: ArrayLike<number>[],
+  tol: number,
+  what: (i: number) => string = (i) => `gradient ${i}`,
+): void {
+  assert.equal(actual.length, expected.length, "number of tensors");
+  expected.forEach((e, i) => {
+    const err = relError(actual[i], e);
+    assert.ok(err < tol, `${what(i)}: relative error ${err.toExponential(2)}`);
+  });
+}

@@ -16,7 +16,7 @@ import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
 import * as ppoContinuous from "../ppo_continuous_action.ts";
-import { randomArray, relError, valueAndGradsOn } from "./backend_helpers.ts";
+import { assertRelClose, randomArray, valueAndGradsOn } from "./backend_helpers.ts";
 
 const TOL = 1e-4;
 
@@ -27,11 +27,7 @@ const skip = unavailable === null ? false : `no WebGPU adapter here (${unavailab
 async function assertWebGpuMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
   const expected = await valueAndGradsOn("cpu", shapes, f, seed);
   const actual = await valueAndGradsOn("webgpu", shapes, f, seed);
-  expected.forEach((e, i) => {
-    const err = relError(actual[i], e);
-    const what = i === 0 ? "value" : `gradient of input ${i - 1} (shape ${shapes[i - 1]})`;
-    assert.ok(err < TOL, `${what}: relative error ${err.toExponential(2)}`);
-  });
+  assertRelClose(actual, expected, TOL, (i) => (i === 0 ? "value" : `gradient of input ${i - 1} (shape ${shapes[i - 1]})`));
 }
 
 /** A forward-only op (no gradient, e.g. a comparison), on both backends. */
@@ -85,10 +81,7 @@ async function assertUpdateMatches<A, M>(v: Variant<A, M>): Promise<void> {
   expected.stats.forEach((e, i) => {
     assert.ok(Math.abs(actual.stats[i] - e) <= TOL * Math.max(Math.abs(e), 1e-3), `${names[i]}: ${actual.stats[i]} vs cpu ${e}`);
   });
-  expected.deltas.forEach((e, i) => {
-    const err = relError(actual.deltas[i], e);
-    assert.ok(err < TOL, `parameter ${i}: change differs from the cpu backend's by ${err.toExponential(2)} (relative)`);
-  });
+  assertRelClose(actual.deltas, expected.deltas, TOL, (i) => `parameter ${i}: change from the cpu backend's`);
 }
 
 /** The common minibatch fields for n samples: sampled log-probs off the current policy, so the ratio is not 1. */

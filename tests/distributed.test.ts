@@ -13,7 +13,7 @@ import { DistributedError, allReduce, barrier, broadcast, destroyProcessGroup, g
 import { freePort } from "../envs/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
-const SIZES = [1, 7, 1_000_003];
+const SIZES = [1, 7, 1_000_003, 5]; // the last after a larger one: allReduce reuses its receive buffer
 
 interface Rank {
   child: ChildProcess;

@@ -1,8 +1,23 @@
 // Synthetic envs and small builders shared by several test files. Not a test file itself (no `.test.ts`), so
 // `npm test` only runs it through the files that import it; async_vector.test.ts's worker threads import it too.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+
+/**
+ * Where tests look for the Atari ROMs (never shipped with the project): ALE_ROMS_DIR when set and not empty, else
+ * ../shared/roms beside the repository, where CI keeps them.
+ */
+export const ROM_DIR = process.env.ALE_ROMS_DIR || fileURLToPath(new URL("../../shared/roms", import.meta.url));
+
+/** For a test's `skip` option: false when `${rom}.bin` is in ROM_DIR, else the reason the test is skipped. */
+export function skipWithoutRom(rom: string): string | false {
+  return existsSync(join(ROM_DIR, `${rom}.bin`)) ? false : `${rom}.bin not in ${ROM_DIR} (set ALE_ROMS_DIR)`;
+}
 
 /** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
 export function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {

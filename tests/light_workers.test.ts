@@ -5,10 +5,7 @@
 // (ALE_ROMS_DIR or ../shared/roms) and its test skips without it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
 
 import * as tf from "@tensorflow/tfjs";
@@ -19,10 +16,10 @@ import * as ppoAtariMultigpu from "../ppo_atari_multigpu.ts";
 import * as ppoPettingzooMaAtari from "../ppo_pettingzoo_ma_atari.ts";
 import { Wrapper } from "../envs/core.ts";
 import { AsyncVectorEnv } from "../envs/async_vector.ts";
+import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 const VARIANTS = { "ppo_atari.ts": ppoAtari, "ppo_atari_lstm.ts": ppoAtariLstm, "ppo_atari_multigpu.ts": ppoAtariMultigpu, "ppo_pettingzoo_ma_atari.ts": ppoPettingzooMaAtari };
 type Variant = keyof typeof VARIANTS;
-const ROM_DIR = process.env.ALE_ROMS_DIR || fileURLToPath(new URL("../../shared/roms", import.meta.url));
 
 /** The variant's env, able to report from inside its worker what that worker has loaded. */
 class ProbeWrapper extends Wrapper {
@@ -58,7 +55,7 @@ if (isMainThread) {
     });
   }
 
-  const noPong = existsSync(join(ROM_DIR, "pong.bin")) ? false : `pong.bin not in ${ROM_DIR} (set ALE_ROMS_DIR)`;
+  const noPong = skipWithoutRom("pong");
   test("a worker running ppo_pettingzoo_ma_atari.ts's makeEnv (one pong_v3 game) does not load tfjs, and its game steps", { skip: noPong }, () => {
     // Workers copy process.env when they start: this is how the game in the worker finds its ROM.
     const saved = process.env.ALE_ROMS_DIR;

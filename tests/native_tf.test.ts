@@ -8,7 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 
 import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
-import { gradsOn, randomArray, relError } from "./backend_helpers.ts";
+import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
 process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
 const loadError = await import("@tensorflow/tfjs-node" as string).then(() => null, (err: Error) => String(err.message).split("\n")[0]);
@@ -17,10 +17,7 @@ const skip = loadError === null ? false : `@tensorflow/tfjs-node does not load h
 async function assertWasmMatchesTensorflow(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
   const expected = await gradsOn("tensorflow", shapes, f, seed);
   const actual = await gradsOn("wasm", shapes, f, seed);
-  expected.forEach((e, i) => {
-    const err = relError(actual[i], e);
-    assert.ok(err < 1e-4, `gradient of input ${i} (shape ${shapes[i]}): relative error ${err.toExponential(2)}`);
-  });
+  assertRelClose(actual, expected, 1e-4, (i) => `gradient of input ${i} (shape ${shapes[i]})`);
 }
 
 describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => {
@@ -82,9 +79,6 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     const expected = await run("tensorflow");
     const actual = await run("wasm");
     assert.ok(Math.abs(actual.loss - expected.loss) <= 1e-4 * Math.abs(expected.loss), `loss ${actual.loss} vs ${expected.loss}`);
-    expected.grads.forEach((e, i) => {
-      const err = relError(actual.grads[i], e);
-      assert.ok(err < 1e-4, `gradient of parameter ${i}: relative error ${err.toExponential(2)}`);
-    });
+    assertRelClose(actual.grads, expected.grads, 1e-4, (i) => `gradient of parameter ${i}`);
   });
 });

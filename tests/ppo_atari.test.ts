@@ -3,16 +3,16 @@
 // use real ROMs when ALE_ROMS_DIR (or ../shared/roms, as in CI) has them and skip otherwise.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { readEventFile } from "../envs/logging.ts";
+import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const ROM_DIR = [process.env.ALE_ROMS_DIR, resolve(ROOT, "../shared/roms")].find((d) => d && existsSync(join(d, "breakout.bin")));
 const TINY = ["--num-envs", "2", "--num-steps", "16", "--total-timesteps", "64", "--num-minibatches", "2", "--update-epochs", "1"];
 
 let workDir = "";
@@ -54,8 +54,8 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
     assert.match(run.stderr, /no-roms-here/);
   });
 
-  test(`${script} runs on real Breakout`, { skip: ROM_DIR ? false : "no ROMs (set ALE_ROMS_DIR)" }, () => {
-    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", ROM_DIR!, "--seed", "2", ...TINY]);
+  test(`${script} runs on real Breakout`, { skip: skipWithoutRom("breakout") }, () => {
+    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", ROM_DIR, "--seed", "2", ...TINY]);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /SPS: \d+/);
     const tags = eventTags(`BreakoutNoFrameskip-v4__${exp}__2__`);

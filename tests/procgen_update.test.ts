@@ -7,7 +7,7 @@ import { before, test } from "node:test";
 import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { ARGS, Agent, type Batch, minibatchGradients, normalizeAdvantages } from "../ppo_procgen.ts";
-import { gradsOn, randomArray, relError, size } from "./backend_helpers.ts";
+import { assertRelClose, gradsOn, randomArray, relError, size } from "./backend_helpers.ts";
 
 const OBS_SIZE = 64 * 64 * 3;
 const LOSS_ARGS = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
@@ -80,7 +80,7 @@ for (const [k, pad] of [[3, "same"], [4, "same"], [3, 1]] as const) {
     const f = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 1, pad, bias: b });
     const expected = await gradsOn("cpu", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
     const actual = await gradsOn("wasm", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
-    expected.forEach((e, i) => assert.ok(relError(actual[i], e) < 1e-5, `gradient ${i}: relative error ${relError(actual[i], e)}`));
+    assertRelClose(actual, expected, 1e-5);
   });
 }
 
@@ -92,10 +92,7 @@ test("a minibatch split into gradient chunks gives the unsplit gradient and metr
   const chunked = gradients(batch, inds, 5); // chunks of 5, 5, 2: unequal weights
   assert.equal(chunked.leaked, 0, "tensors leaked");
   assert.equal(chunked.grads.length, whole.grads.length);
-  whole.grads.forEach((g, i) => {
-    const err = relError(chunked.grads[i], g);
-    assert.ok(err < 1e-5, `gradient ${i}: relative error ${err}`);
-  });
+  assertRelClose(chunked.grads, whole.grads, 1e-5);
   const err = relError(chunked.stats, whole.stats);
   assert.ok(err < 1e-5, `metrics ${Array.from(chunked.stats)} vs ${Array.from(whole.stats)}`);
 });
@@ -107,10 +104,7 @@ test("the IMPALA minibatch gradient on wasm equals the cpu backend's", async () 
   const expected = gradients(batch, inds, 0);
   await tf.setBackend("wasm");
   const actual = gradients(batch, inds, 1);
-  expected.grads.forEach((g, i) => {
-    const err = relError(actual.grads[i], g);
-    assert.ok(err < 1e-5, `gradient ${i}: relative error ${err}`);
-  });
+  assertRelClose(actual.grads, expected.grads, 1e-5);
   assert.ok(relError(actual.stats, expected.stats) < 1e-5);
 });
 

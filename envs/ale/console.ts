@@ -51,6 +51,11 @@ function playerSwitches(actions: ArrayLike<number>, k: number): number {
   return k < actions.length && actions[k] !== Action.RESET ? ACTION_SWITCHES[actions[k]] : 0;
 }
 
+/**
+ * The console with a cartridge inserted, switched off: `powerOn` switches it on (ALE's loadROM), and nothing is
+ * emulated before that. ALEInterface.resetGame powers it on at the first reset, with seeds only known then, so the
+ * constructor does not (its 60 detection frames would be thrown away).
+ */
 export class Atari2600 {
   readonly width = 160;
   readonly height: number;
@@ -114,7 +119,6 @@ export class Atari2600 {
     this.tia.allowHmoveBlanks = options.hmoveBlanks ?? true;
     this.cpu = new M6502(this, this.clock);
     this.tia.attachCpu(this.cpu);
-    this.powerOn(0);
   }
 
   /** The 128 bytes of RIOT RAM ($80-$FF), live. */

@@ -258,10 +258,19 @@ export class ALEInterface {
     return rewards;
   }
 
-  /** Multi-Agent ALE's `allLives()`: one entry per active player; -1 = that player is out, 0 = no lives counter. */
-  allLives(): number[] {
-    if (!this.multi) return [this.lives()];
-    return (this.settings as MultiPlayerSettings).allLives().slice(0, this.players);
+  /**
+   * Multi-Agent ALE's `allLives()`: one entry per active player; -1 = that player is out, 0 = no lives counter.
+   * Given `out`, fills its first numPlayersActive() entries and returns it instead of a new array, so a caller that
+   * asks every frame (PettingZoo's step) allocates nothing.
+   */
+  allLives(out: number[] = new Array<number>(this.players)): number[] {
+    if (!this.multi) {
+      out[0] = this.lives();
+      return out;
+    }
+    const lives = (this.settings as MultiPlayerSettings).allLives;
+    for (let k = 0; k < this.players; k++) out[k] = lives[k];
+    return out;
   }
 
   /** Terminal or truncated: StellaEnvironment::isTerminal. */

@@ -12,8 +12,11 @@ import { BOXING, ICE_HOCKEY, PONG, SURROUND, TENNIS, decimalScore, readRam, type
 export interface MultiPlayerSettings extends GameSettings {
   /** The last frame's reward of players A, B, C, D (getReward, getRewardP2, getRewardP3, getRewardP4). */
   readonly rewards: Int32Array;
-  /** Lives of A-D; -1 = that player is out, 0 = the game has no lives counter (Multi-Agent ALE's default). */
-  allLives(): number[];
+  /**
+   * Lives of A-D, kept current by `step` like `rewards`; -1 = that player is out, 0 = the game has no lives counter
+   * (Multi-Agent ALE's default, and what every game here has: their entries stay 0).
+   */
+  readonly allLives: Int32Array;
 }
 
 export interface MultiAgentGameSpec extends GameSpec {
@@ -54,6 +57,7 @@ function multiAgentGame(
  */
 abstract class ZeroSumSettings implements MultiPlayerSettings {
   readonly rewards = new Int32Array(4);
+  readonly allLives = new Int32Array(4);
   terminal = false;
   private previous = 0;
 
@@ -83,10 +87,6 @@ abstract class ZeroSumSettings implements MultiPlayerSettings {
 
   lives(): number {
     return 0;
-  }
-
-  allLives(): number[] {
-    return [0, 0, 0, 0];
   }
 
   protected abstract score(ram: Uint8Array): number;
@@ -172,6 +172,7 @@ const TENNIS_MAX_TURN_FRAMES = 180;
  */
 class TennisSettings implements MultiPlayerSettings {
   readonly rewards = new Int32Array(4);
+  readonly allLives = new Int32Array(4);
   terminal = false;
   private prevGameLead = 0;
   private prevPointLead = 0;
@@ -221,10 +222,6 @@ class TennisSettings implements MultiPlayerSettings {
 
   lives(): number {
     return 0;
-  }
-
-  allLives(): number[] {
-    return [0, 0, 0, 0];
   }
 }
 
