@@ -104,9 +104,10 @@ abstract class PerAgentObservationWrapper extends BaseParallelWrapper {
 
 /**
  * The internal `stepDeferred` of an env (parallel.ts), or its `step` wrapped to look like one for an env without it
- * (then every observation is built, exactly as before).
+ * (then every observation is built, exactly as before; such an env may reuse its arrays, so a caller keeping them
+ * past its next step must check for `env.stepDeferred` itself, as max_observation does).
  */
-export function stepDeferred(env: ParallelEnv<ObsArray, number>, actions: AgentDict<number>): DeferredStepResult<ObsArray> {
+function stepDeferred(env: ParallelEnv<ObsArray, number>, actions: AgentDict<number>): DeferredStepResult<ObsArray> {
   if (env.stepDeferred !== undefined) return env.stepDeferred(actions);
   const [observations, rewards, terminations, truncations, infos] = env.step(actions);
   const thunks: AgentDict<() => ObsArray> = {};
@@ -169,8 +170,15 @@ export class MaxObservation extends BaseParallelWrapper {
     return [this.pushCopies(observations, false), rewards, terminations, truncations, infos];
   }
   stepDeferred(actions: AgentDict<number>): DeferredStepResult<ObsArray> {
+    if (this.env.stepDeferred === undefined) {
+      // An inner env without it may reuse its arrays: the eager step copies them.
+      const [observations, rewards, terminations, truncations, infos] = this.step(actions);
+      const out: AgentDict<() => ObsArray> = {};
+      for (const agent in observations) out[agent] = () => observations[agent];
+      return [out, rewards, terminations, truncations, infos];
+    }
     this.lastMax = null;
-    const [observations, rewards, terminations, truncations, infos] = stepDeferred(this.env, actions);
+    const [observations, rewards, terminations, truncations, infos] = this.env.stepDeferred(actions);
     const out: AgentDict<() => ObsArray> = {};
     for (const agent in observations) {
       // Deferred observations are never written to by the env, so they need no copy.
@@ -253,31 +261,24 @@ export class FrameSkip extends BaseParallelWrapper {
     if (!(Number.isInteger(numFrames) && numFrames >= 1)) throw new RangeError(`frame_skip: need a positive integer, got ${numFrames}`);
   }
   /**
-   * All inner steps but the last go through `stepDeferred`: their observations are only built when the episode ends
-   * on one of them (and, below max_observation, for the frame before the last).
+   * The inner steps go through `stepDeferred`: only the observations of the step that ends the skip are built (and,
+   * below max_observation, those of the step before it).
    */
   override step(actions: AgentDict<number>): ParallelStepResult<ObsArray> {
     const total: AgentDict<number> = {};
-    for (let i = 0; i < this.numFrames; i++) {
-      const last = i === this.numFrames - 1;
-      const result = last ? this.env.step(actions) : stepDeferred(this.env, actions);
-      const [, rewards, terminations, truncations, infos] = result;
+    for (let i = 0; ; i++) {
+      const [deferred, rewards, terminations, truncations, infos] = stepDeferred(this.env, actions);
       let allDone = true;
       for (const agent in rewards) {
         total[agent] = (total[agent] ?? 0) + rewards[agent];
         if (!(terminations[agent] || truncations[agent])) allDone = false;
       }
-      if (allDone || last) {
-        let observations = result[0] as AgentDict<ObsArray>;
-        if (!last) {
-          const deferred = result[0] as AgentDict<() => ObsArray>;
-          observations = {};
-          for (const agent in deferred) observations[agent] = deferred[agent]();
-        }
+      if (allDone || i === this.numFrames - 1) {
+        const observations: AgentDict<ObsArray> = {};
+        for (const agent in deferred) observations[agent] = deferred[agent]();
         return [observations, total, terminations, truncations, infos];
       }
     }
-    throw new Error("unreachable");
   }
 }
 
@@ -316,10 +317,32 @@ export class ColorReduction extends PerAgentObservationWrapper {
     return this.space;
   }
   protected observation(_agent: string, obs: ObsArray): ObsArray {
-    const out = new Uint8Array(obs.length / 3);
-    for (let i = 0, j = this.channel; i < out.length; i++, j += 3) out[i] = obs[j];
-    return out;
+    return pickChannel(obs, this.channel);
   }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Channel `channel` of an interleaved 3-channel image. */
+export function pickChannel(rgb: Uint8Array, channel: number): Uint8Array {
+  const n = rgb.length / 3;
+  const out = new Uint8Array(n);
+  let start = 0;
+  if (LITTLE_ENDIAN && rgb.byteOffset % 4 === 0) {
+    // Four pixels are three 32-bit words in, one out: byte m of the 12 sits in word m >> 2 at bit 8 * (m & 3).
+    const words = n >>> 2;
+    const src = new Uint32Array(rgb.buffer, rgb.byteOffset, words * 3);
+    const dst = new Uint32Array(out.buffer, 0, words);
+    const [m0, m1, m2, m3] = [channel, channel + 3, channel + 6, channel + 9];
+    const [w0, w1, w2, w3] = [m0 >> 2, m1 >> 2, m2 >> 2, m3 >> 2];
+    const [s0, s1, s2, s3] = [8 * (m0 & 3), 8 * (m1 & 3), 8 * (m2 & 3), 8 * (m3 & 3)];
+    for (let i = 0, k = 0; i < words; i++, k += 3) {
+      dst[i] = ((src[k + w0] >>> s0) & 0xff) | (((src[k + w1] >>> s1) & 0xff) << 8) | (((src[k + w2] >>> s2) & 0xff) << 16) | (((src[k + w3] >>> s3) & 0xff) << 24);
+    }
+    start = words << 2;
+  }
+  for (let i = start, j = 3 * start + channel; i < n; i++, j += 3) out[i] = rgb[j];
+  return out;
 }
 
 const f32 = Math.fround;
@@ -473,15 +496,33 @@ export class AgentIndicator extends PerAgentObservationWrapper {
   override observationSpace(): Space {
     return this.space;
   }
+  protected override startBatch(): void {
+    this.lastIn = null;
+  }
+  /** The last input and result of this batch, with its agent's index. */
+  private lastIn: ObsArray | null = null;
+  private lastOut: ObsArray | null = null;
+  private lastIndex = 0;
   protected observation(agent: string, obs: ObsArray): ObsArray {
     const c = this.channels;
     const total = c + this.possibleAgents.length;
     const index = this.possibleAgents.indexOf(agent);
-    const out = new Uint8Array(this.pixels * total);
-    for (let p = 0; p < this.pixels; p++) {
-      for (let k = 0; k < c; k++) out[p * total + k] = obs[p * c + k];
-      out[p * total + c + index] = this.value;
+    let out: Uint8Array;
+    if (obs === this.lastIn) {
+      // The same image as the previous agent's: its result with the indicator moved.
+      out = this.lastOut!.slice();
+      for (let at = c + this.lastIndex; at < out.length; at += total) out[at] = 0;
+      for (let at = c + index; at < out.length; at += total) out[at] = this.value;
+    } else {
+      out = new Uint8Array(this.pixels * total);
+      for (let p = 0, i = 0, o = 0; p < this.pixels; p++, o += total) {
+        for (let k = 0; k < c; k++) out[o + k] = obs[i++];
+        out[o + c + index] = this.value;
+      }
     }
+    this.lastIn = obs;
+    this.lastOut = out;
+    this.lastIndex = index;
     return out;
   }
 }
