@@ -14,12 +14,14 @@
 // Per-agent wrappers keep separate state per agent, as SuperSuit's do (every agent gets the same frames here, so
 // the states coincide, but the semantics stay those of the original).
 //
-// Speed without changing a byte of the results (benchmark/pettingzoo_throughput.ts): frame_skip asks the env below
-// for its first inner steps through `stepDeferred` (parallel.ts), so the raw env converts and max_observation maxes
-// only the frames that are read (the last two, unless the episode ends early); and where every agent is handed the
-// very same input array (the raw env gives all agents one screen), a wrapper whose output depends only on that input
-// and on state the agents share computes it once and hands every such agent the same array, as the raw env does.
-// No wrapper writes into an array it received or returned, so sharing one is safe.
+// Speed without changing a byte of the results (benchmark/pettingzoo_throughput.ts): frame_skip takes its inner
+// steps through `stepDeferred` (parallel.ts), so the raw env converts to RGB, and max_observation maxes, only the
+// frames that are read (the last two of each skip; the two before an early episode end). Every frame is still drawn:
+// which ones will be read is only known after the episode ends or not, and SuperSuit's max buffer runs across agent
+// steps, so an unrendered frame could be needed. And where several agents are handed the very same input array (the
+// raw env gives all agents one screen), a wrapper whose output depends only on that input and on state the agents
+// share computes it once and hands each of them the same array, as the raw env does. No wrapper writes into an array
+// it received or returned, so sharing one is safe.
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, MultiDiscrete, type Space } from "../spaces.ts";
