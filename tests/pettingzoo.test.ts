@@ -317,6 +317,32 @@ describe("SuperSuit wrappers", () => {
     assert.deepEqual([...obs.first_0], [3, 6, 9, 12]);
   });
 
+  test("maxInto is the byte-wise max for every pair of byte values in every byte lane, aligned or not", () => {
+    const a = new Uint8Array(4 * 65536 + 3);
+    const b = new Uint8Array(a.length);
+    for (let i = 0; i < a.length; i++) {
+      // Each (x, y) pair appears in all four lanes of a 32-bit word.
+      const pair = Math.floor(i / 4) % 65536;
+      a[i] = pair >> 8;
+      b[i] = (pair + (i % 4) * 4099) & 0xff;
+    }
+    for (const offset of [0, 1]) {
+      const out = a.slice(offset);
+      ss.maxInto(out, b.subarray(offset));
+      assert.ok(out.every((v, i) => v === Math.max(a[i + offset], b[i + offset])), `offset ${offset}`);
+    }
+  });
+
+  test("pickChannel is the strided copy of each channel, for any length and alignment", () => {
+    const rgb = Uint8Array.from({ length: 3 * 103 }, (_, i) => (i * 37 + 11) & 0xff);
+    for (const view of [rgb, rgb.subarray(3), rgb.subarray(0, 3 * 101)]) {
+      for (const channel of [0, 1, 2]) {
+        const want = Uint8Array.from({ length: view.length / 3 }, (_, i) => view[3 * i + channel]);
+        assert.deepEqual(ss.pickChannel(view, channel), want);
+      }
+    }
+  });
+
   test("frame_stack starts from zeros with the reset frame last; agent_indicator marks each agent with 1", () => {
     const grey = (t: number) => new Uint8Array(4).fill(t + 1);
     const env = new ss.AgentIndicator(new ss.FrameStack(new TickEnv(Infinity, grey, [2, 2]), 4));
@@ -329,8 +355,8 @@ describe("SuperSuit wrappers", () => {
 });
 
 describe("CleanRL's wrapper chain (notes 4.3)", () => {
-  function chain(envId: string, maxCycles?: number) {
-    let env: ParallelEnv<Uint8Array, number> = parallelEnv(envId, { romDir: ROM_DIR, maxCycles });
+  function chain(envId: string, maxCycles?: number, under = (env: ParallelEnv<Uint8Array, number>) => env) {
+    let env: ParallelEnv<Uint8Array, number> = under(parallelEnv(envId, { romDir: ROM_DIR, maxCycles }));
     env = ss.maxObservation(env, 2);
     env = ss.frameSkip(env, 4);
     env = ss.clipReward(env, -1, 1);
@@ -385,6 +411,48 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
       }
     });
   }
+
+  /** Hands each agent its own copy and has no `stepDeferred`: every wrapper above takes its plain per-agent path. */
+  class SeparateCopies extends ss.BaseParallelWrapper {
+    override reset(args = {}): [AgentDict<Uint8Array>, AgentDict<Record<string, unknown>>] {
+      const [obs, infos] = this.env.reset(args);
+      return [copies(obs), infos];
+    }
+    override step(actions: AgentDict<number>): ParallelStepResult<Uint8Array> {
+      const [obs, ...rest] = this.env.step(actions);
+      return [copies(obs), ...rest];
+    }
+  }
+  const copies = (obs: AgentDict<Uint8Array>) => Object.fromEntries(Object.entries(obs).map(([agent, o]) => [agent, o.slice()]));
+
+  test("the fast paths (deferred frames, results shared by agents) step exactly like the plain composition, also when max_cycles ends an episode mid-skip", { skip: skipWithout("pong") }, () => {
+    // max_cycles 9..12 end the third agent step after 1, 2, 3 or 4 of its frames.
+    for (const maxCycles of [9, 10, 11, 12]) {
+      const fast = chain("pong_v3", maxCycles);
+      const plain = chain("pong_v3", maxCycles, (env) => new SeparateCopies(env));
+      const seen: [Uint8Array, Uint8Array][] = [];
+      const same = (a: AgentDict<Uint8Array>, b: AgentDict<Uint8Array>, where: string) => {
+        assert.deepEqual(Object.keys(a), Object.keys(b), where);
+        for (const agent in a) {
+          assert.deepEqual(a[agent], b[agent], `${where} ${agent}`);
+          seen.push([a[agent], a[agent].slice()]);
+        }
+      };
+      same(fast.reset({ seed: 3 })[0], plain.reset({ seed: 3 })[0], `max_cycles ${maxCycles} reset`);
+      for (let t = 0; t < 8; t++) {
+        const actions = { first_0: (t * 5) % 6, second_0: (t * 7 + 1) % 6 };
+        const [obsA, ...restA] = fast.step(actions);
+        const [obsB, ...restB] = plain.step(actions);
+        same(obsA, obsB, `max_cycles ${maxCycles} step ${t + 1}`);
+        assert.deepEqual(restA, restB);
+        if (restA[1].first_0 || restA[2].first_0) {
+          same(fast.reset()[0], plain.reset()[0], `max_cycles ${maxCycles} reset after step ${t + 1}`);
+        }
+      }
+      // Nothing the fast chain returned was written to afterwards.
+      for (const [array, copy] of seen) assert.deepEqual(array, copy);
+    }
+  });
 
   test("pettingzoo_env_to_vec_env + concat_vec_envs + RecordEpisodeStatistics: slots 2c/2c+1, per-agent episodes, autoreset", { skip: skipWithout("pong") }, () => {
     // max_cycles 40 truncates every game at agent step 10.

@@ -16,7 +16,8 @@ import type { RgbFrame } from "../ale/env.ts";
 import { ALEInterface } from "../ale/interface.ts";
 import { MULTI_AGENT_GAMES, type MultiAgentGameSpec } from "../ale/multi_agent_games.ts";
 import { findRom } from "../ale/roms.ts";
-import type { AgentDict, ParallelEnv, ParallelStepResult } from "./parallel.ts";
+import { screenToRgb } from "../ale/palette.ts";
+import type { AgentDict, DeferredStepResult, ParallelEnv, ParallelStepResult } from "./parallel.ts";
 
 export type AtariObsType = "rgb_image" | "grayscale_image" | "ram";
 
@@ -202,6 +203,44 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
   }
 
   step(actions: AgentDict<number>): ParallelStepResult<Uint8Array> {
+    const [agents, rewards, terminations, truncations, infos] = this.advance(actions);
+    const obs = this.observe();
+    const observations: AgentDict<Uint8Array> = {};
+    for (const agent of agents) observations[agent] = obs;
+    return [observations, rewards, terminations, truncations, infos];
+  }
+
+  /**
+   * `step` with the observation built only if somebody asks (the internal fast path frame_skip uses, see
+   * parallel.ts). The frame is still drawn, since which frames end up observed is only known afterwards; what is
+   * saved is the RGB conversion and the copies of frames nobody reads. The screen is kept as its palette bytes
+   * (a native copy of a third of the RGB size) and converted on the first call; every agent gets the same array,
+   * as from `step`.
+   */
+  stepDeferred(actions: AgentDict<number>): DeferredStepResult<Uint8Array> {
+    const [agents, rewards, terminations, truncations, infos] = this.advance(actions);
+    let observe: () => Uint8Array;
+    if (this.obsType === "rgb_image") {
+      const screen = this.ale.console.screen.slice();
+      let rgb: Uint8Array | null = null;
+      observe = () => {
+        if (rgb === null) {
+          rgb = new Uint8Array(this.obsSpace.size);
+          screenToRgb(screen, rgb);
+        }
+        return rgb;
+      };
+    } else {
+      const obs = this.observe();
+      observe = () => obs;
+    }
+    const observations: AgentDict<() => Uint8Array> = {};
+    for (const agent of agents) observations[agent] = observe;
+    return [observations, rewards, terminations, truncations, infos];
+  }
+
+  /** One frame for every player; the results for the agents alive before it (returned first), who then leave if done. */
+  private advance(actions: AgentDict<number>): [agents: string[], rewards: AgentDict<number>, terminations: AgentDict<boolean>, truncations: AgentDict<boolean>, infos: AgentDict<Record<string, unknown>>] {
     const a = this.aleActions;
     for (let k = 0; k < this.numPlayers; k++) {
       // An agent missing from the dict (a terminated one) sends index 0.
@@ -214,22 +253,20 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
     const truncated = this.frame >= this.maxCycles;
     const gameOver = this.ale.gameOver();
     const lives = this.ale.allLives();
-    const obs = this.observe();
-    const observations: AgentDict<Uint8Array> = {};
     const rewards: AgentDict<number> = {};
     const terminations: AgentDict<boolean> = {};
     const truncations: AgentDict<boolean> = {};
     const infos: AgentDict<Record<string, unknown>> = {};
-    for (const agent of this.agents) {
+    const agents = this.agents;
+    for (const agent of agents) {
       const k = this.possibleAgents.indexOf(agent);
-      observations[agent] = obs;
       rewards[agent] = rewardsByPlayer[k];
       terminations[agent] = gameOver || lives[k] < 0;
       truncations[agent] = truncated;
       infos[agent] = {};
     }
-    this.agents = this.agents.filter((agent) => !terminations[agent]);
-    return [observations, rewards, terminations, truncations, infos];
+    this.agents = agents.filter((agent) => !terminations[agent]);
+    return [agents, rewards, terminations, truncations, infos];
   }
 
   private perAgent<T>(value: () => T): AgentDict<T> {

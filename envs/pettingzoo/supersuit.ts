@@ -13,12 +13,21 @@
 //
 // Per-agent wrappers keep separate state per agent, as SuperSuit's do (every agent gets the same frames here, so
 // the states coincide, but the semantics stay those of the original).
+//
+// Speed without changing a byte of the results (benchmark/pettingzoo_throughput.ts): frame_skip takes its inner
+// steps through `stepDeferred` (parallel.ts), so the raw env converts to RGB, and max_observation maxes, only the
+// frames that are read (the last two of each skip; the two before an early episode end). Every frame is still drawn:
+// which ones will be read is only known after the episode ends or not, and SuperSuit's max buffer runs across agent
+// steps, so an unrendered frame could be needed. And where several agents are handed the very same input array (the
+// raw env gives all agents one screen), a wrapper whose output depends only on that input and on state the agents
+// share computes it once and hands each of them the same array, as the raw env does. No wrapper writes into an array
+// it received or returned, so sharing one is safe.
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, MultiDiscrete, type Space } from "../spaces.ts";
 import type { AsyncVectorEnv } from "../async_vector.ts";
 import type { SyncVectorEnv, VectorInfo } from "../vector.ts";
-import type { AgentDict, ParallelEnv, ParallelStepResult } from "./parallel.ts";
+import type { AgentDict, DeferredStepResult, ParallelEnv, ParallelStepResult } from "./parallel.ts";
 
 type ObsArray = Uint8Array;
 
@@ -60,9 +69,13 @@ export class BaseParallelWrapper implements ParallelEnv<ObsArray, number> {
   }
 }
 
-/** A wrapper that maps each agent's observation on its own (`observation(agent, obs, isReset)`). */
+/**
+ * A wrapper that maps each agent's observation on its own (`observation(agent, obs, isReset)`). A `pure` wrapper's
+ * result depends on the input array alone: agents handed the same array in one call get the same result array.
+ */
 abstract class PerAgentObservationWrapper extends BaseParallelWrapper {
   protected abstract observation(agent: string, obs: ObsArray, isReset: boolean): ObsArray;
+  protected readonly pure: boolean = false;
   override reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
     const [observations, infos] = this.env.reset(args);
     return [this.mapAll(observations, true), infos];
@@ -71,11 +84,40 @@ abstract class PerAgentObservationWrapper extends BaseParallelWrapper {
     const [observations, rewards, terminations, truncations, infos] = this.env.step(actions);
     return [this.mapAll(observations, false), rewards, terminations, truncations, infos];
   }
+  /** Called before each batch of `observation` calls (one reset or step). */
+  protected startBatch(): void {}
   private mapAll(observations: AgentDict<ObsArray>, isReset: boolean): AgentDict<ObsArray> {
+    this.startBatch();
     const out: AgentDict<ObsArray> = {};
-    for (const agent in observations) out[agent] = this.observation(agent, observations[agent], isReset);
+    let lastIn: ObsArray | null = null;
+    let lastOut: ObsArray | null = null;
+    for (const agent in observations) {
+      const obs = observations[agent];
+      if (this.pure && obs === lastIn) {
+        out[agent] = lastOut!;
+        continue;
+      }
+      lastIn = obs;
+      lastOut = out[agent] = this.observation(agent, obs, isReset);
+    }
     return out;
   }
+}
+
+/**
+ * The internal `stepDeferred` of an env (parallel.ts), or its `step` wrapped to look like one for an env without it
+ * (then every observation is built, exactly as before; such an env may reuse its arrays, so a caller keeping them
+ * past its next step must check for `env.stepDeferred` itself, as max_observation does).
+ */
+function stepDeferred(env: ParallelEnv<ObsArray, number>, actions: AgentDict<number>): DeferredStepResult<ObsArray> {
+  if (env.stepDeferred !== undefined) return env.stepDeferred(actions);
+  const [observations, rewards, terminations, truncations, infos] = env.step(actions);
+  const thunks: AgentDict<() => ObsArray> = {};
+  for (const agent in observations) {
+    const obs = observations[agent];
+    thunks[agent] = () => obs;
+  }
+  return [thunks, rewards, terminations, truncations, infos];
 }
 
 /** A uint8 Box of `shape`, the space every wrapper here produces. */
@@ -89,30 +131,126 @@ function boxShape(space: Space, who: string): readonly number[] {
   return space.shape;
 }
 
+/** One buffered frame of max_observation: a copy taken at once, or a deferred observation built on first use. */
+class BufferedFrame {
+  private value: ObsArray | null;
+  constructor(
+    value: ObsArray | null,
+    private readonly build: (() => ObsArray) | null = null,
+  ) {
+    this.value = value;
+  }
+  get(): ObsArray {
+    return (this.value ??= this.build!());
+  }
+}
+
 /**
  * max_observation_v0(env, memory): each agent's observation is the element-wise maximum of its last `memory` raw
  * observations (copies); a reset empties the buffer and pushes the reset frame.
+ *
+ * `stepDeferred` (for frame_skip) buffers the inner env's deferred observations and defers the max as well: under
+ * frame_skip(4) only the max of frames 3 and 4 is ever computed, and only their screens are built. Agents whose
+ * buffers hold the same frames (all of them, with the raw env's one shared screen) share one max.
  */
-export class MaxObservation extends PerAgentObservationWrapper {
-  private readonly buffers = new Map<string, ObsArray[]>();
+export class MaxObservation extends BaseParallelWrapper {
+  private readonly buffers = new Map<string, BufferedFrame[]>();
+  /** The frames and result of the last max computed (agents with the same frames get the same array). */
+  private lastFrames: ObsArray[] = [];
+  private lastMax: ObsArray | null = null;
   constructor(env: ParallelEnv<ObsArray, number>, readonly memory = 2) {
     super(env);
   }
-  protected observation(agent: string, obs: ObsArray, isReset: boolean): ObsArray {
+  override reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
+    this.lastMax = null;
+    const [observations, infos] = this.env.reset(args);
+    return [this.pushCopies(observations, true), infos];
+  }
+  override step(actions: AgentDict<number>): ParallelStepResult<ObsArray> {
+    this.lastMax = null;
+    const [observations, rewards, terminations, truncations, infos] = this.env.step(actions);
+    return [this.pushCopies(observations, false), rewards, terminations, truncations, infos];
+  }
+  stepDeferred(actions: AgentDict<number>): DeferredStepResult<ObsArray> {
+    if (this.env.stepDeferred === undefined) {
+      // An inner env without it may reuse its arrays: the eager step copies them.
+      const [observations, rewards, terminations, truncations, infos] = this.step(actions);
+      const out: AgentDict<() => ObsArray> = {};
+      for (const agent in observations) out[agent] = () => observations[agent];
+      return [out, rewards, terminations, truncations, infos];
+    }
+    this.lastMax = null;
+    const [observations, rewards, terminations, truncations, infos] = this.env.stepDeferred(actions);
+    const out: AgentDict<() => ObsArray> = {};
+    for (const agent in observations) {
+      // Deferred observations are never written to by the env, so they need no copy.
+      const frames = this.push(agent, new BufferedFrame(null, observations[agent]), false);
+      out[agent] = () => this.maxOf(frames);
+    }
+    return [out, rewards, terminations, truncations, infos];
+  }
+  /** The eager path: copy each agent's frame (one copy for agents handed the same array) and max at once. */
+  private pushCopies(observations: AgentDict<ObsArray>, isReset: boolean): AgentDict<ObsArray> {
+    const out: AgentDict<ObsArray> = {};
+    let lastIn: ObsArray | null = null;
+    let lastCopy: BufferedFrame | null = null;
+    for (const agent in observations) {
+      const obs = observations[agent];
+      if (obs !== lastIn) {
+        lastIn = obs;
+        lastCopy = new BufferedFrame(obs.slice());
+      }
+      out[agent] = this.maxOf(this.push(agent, lastCopy!, isReset));
+    }
+    return out;
+  }
+  /** Appends a frame to the agent's buffer; returns the buffer's frames now (a snapshot, oldest first). */
+  private push(agent: string, frame: BufferedFrame, isReset: boolean): BufferedFrame[] {
     let buffer = this.buffers.get(agent);
     if (buffer === undefined || isReset) {
       buffer = [];
       this.buffers.set(agent, buffer);
     }
-    buffer.push(obs.slice());
+    buffer.push(frame);
     if (buffer.length > this.memory) buffer.shift();
-    const out = buffer[0].slice();
-    for (let b = 1; b < buffer.length; b++) {
-      const other = buffer[b];
-      for (let i = 0; i < out.length; i++) if (other[i] > out[i]) out[i] = other[i];
-    }
+    return buffer.slice();
+  }
+  private maxOf(buffered: BufferedFrame[]): ObsArray {
+    const frames = buffered.map((f) => f.get());
+    const last = this.lastFrames;
+    if (this.lastMax !== null && frames.length === last.length && frames.every((f, i) => f === last[i])) return this.lastMax;
+    const out = frames[0].slice();
+    for (let b = 1; b < frames.length; b++) maxInto(out, frames[b]);
+    this.lastFrames = frames;
+    this.lastMax = out;
     return out;
   }
+}
+
+/** `out[i] = max(out[i], other[i])` for every byte. */
+export function maxInto(out: Uint8Array, other: Uint8Array): void {
+  const n = out.length;
+  let start = 0;
+  if (out.byteOffset % 4 === 0 && other.byteOffset % 4 === 0) {
+    // Four bytes per 32-bit word at once (byte order does not matter: every byte is compared with its own
+    // counterpart). Per byte, with a7/b7 the top bits: (a | 0x80) - (b & 0x7f) never borrows from the next byte,
+    // and its top bit says low7(a) >= low7(b); a >= b when a7 > b7, or a7 == b7 and low7(a) >= low7(b). That bit,
+    // times 0xff, selects a or b.
+    const words = n >>> 2;
+    const a32 = new Uint32Array(out.buffer, out.byteOffset, words);
+    const b32 = new Uint32Array(other.buffer, other.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const a = a32[i];
+      const b = b32[i];
+      if (a === b) continue;
+      const low = (a | 0x80808080) - (b & 0x7f7f7f7f);
+      const ge = ((a & ~b) | (~(a ^ b) & low)) & 0x80808080;
+      const mask = Math.imul(ge >>> 7, 0xff);
+      a32[i] = (a & mask) | (b & ~mask);
+    }
+    start = words << 2;
+  }
+  for (let i = start; i < n; i++) if (other[i] > out[i]) out[i] = other[i];
 }
 
 /**
@@ -124,21 +262,25 @@ export class FrameSkip extends BaseParallelWrapper {
     super(env);
     if (!(Number.isInteger(numFrames) && numFrames >= 1)) throw new RangeError(`frame_skip: need a positive integer, got ${numFrames}`);
   }
+  /**
+   * The inner steps go through `stepDeferred`: only the observations of the step that ends the skip are built (and,
+   * below max_observation, those of the step before it).
+   */
   override step(actions: AgentDict<number>): ParallelStepResult<ObsArray> {
     const total: AgentDict<number> = {};
-    let result: ParallelStepResult<ObsArray> | null = null;
-    for (let i = 0; i < this.numFrames; i++) {
-      result = this.env.step(actions);
-      const [, rewards, terminations, truncations] = result;
+    for (let i = 0; ; i++) {
+      const [deferred, rewards, terminations, truncations, infos] = stepDeferred(this.env, actions);
       let allDone = true;
       for (const agent in rewards) {
         total[agent] = (total[agent] ?? 0) + rewards[agent];
         if (!(terminations[agent] || truncations[agent])) allDone = false;
       }
-      if (allDone) break;
+      if (allDone || i === this.numFrames - 1) {
+        const observations: AgentDict<ObsArray> = {};
+        for (const agent in deferred) observations[agent] = deferred[agent]();
+        return [observations, total, terminations, truncations, infos];
+      }
     }
-    const [observations, , terminations, truncations, infos] = result!;
-    return [observations, total, terminations, truncations, infos];
   }
 }
 
@@ -161,6 +303,7 @@ export class ClipReward extends BaseParallelWrapper {
 
 /** color_reduction_v0(env, mode): "R", "G" or "B" keeps that channel of an RGB image; "full" is luminance (not ported). */
 export class ColorReduction extends PerAgentObservationWrapper {
+  protected override readonly pure = true;
   private readonly channel: number;
   private readonly space: Box;
   constructor(env: ParallelEnv<ObsArray, number>, mode: "R" | "G" | "B" | "full" = "full") {
@@ -176,10 +319,32 @@ export class ColorReduction extends PerAgentObservationWrapper {
     return this.space;
   }
   protected observation(_agent: string, obs: ObsArray): ObsArray {
-    const out = new Uint8Array(obs.length / 3);
-    for (let i = 0, j = this.channel; i < out.length; i++, j += 3) out[i] = obs[j];
-    return out;
+    return pickChannel(obs, this.channel);
   }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Channel `channel` of an interleaved 3-channel image. */
+export function pickChannel(rgb: Uint8Array, channel: number): Uint8Array {
+  const n = rgb.length / 3;
+  const out = new Uint8Array(n);
+  let start = 0;
+  if (LITTLE_ENDIAN && rgb.byteOffset % 4 === 0) {
+    // Four pixels are three 32-bit words in, one out: byte m of the 12 sits in word m >> 2 at bit 8 * (m & 3).
+    const words = n >>> 2;
+    const src = new Uint32Array(rgb.buffer, rgb.byteOffset, words * 3);
+    const dst = new Uint32Array(out.buffer, 0, words);
+    const [m0, m1, m2, m3] = [channel, channel + 3, channel + 6, channel + 9];
+    const [w0, w1, w2, w3] = [m0 >> 2, m1 >> 2, m2 >> 2, m3 >> 2];
+    const [s0, s1, s2, s3] = [8 * (m0 & 3), 8 * (m1 & 3), 8 * (m2 & 3), 8 * (m3 & 3)];
+    for (let i = 0, k = 0; i < words; i++, k += 3) {
+      dst[i] = ((src[k + w0] >>> s0) & 0xff) | (((src[k + w1] >>> s1) & 0xff) << 8) | (((src[k + w2] >>> s2) & 0xff) << 16) | (((src[k + w3] >>> s3) & 0xff) << 24);
+    }
+    start = words << 2;
+  }
+  for (let i = start, j = 3 * start + channel; i < n; i++, j += 3) out[i] = rgb[j];
+  return out;
 }
 
 const f32 = Math.fround;
@@ -192,21 +357,20 @@ const INV_255 = f32(1 / 255);
  * first, and the result truncated to a byte. `out` receives h * w bytes.
  */
 export function tinyScalerBilinear(src: Uint8Array, H: number, W: number, h: number, w: number, out = new Uint8Array(h * w)): Uint8Array {
-  const ratioX = f32(f32(W - 1) / f32(w));
-  const ratioY = f32(f32(H - 1) / f32(h));
-  const value = (y: number, x: number) => f32(src[y * W + x] * INV_255);
+  const rows = samplePoints(H, h);
+  const cols = samplePoints(W, w);
+  const value = BYTE_TO_UNIT;
   for (let j = 0; j < h; j++) {
-    const sy = f32(f32(j + 0.5) * ratioY);
-    const y0 = Math.trunc(sy);
-    const fy = f32(sy - y0);
-    const gy = f32(1 - fy);
+    const top = rows.index[j] * W;
+    const bottom = top + W;
+    const fy = rows.frac[j];
+    const gy = rows.rest[j];
     for (let i = 0; i < w; i++) {
-      const sx = f32(f32(i + 0.5) * ratioX);
-      const x0 = Math.trunc(sx);
-      const fx = f32(sx - x0);
-      const gx = f32(1 - fx);
-      const left = f32(f32(value(y0, x0) * gy) + f32(value(y0 + 1, x0) * fy));
-      const right = f32(f32(value(y0, x0 + 1) * gy) + f32(value(y0 + 1, x0 + 1) * fy));
+      const x0 = cols.index[i];
+      const fx = cols.frac[i];
+      const gx = cols.rest[i];
+      const left = f32(f32(value[src[top + x0]] * gy) + f32(value[src[bottom + x0]] * fy));
+      const right = f32(f32(value[src[top + x0 + 1]] * gy) + f32(value[src[bottom + x0 + 1]] * fy));
       const v = f32(f32(left * gx) + f32(right * fx));
       out[j * w + i] = Math.trunc(f32(v * 255));
     }
@@ -214,8 +378,39 @@ export function tinyScalerBilinear(src: Uint8Array, H: number, W: number, h: num
   return out;
 }
 
+/** Each byte as TinyScaler's float32 `byte * float32(1/255)` (a Float32Array holds exactly the float32 values). */
+const BYTE_TO_UNIT = Float32Array.from({ length: 256 }, (_, v) => f32(v * INV_255));
+
+/** TinyScaler's sample points along one axis of `size` pixels scaled to `n`: floor index, fraction, 1 - fraction. */
+interface SamplePoints {
+  index: Int32Array;
+  frac: Float32Array;
+  rest: Float32Array;
+}
+const samplePointCache = new Map<string, SamplePoints>();
+
+/** The sample points for `size` -> `n` (the same float32 steps as the per-pixel formula, computed once per size). */
+function samplePoints(size: number, n: number): SamplePoints {
+  const key = `${size}:${n}`;
+  let points = samplePointCache.get(key);
+  if (points === undefined) {
+    const ratio = f32(f32(size - 1) / f32(n));
+    points = { index: new Int32Array(n), frac: new Float32Array(n), rest: new Float32Array(n) };
+    for (let k = 0; k < n; k++) {
+      const s = f32(f32(k + 0.5) * ratio);
+      const s0 = Math.trunc(s);
+      points.index[k] = s0;
+      points.frac[k] = f32(s - s0);
+      points.rest[k] = f32(1 - f32(s - s0));
+    }
+    samplePointCache.set(key, points);
+  }
+  return points;
+}
+
 /** resize_v1(env, x_size, y_size) with linear interpolation (TinyScaler "bilinear"), for 2-D (grey) images. */
 export class Resize extends PerAgentObservationWrapper {
+  protected override readonly pure = true;
   private readonly space: Box;
   private readonly inH: number;
   private readonly inW: number;
@@ -243,9 +438,12 @@ export class Resize extends PerAgentObservationWrapper {
  * fills the stack with zeros and then pushes the reset frame.
  */
 export class FrameStack extends PerAgentObservationWrapper {
+  /** Each agent's stack; never written once stored, so agents with the same history share one. */
   private readonly stacks = new Map<string, Uint8Array>();
   private readonly space: Box;
   private readonly pixels: number;
+  /** The last (stack, frame) -> (new stack, observation) of this batch: agents with the same pair share the result. */
+  private memo: { stack: Uint8Array | null; frame: ObsArray; next: Uint8Array; out: ObsArray } | null = null;
   constructor(env: ParallelEnv<ObsArray, number>, readonly stackSize = 4) {
     super(env);
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "frame_stack");
@@ -256,19 +454,28 @@ export class FrameStack extends PerAgentObservationWrapper {
   override observationSpace(): Space {
     return this.space;
   }
+  protected override startBatch(): void {
+    this.memo = null;
+  }
   protected observation(agent: string, frame: ObsArray, isReset: boolean): ObsArray {
     const n = this.stackSize;
-    let stack = this.stacks.get(agent);
-    if (stack === undefined || isReset) {
-      stack = new Uint8Array(this.pixels * n);
-      this.stacks.set(agent, stack);
+    // null: the zero-filled stack a reset starts from.
+    const stack = isReset ? null : (this.stacks.get(agent) ?? null);
+    const memo = this.memo;
+    if (memo !== null && memo.stack === stack && memo.frame === frame) {
+      this.stacks.set(agent, memo.next);
+      return memo.out;
     }
-    // Channels move one toward index 0; the new frame goes to channel n - 1.
-    for (let p = 0, base = 0; p < this.pixels; p++, base += n) {
-      for (let c = 0; c < n - 1; c++) stack[base + c] = stack[base + c + 1];
-      stack[base + n - 1] = frame[p];
-    }
-    return stack.slice();
+    // Channels move one toward index 0 (pixel p's channels c + 1 -> c is the whole array shifted by one byte, the
+    // last pixel's channel n - 1 then overwritten); the new frame goes to channel n - 1.
+    const next = new Uint8Array(this.pixels * n);
+    if (stack !== null) next.set(stack.subarray(1));
+    for (let p = 0, at = n - 1; p < this.pixels; p++, at += n) next[at] = frame[p];
+    this.stacks.set(agent, next);
+    // The caller gets a copy, so that writing into it cannot change the stack.
+    const out = next.slice();
+    this.memo = { stack, frame, next, out };
+    return out;
   }
 }
 
@@ -291,15 +498,33 @@ export class AgentIndicator extends PerAgentObservationWrapper {
   override observationSpace(): Space {
     return this.space;
   }
+  protected override startBatch(): void {
+    this.lastIn = null;
+  }
+  /** The last input and result of this batch, with its agent's index. */
+  private lastIn: ObsArray | null = null;
+  private lastOut: ObsArray | null = null;
+  private lastIndex = 0;
   protected observation(agent: string, obs: ObsArray): ObsArray {
     const c = this.channels;
     const total = c + this.possibleAgents.length;
     const index = this.possibleAgents.indexOf(agent);
-    const out = new Uint8Array(this.pixels * total);
-    for (let p = 0; p < this.pixels; p++) {
-      for (let k = 0; k < c; k++) out[p * total + k] = obs[p * c + k];
-      out[p * total + c + index] = this.value;
+    let out: Uint8Array;
+    if (obs === this.lastIn) {
+      // The same image as the previous agent's: its result with the indicator moved.
+      out = this.lastOut!.slice();
+      for (let at = c + this.lastIndex; at < out.length; at += total) out[at] = 0;
+      for (let at = c + index; at < out.length; at += total) out[at] = this.value;
+    } else {
+      out = new Uint8Array(this.pixels * total);
+      for (let p = 0, i = 0, o = 0; p < this.pixels; p++, o += total) {
+        for (let k = 0; k < c; k++) out[o + k] = obs[i++];
+        out[o + c + index] = this.value;
+      }
     }
+    this.lastIn = obs;
+    this.lastOut = out;
+    this.lastIndex = index;
     return out;
   }
 }
