@@ -142,7 +142,8 @@ export class SyncVectorEnv {
     if (values.length !== this.obsSize) {
       throw new RangeError(`SyncVectorEnv: env ${envIndex} returned ${values.length} observation values, expected ${this.obsSize}`);
     }
-    for (let j = 0; j < this.obsSize; j++) batch[offset + j] = values[j];
+    // One native copy; for typed and plain arrays alike it converts each value as element-wise assignment would.
+    (batch as Float64Array).set(values, offset);
   }
 
   reset(args: VectorResetArgs = {}): [observations: TypedArray, infos: VectorInfo] {

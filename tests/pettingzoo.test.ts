@@ -7,21 +7,21 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { Box, Discrete } from "../envs/spaces.ts";
+import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
 import { ATARI_ENVS, parallelEnv, type ParallelAtariEnv } from "../envs/pettingzoo/atari.ts";
 import type { AgentDict, ParallelEnv, ParallelStepResult } from "../envs/pettingzoo/parallel.ts";
 import * as ss from "../envs/pettingzoo/supersuit.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const ROM_DIR = process.env.ALE_ROMS_DIR || fileURLToPath(new URL("../../shared/roms", import.meta.url));
-const skipWithout = (rom: string) => (existsSync(join(ROM_DIR, `${rom}.bin`)) ? false : `${rom}.bin not in ${ROM_DIR} (set ALE_ROMS_DIR)`);
+const skipWithout = skipWithoutRom;
 const md5 = (bytes: Uint8Array) => createHash("md5").update(bytes).digest("hex");
 
 type Policy = (t: number, n: number) => [number, number];

@@ -133,6 +133,8 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
   /** Reused action vector for the ALE (one entry per player). */
   private readonly aleActions: number[];
   private seeded = false;
+  /** allLives() output, reused every frame. */
+  private readonly livesOut: number[] = [];
 
   constructor(
     readonly envId: string,
@@ -252,7 +254,7 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
     this.frame++;
     const truncated = this.frame >= this.maxCycles;
     const gameOver = this.ale.gameOver();
-    const lives = this.ale.allLives();
+    const lives = this.ale.allLives(this.livesOut);
     const rewards: AgentDict<number> = {};
     const terminations: AgentDict<boolean> = {};
     const truncations: AgentDict<boolean> = {};
