@@ -16,7 +16,7 @@
 //   4. `wasm` (XNNPACK kernels, SIMD), with one XNNPACK thread per core this process may use (see
 //      `wasmThreadCount`). tfjs hard-codes WASM_HAS_MULTITHREAD_SUPPORT=false under Node and only ever loads its
 //      single-thread module there, although the package ships a threaded one built for Node too;
-//      `registerThreadedWasm` starts that one itself (the three things tfjs's browser-only loader gets wrong in Node
+//      `startThreadedWasm` starts that one itself (the three things tfjs's browser-only loader gets wrong in Node
 //      are explained there). One thread, or a failed threaded start, is the stock single-thread module.
 //   5. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
 //      batch 8 took 290 ms forward (wasm 7 ms) and 8-12 s forward+backward (wasm 34 ms).
@@ -29,7 +29,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { join } from "node:path";
@@ -344,7 +344,7 @@ export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os
  * worker_threads) and returns it wired the way tfjs's own `init()` wires a module. tfjs's loader cannot do this
  * in Node, for three reasons worked around here:
  *   1. It hands Emscripten the pthread worker's source as a Blob URL, which Node's Worker cannot open: we write
- *      the same source to a file named by its hash in the temp directory (re-escaping its newlines, as tfjs does
+ *      the same source to a file named by its hash in the user cache folder (re-escaping its newlines, as tfjs does
  *      before making the Blob: the source contains "\n" escapes that a template literal turned into newlines).
  *   2. The C++ side caps the thread count at emscripten_num_logical_cores() / 2, assuming two hyperthreads per
  *      core, and reads that once while the module starts; in Node the glue answers it with os.cpus().length. For
@@ -354,61 +354,80 @@ export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os
  */
 async function loadThreadedWasmModule(threads: number): Promise<WasmModule> {
   const factory = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.js") as (
-    config: Record<string, unknown>) => Promise<WasmModule>;
+    config: Partial<WasmModule> & Record<string, unknown>) => Promise<WasmModule>;
   const { wasmWorkerContents } = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js") as
     { wasmWorkerContents: string };
-  const source = wasmWorkerContents.replace(/\n/g, "\\n");
-  const workerFile = join(os.tmpdir(), `ppo-ts-tfjs-wasm-worker-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.cjs`);
-  if (!existsSync(workerFile)) {
-    const partial = `${workerFile}.${process.pid}`;
-    writeFileSync(partial, source);
-    renameSync(partial, workerFile); // atomic: a concurrent process never runs a half-written file
-  }
+  const workerFile = writeWorkerSource(wasmWorkerContents.replace(/\n/g, "\\n"));
   const wasmFile = require.resolve("@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm");
   const realCpus = os.cpus;
   const cpus = Array.from({ length: 2 * threads }, () => realCpus()[0]);
   os.cpus = () => cpus;
-  let module: WasmModule;
+  // Emscripten uses this object as the module itself: `config.PThread` exists (its workers already started) as
+  // soon as factory() returns, so a start that fails later can still stop them.
+  const config: Partial<WasmModule> & Record<string, unknown> = {
+    locateFile: (path: string) => (path.endsWith(".worker.js") ? workerFile : path.endsWith(".wasm") ? wasmFile : path),
+  };
   try {
-    module = await factory({
-      locateFile: (path: string) => (path.endsWith(".worker.js") ? workerFile : path.endsWith(".wasm") ? wasmFile : path),
-    });
+    const module = await factory(config);
+    module.tfjs = {
+      init: module.cwrap("init", null, []),
+      initWithThreadsCount: module.cwrap("init_with_threads_count", null, ["number"]),
+      getThreadsCount: module.cwrap("get_threads_count", "number", []),
+      registerTensor: module.cwrap("register_tensor", null, ["number", "number", "number"]),
+      disposeData: module.cwrap("dispose_data", null, ["number"]),
+      dispose: module.cwrap("dispose", null, []),
+    };
+    return module;
+  } catch (err) {
+    config.PThread?.terminateAllThreads();
+    throw err;
   } finally {
     os.cpus = realCpus;
   }
-  module.tfjs = {
-    init: module.cwrap("init", null, []),
-    initWithThreadsCount: module.cwrap("init_with_threads_count", null, ["number"]),
-    getThreadsCount: module.cwrap("get_threads_count", "number", []),
-    registerTensor: module.cwrap("register_tensor", null, ["number", "number", "number"]),
-    disposeData: module.cwrap("dispose_data", null, ["number"]),
-    dispose: module.cwrap("dispose", null, []),
-  };
-  return module;
+}
+
+/**
+ * Writes the pthread worker's source where Node's Worker can open it: the user's cache folder (~/.cache/ppo.ts, as
+ * for the other downloads), named by its hash. An existing file is used only if it holds exactly this source, so a
+ * stale or tampered file is rewritten, never run.
+ */
+function writeWorkerSource(source: string): string {
+  const dir = join(os.homedir(), ".cache", "ppo.ts", "tfjs-wasm");
+  const file = join(dir, `worker-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.cjs`);
+  if (existsSync(file) && readFileSync(file, "utf8") === source) return file;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, source);
+  renameSync(partial, file); // atomic: a concurrent process never runs a half-written file
+  return file;
 }
 
 interface WasmModule {
-  PThread: { unusedWorkers: { unref(): void }[]; runningWorkers: { unref(): void }[] };
+  PThread: { unusedWorkers: { unref(): void }[]; runningWorkers: { unref(): void }[]; terminateAllThreads(): void };
   cwrap(name: string, returns: string | null, args: string[]): (...args: number[]) => number;
   tfjs?: Record<string, (...args: number[]) => number>;
 }
 
 /**
- * Replaces the "wasm" backend's factory with one that starts the threaded module with `threads` XNNPACK threads
- * (before the backend is first initialised; kernels are registered by backend name, so all of tfjs's wasm kernels
- * and ours keep working).
+ * Starts the threaded module with `threads` XNNPACK threads and makes it the "wasm" backend (kernels are registered
+ * by backend name, so all of tfjs's wasm kernels and ours keep working). Started here rather than in a backend
+ * factory so that a failure is ours to report (tfjs would print its own warnings) and the stock module stays.
  */
-function registerThreadedWasm(wasm: typeof import("@tensorflow/tfjs-backend-wasm"), threads: number): void {
+async function startThreadedWasm(wasm: typeof import("@tensorflow/tfjs-backend-wasm"), threads: number): Promise<void> {
+  const module = await loadThreadedWasmModule(threads);
+  wasm.setThreadsCount(threads); // read by the BackendWasm constructor
+  let backend: tf.KernelBackend;
+  try {
+    backend = new wasm.BackendWasm(module as never); // starts the XNNPACK threads
+  } catch (err) {
+    module.PThread.terminateAllThreads();
+    throw err;
+  }
+  // Emscripten's pthread workers are ref'd Node Workers: left so, they keep the process alive after the script
+  // ends. They only ever work for the main thread, so they need not.
+  for (const worker of [...module.PThread.unusedWorkers, ...module.PThread.runningWorkers]) worker.unref();
   tf.removeBackend("wasm");
-  wasm.setThreadsCount(threads);
-  tf.registerBackend("wasm", async () => {
-    const module = await loadThreadedWasmModule(threads);
-    const backend = new wasm.BackendWasm(module as never); // starts the XNNPACK threads
-    // Emscripten's pthread workers are ref'd Node Workers: left so, they keep the process alive after the script
-    // ends. They only ever work for the main thread, so they need not.
-    for (const worker of [...module.PThread.unusedWorkers, ...module.PThread.runningWorkers]) worker.unref();
-    return backend;
-  }, 2);
+  tf.registerBackend("wasm", () => backend, 2);
 }
 
 /**
@@ -479,14 +498,14 @@ async function tryWasm(): Promise<{ label: string } | { why: string }> {
   try {
     const wasm = await loadWasmModule();
     let note = "";
-    // Once started, the module cannot be swapped: later calls only switch back to it.
-    if (!wasmStarted && wanted > 1 && (await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT"))) {
-      const stock = tf.findBackendFactory("wasm");
-      registerThreadedWasm(wasm, wanted);
-      if (!(await tf.setBackend("wasm"))) {
-        note = "; the threaded module failed to start, so 1";
-        tf.removeBackend("wasm");
-        tf.registerBackend("wasm", stock, 2);
+    // Once started (by us or by a plain tf.setBackend("wasm")), the module cannot be swapped: later calls only
+    // switch back to it.
+    const started = wasmStarted || "wasm" in tf.engine().registry;
+    if (!started && wanted > 1 && (await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT"))) {
+      try {
+        await startThreadedWasm(wasm, wanted);
+      } catch (err) {
+        note = `; ${wanted} wanted, but the threaded module failed to start: ${shortError(err)}`;
       }
     }
     const ready = await tf.setBackend("wasm");
@@ -496,7 +515,7 @@ async function tryWasm(): Promise<{ label: string } | { why: string }> {
     const simd = await tf.env().getAsync("WASM_HAS_SIMD_SUPPORT");
     const threads = wasm.getThreadsCount();
     registerWasmGradientFixes();
-    return { label: `wasm (${simd ? "SIMD" : "no SIMD"}${note}, ${threads} thread${threads === 1 ? "" : "s"})` };
+    return { label: `wasm (${simd ? "SIMD" : "no SIMD"}, ${threads} thread${threads === 1 ? "" : "s"}${note})` };
   } catch (err) {
     return { why: `wasm failed to load (${shortError(err)})` };
   }

@@ -140,14 +140,14 @@ else if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "suspend") runSuspen
 else if (isMainThread) registerTests();
 
 /**
- * The child process of the suspension test: one step of ~1.5 s of CPU work under a 2.5 s timeout, during which
- * the parent stops the whole process for 4 s. Prints "stepping" when the step starts and "suspend ok" after it.
+ * The child process of the suspension test: one step of ~1.5 s of CPU work under a 6 s timeout, during which
+ * the parent stops the whole process for 8 s. Prints "stepping" when the step starts and "suspend ok" after it.
  */
 function runSuspendedChild(): void {
   const t0 = performance.now();
   spin(2_000_000);
   const perMs = 2_000_000 / Math.max(1, performance.now() - t0);
-  const envs = new AsyncVectorEnv([spec("spin", Math.round(1500 * perMs))], { timeoutMs: 2500 });
+  const envs = new AsyncVectorEnv([spec("spin", Math.round(1500 * perMs))], { timeoutMs: 6000 });
   envs.reset();
   console.log("stepping");
   envs.step([0]);
@@ -167,7 +167,7 @@ function runChild(): void {
 }
 
 function registerTests(): void {
-  test("a process stopped mid-step (Ctrl-Z, SIGSTOP) and resumed does not count the stop against the worker timeout", async () => {
+  test("a process stopped mid-step (Ctrl-Z, SIGSTOP) and resumed does not count the stop against the worker timeout", { timeout: 90_000 }, async () => {
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(HERE)], {
       env: { ...process.env, ASYNC_VECTOR_CHILD: "suspend" },
@@ -176,11 +176,14 @@ function registerTests(): void {
     let err = "";
     child.stderr.on("data", (d) => { err += d; });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await new Promise<void>((resolve) => child.stdout.on("data", (d) => { out += d; if (out.includes("stepping")) resolve(); }));
-    await new Promise((r) => setTimeout(r, 300));
-    child.kill("SIGSTOP");
-    await new Promise((r) => setTimeout(r, 4000)); // longer than the 2.5 s timeout
-    child.kill("SIGCONT");
+    const stepping = new Promise<void>((resolve) => child.stdout.on("data", (d) => { out += d; if (out.includes("stepping")) resolve(); }));
+    await Promise.race([stepping, exited]); // a child that dies before stepping fails below instead of hanging
+    if (child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill("SIGSTOP");
+      await new Promise((r) => setTimeout(r, 8000)); // longer than the 6 s timeout
+      child.kill("SIGCONT");
+    }
     const code = await exited;
     assert.equal(code, 0, `child exited ${code}: ${err.trim().split("\n").find((l) => l.includes("Error")) ?? err}`);
     assert.match(out, /suspend ok/);

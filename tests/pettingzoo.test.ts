@@ -21,7 +21,6 @@ import type { AgentDict, ParallelEnv, ParallelStepResult } from "../envs/petting
 import * as ss from "../envs/pettingzoo/supersuit.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const skipWithout = skipWithoutRom;
 const md5 = (bytes: Uint8Array) => createHash("md5").update(bytes).digest("hex");
 
 type Policy = (t: number, n: number) => [number, number];
@@ -71,7 +70,7 @@ function rawRun(envId: string, seed: number, policy: Policy, cycles: number, mar
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
 describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
-  test("pong_v3 reset: mode 4, episode frame 3, the recorded RAM and screen", { skip: skipWithout("pong") }, () => {
+  test("pong_v3 reset: mode 4, episode frame 3, the recorded RAM and screen", { skip: skipWithoutRom("pong") }, () => {
     const env = parallelEnv("pong_v3", { romDir: ROM_DIR });
     const [obs, infos] = env.reset({ seed: 0 });
     assert.equal(env.mode, 4);
@@ -85,7 +84,7 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     );
   });
 
-  test("pong_v3 no-ops: the point at cycle 133, then first_0's serve penalty every 120 cycles", { skip: skipWithout("pong") }, () => {
+  test("pong_v3 no-ops: the point at cycle 133, then first_0's serve penalty every 120 cycles", { skip: skipWithoutRom("pong") }, () => {
     const run = rawRun("pong_v3", 0, scripted.noop, 500, [1, 100]);
     assert.deepEqual(run.rewards, [[133, 1, -1], [252, -1, 0], [372, -1, 0], [492, -1, 0]]);
     assert.equal(run.ram.get(1), "fa71eee67208233435b859a4a52f7350");
@@ -93,7 +92,7 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     assert.equal(run.obs.get(100), "b7de7c2f19cae64c8c83700fe6d284ae");
   });
 
-  test("pong_v3 'fire' script: first_0 scores every 139 cycles from 133; the recorded RAM and screen", { skip: skipWithout("pong") }, () => {
+  test("pong_v3 'fire' script: first_0 scores every 139 cycles from 133; the recorded RAM and screen", { skip: skipWithoutRom("pong") }, () => {
     // The whole recorded run ends at cycle 5079 (-8 / +8, final RAM dee8f397...); 1000 cycles keep the suite fast.
     const run = rawRun("pong_v3", 0, scripted.fire, 1000, [1, 100, 1000]);
     assert.deepEqual(run.rewards, Array.from({ length: 7 }, (_, k) => [133 + 139 * k, 1, -1]));
@@ -103,7 +102,7 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     assert.equal(run.obs.get(1000), "0d8264490475a755b7525395bab25a3d");
   });
 
-  test("pong_v3 'cycle' script: the recorded reward cycles and checksums over the first 1000 cycles", { skip: skipWithout("pong") }, () => {
+  test("pong_v3 'cycle' script: the recorded reward cycles and checksums over the first 1000 cycles", { skip: skipWithoutRom("pong") }, () => {
     const run = rawRun("pong_v3", 0, scripted.cycle, 1000, [100, 1000]);
     assert.deepEqual(run.rewards, [[133, 1, -1], [393, -1, 1], [579, -1, 1], [729, -1, 1], [879, -1, 1]]);
     assert.equal(run.ram.get(100), "505c132c7bbcbbfd33f7b637b13ac03e");
@@ -112,7 +111,7 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     assert.equal(run.obs.get(1000), "fe22431e0da88b3000370a74cc401d26");
   });
 
-  test("surround_v2 no-ops: episode frame 0 at reset, terminated at cycle 3773 without a reward", { skip: skipWithout("surround") }, () => {
+  test("surround_v2 no-ops: episode frame 0 at reset, terminated at cycle 3773 without a reward", { skip: skipWithoutRom("surround") }, () => {
     const env = parallelEnv("surround_v2", { romDir: ROM_DIR });
     const [obs] = env.reset({ seed: 1 });
     assert.equal(env.mode, 1);
@@ -129,12 +128,12 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     assert.deepEqual(run.env.agents, [], "terminated agents leave `agents`");
   });
 
-  test("surround_v2 'cycle' script: the first recorded reward cycles", { skip: skipWithout("surround") }, () => {
+  test("surround_v2 'cycle' script: the first recorded reward cycles", { skip: skipWithoutRom("surround") }, () => {
     const run = rawRun("surround_v2", 2, scripted.cycle, 1300);
     assert.deepEqual(run.rewards, [[404, -1, 1], [834, 1, -1], [1283, -1, 1]]);
   });
 
-  test("tennis_v3: reset RAM for seed 1, score and serve-stall rewards, screen at cycle 1000", { skip: skipWithout("tennis") }, () => {
+  test("tennis_v3: reset RAM for seed 1, score and serve-stall rewards, screen at cycle 1000", { skip: skipWithoutRom("tennis") }, () => {
     const env = parallelEnv("tennis_v3", { romDir: ROM_DIR });
     env.reset({ seed: 1 });
     assert.equal(env.mode, 2);
@@ -150,7 +149,7 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
 });
 
 describe("the Parallel API", () => {
-  test("agents, spaces, and dicts keyed by agent for every observation type", { skip: skipWithout("pong") }, () => {
+  test("agents, spaces, and dicts keyed by agent for every observation type", { skip: skipWithoutRom("pong") }, () => {
     for (const [obsType, shape] of [["rgb_image", [210, 160, 3]], ["grayscale_image", [210, 160, 1]], ["ram", [128]]] as const) {
       const env = parallelEnv("pong_v3", { romDir: ROM_DIR, obsType });
       assert.deepEqual(env.possibleAgents, ["first_0", "second_0"]);
@@ -163,13 +162,13 @@ describe("the Parallel API", () => {
     }
   });
 
-  test("action spaces: pong's 6 minimal actions, 18 with full_action_space", { skip: skipWithout("pong") }, () => {
+  test("action spaces: pong's 6 minimal actions, 18 with full_action_space", { skip: skipWithoutRom("pong") }, () => {
     const env = parallelEnv("pong_v3", { romDir: ROM_DIR });
     assert.deepEqual(env.getActionMeanings(), ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]);
     assert.equal(parallelEnv("pong_v3", { romDir: ROM_DIR, fullActionSpace: true }).actionSpace("first_0").n, 18);
   });
 
-  test("max_cycles truncates every agent at that frame", { skip: skipWithout("pong") }, () => {
+  test("max_cycles truncates every agent at that frame", { skip: skipWithoutRom("pong") }, () => {
     const env = parallelEnv("pong_v3", { romDir: ROM_DIR, maxCycles: 5 });
     env.reset({ seed: 1 });
     const truncated: boolean[] = [];
@@ -177,7 +176,7 @@ describe("the Parallel API", () => {
     assert.deepEqual(truncated, [false, false, false, false, true]);
   });
 
-  test("render_mode rgb_array returns the screen", { skip: skipWithout("tennis") }, () => {
+  test("render_mode rgb_array returns the screen", { skip: skipWithoutRom("tennis") }, () => {
     const env = parallelEnv("tennis_v3", { romDir: ROM_DIR, renderMode: "rgb_array" });
     const [obs] = env.reset({ seed: 1 });
     const frame = env.render()!;
@@ -185,7 +184,7 @@ describe("the Parallel API", () => {
     assert.deepEqual(frame.data, obs.first_0);
   });
 
-  test("every ported pong-family env constructs with its mode and player count, resets and steps", { skip: skipWithout("pong") }, () => {
+  test("every ported pong-family env constructs with its mode and player count, resets and steps", { skip: skipWithoutRom("pong") }, () => {
     const expected: Record<string, [number, number]> = { pong_v3: [4, 2], basketball_pong_v3: [45, 2], foozpong_v3: [21, 4], quadrapong_v4: [33, 4], volleyball_pong_v3: [41, 4] };
     for (const [envId, [mode, players]] of Object.entries(expected)) {
       const env = parallelEnv(envId, { romDir: ROM_DIR, maxCycles: 3 });
@@ -199,7 +198,7 @@ describe("the Parallel API", () => {
   });
 
   for (const [envId, rom, mode] of [["boxing_v2", "boxing", 2], ["ice_hockey_v2", "ice_hockey", 1]] as const) {
-    test(`${envId} constructs in 2-player mode ${mode}, resets and steps`, { skip: skipWithout(rom) }, () => {
+    test(`${envId} constructs in 2-player mode ${mode}, resets and steps`, { skip: skipWithoutRom(rom) }, () => {
       const env = parallelEnv(envId, { romDir: ROM_DIR });
       assert.equal(env.mode, mode);
       env.reset({ seed: 1 });
@@ -391,7 +390,7 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
   };
   for (const [envId, want] of Object.entries(recorded)) {
     const rom = envId.split("_")[0];
-    test(`${envId}: the recorded reset frame and frame stacks through max/skip/clip/B/resize/stack/indicator`, { skip: skipWithout(rom) }, () => {
+    test(`${envId}: the recorded reset frame and frame stacks through max/skip/clip/B/resize/stack/indicator`, { skip: skipWithoutRom(rom) }, () => {
       const env = chain(envId);
       const [obs] = env.reset({ seed: 1 });
       const newest = Uint8Array.from({ length: 84 * 84 }, (_, p) => obs.first_0[p * 6 + 3]);
@@ -425,7 +424,7 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
   }
   const copies = (obs: AgentDict<Uint8Array>) => Object.fromEntries(Object.entries(obs).map(([agent, o]) => [agent, o.slice()]));
 
-  test("the fast paths (deferred frames, results shared by agents) step exactly like the plain composition, also when max_cycles ends an episode mid-skip", { skip: skipWithout("pong") }, () => {
+  test("the fast paths (deferred frames, results shared by agents) step exactly like the plain composition, also when max_cycles ends an episode mid-skip", { skip: skipWithoutRom("pong") }, () => {
     // max_cycles 9..12 end the third agent step after 1, 2, 3 or 4 of its frames.
     for (const maxCycles of [9, 10, 11, 12]) {
       const fast = chain("pong_v3", maxCycles);
@@ -454,7 +453,7 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
     }
   });
 
-  test("pettingzoo_env_to_vec_env + concat_vec_envs + RecordEpisodeStatistics: slots 2c/2c+1, per-agent episodes, autoreset", { skip: skipWithout("pong") }, () => {
+  test("pettingzoo_env_to_vec_env + concat_vec_envs + RecordEpisodeStatistics: slots 2c/2c+1, per-agent episodes, autoreset", { skip: skipWithoutRom("pong") }, () => {
     // max_cycles 40 truncates every game at agent step 10.
     const envs = new ss.RecordEpisodeStatistics(new ss.ConcatVecEnv(new SyncVectorEnv([0, 1].map(() => () => ss.pettingzooEnvToVecEnv(chain("pong_v3", 40))))));
     assert.equal(envs.numEnvs, 4);
@@ -483,7 +482,7 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
   const run = (args: string[], cwd: string) =>
     spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_pettingzoo_ma_atari.ts"), ...args], { cwd, encoding: "utf8", timeout: 240_000, env: { ...process.env, ALE_ROMS_DIR: "" } });
 
-  test("trains on pong_v3 through game workers and logs the PPO metrics", { skip: skipWithout("pong") }, () => {
+  test("trains on pong_v3 through game workers and logs the PPO metrics", { skip: skipWithoutRom("pong") }, () => {
     const cwd = mkdtempSync(join(tmpdir(), "ppo-pz-test-"));
     try {
       const result = run(["--env-id", "pong_v3", "--rom-dir", ROM_DIR, "--num-envs", "2", "--num-steps", "8", "--total-timesteps", "16", "--num-minibatches", "2", "--update-epochs", "1"], cwd);

@@ -13,8 +13,8 @@ export interface MultiPlayerSettings extends GameSettings {
   /** The last frame's reward of players A, B, C, D (getReward, getRewardP2, getRewardP3, getRewardP4). */
   readonly rewards: Int32Array;
   /**
-   * Lives of A-D, kept current by `step` like `rewards`; -1 = that player is out, 0 = the game has no lives counter
-   * (Multi-Agent ALE's default, and what every game here has: their entries stay 0).
+   * Lives of A-D; -1 = that player is out, 0 = the game has no lives counter. Every game here has none (Multi-Agent
+   * ALE's default), so no `step` writes it and the entries stay 0; a game with a lives counter would update it there.
    */
   readonly allLives: Int32Array;
 }

@@ -47,7 +47,8 @@ for (let value = 0; value < 256; value++) {
   const rgb = SCREEN_BYTE_TO_RGB[value];
   SCREEN_BYTE_TO_RGB_LE[value] = (rgb >>> 16) | (rgb & 0xff00) | ((rgb & 0xff) << 16);
 }
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Whether this machine stores a Uint32's low byte first (every platform Node runs on in practice). */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel). */
 export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {

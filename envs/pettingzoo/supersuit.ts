@@ -26,6 +26,7 @@
 import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, MultiDiscrete, type Space } from "../spaces.ts";
 import type { AsyncVectorEnv } from "../async_vector.ts";
+import { LITTLE_ENDIAN } from "../ale/palette.ts";
 import type { SyncVectorEnv, VectorInfo } from "../vector.ts";
 import type { AgentDict, DeferredStepResult, ParallelEnv, ParallelStepResult } from "./parallel.ts";
 
@@ -322,8 +323,6 @@ export class ColorReduction extends PerAgentObservationWrapper {
     return pickChannel(obs, this.channel);
   }
 }
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Channel `channel` of an interleaved 3-channel image. */
 export function pickChannel(rgb: Uint8Array, channel: number): Uint8Array {
