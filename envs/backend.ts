@@ -46,6 +46,12 @@ export interface SetupBackendOptions {
   cuda?: boolean;
   /** Do not print the one-line backend summary (tests). */
   quiet?: boolean;
+  /**
+   * WASM threads when PPO_TS_WASM_THREADS is not set: "auto" (default) = one per core (see `wasmThreadCount`), or
+   * a number. The MLP variants pass 1: their matMuls are so small that handing them to a second thread costs more
+   * than it saves.
+   */
+  wasmThreads?: "auto" | number;
 }
 
 export interface BackendReport {
@@ -322,11 +328,12 @@ const WASM_MAX_THREADS = 8;
 
 /**
  * How many threads the WASM backend uses: PPO_TS_WASM_THREADS when set (1 to 8; 1 = the stock single-thread
- * module), else one per core this process may use, i.e. the cores divided among the processes torchrun put on
- * this machine (LOCAL_WORLD_SIZE), so `ppo_atari_multigpu.ts` with one rank per core keeps one thread per rank.
- * Like torch, which takes every core unless OMP_NUM_THREADS / torch.set_num_threads say otherwise.
+ * module), else what the variant prefers (`preferred`, see SetupBackendOptions.wasmThreads), else one per core this
+ * process may use, i.e. the cores divided among the processes torchrun put on this machine (LOCAL_WORLD_SIZE), so
+ * `ppo_atari_multigpu.ts` with one rank per core keeps one thread per rank. Like torch, which takes every core
+ * unless OMP_NUM_THREADS / torch.set_num_threads say otherwise.
  */
-export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism()): number {
+export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism(), preferred: "auto" | number = "auto"): number {
   const override = env.PPO_TS_WASM_THREADS;
   if (override !== undefined && override !== "") {
     const n = Number(override);
@@ -335,6 +342,7 @@ export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os
     }
     return n;
   }
+  if (preferred !== "auto") return Math.min(WASM_MAX_THREADS, Math.max(1, Math.floor(preferred)));
   const localWorldSize = Math.max(1, Number(env.LOCAL_WORLD_SIZE ?? 1) || 1);
   return Math.min(WASM_MAX_THREADS, Math.max(1, Math.floor(cores / localWorldSize)));
 }
@@ -493,8 +501,8 @@ async function tryWebGpu(allowSoftware: boolean): Promise<{ label: string } | { 
 
 let wasmStarted = false;
 
-async function tryWasm(): Promise<{ label: string } | { why: string }> {
-  const wanted = wasmThreadCount(); // outside the try: a bad PPO_TS_WASM_THREADS is a usage error, not a fallback
+async function tryWasm(preferred: "auto" | number = "auto"): Promise<{ label: string } | { why: string }> {
+  const wanted = wasmThreadCount(process.env, os.availableParallelism(), preferred); // outside the try: a bad PPO_TS_WASM_THREADS is a usage error, not a fallback
   try {
     const wasm = await loadWasmModule();
     let note = "";
@@ -539,8 +547,8 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
   let candidates: Candidate[];
   if (choice === "auto") {
     candidates = cuda
-      ? [() => tryCudaTensorflow(false), () => tryWebGpu(false), tryCpuTensorflow, tryWasm, tryCpu]
-      : [tryCpuTensorflow, tryWasm, tryCpu];
+      ? [() => tryCudaTensorflow(false), () => tryWebGpu(false), tryCpuTensorflow, () => tryWasm(opts.wasmThreads), tryCpu]
+      : [tryCpuTensorflow, () => tryWasm(opts.wasmThreads), tryCpu];
     if (!cuda) reasons.push("--no-cuda: no GPU backend");
   } else if (choice === "webgpu") {
     if (!cuda) throw new BackendUnavailableError("--backend webgpu is a GPU backend, but --no-cuda was given");
@@ -548,7 +556,7 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
   } else if (choice === "tensorflow") {
     candidates = cuda ? [() => tryCudaTensorflow(true), tryCpuTensorflow] : [tryCpuTensorflow];
   } else {
-    candidates = [choice === "wasm" ? tryWasm : tryCpu];
+    candidates = [choice === "wasm" ? () => tryWasm(opts.wasmThreads) : tryCpu];
   }
   for (const candidate of candidates) {
     const r = await candidate();

@@ -58,6 +58,12 @@ if (process.env.WASM_THREADS_TEST_ROLE === "child") {
     assert.equal(wasmThreadCount({ LOCAL_WORLD_SIZE: "4" }, 2), 1);
   });
 
+  test("a variant's preferred count (the MLP variants ask for 1) replaces the per-core default, not the env variable", () => {
+    assert.equal(wasmThreadCount({}, 2, 1), 1);
+    assert.equal(wasmThreadCount({}, 16, 3), 3);
+    assert.equal(wasmThreadCount({ PPO_TS_WASM_THREADS: "2" }, 2, 1), 2);
+  });
+
   test("PPO_TS_WASM_THREADS overrides the count; a value outside 1..8 is a usage error", () => {
     assert.equal(wasmThreadCount({ PPO_TS_WASM_THREADS: "1" }, 16), 1);
     assert.equal(wasmThreadCount({ PPO_TS_WASM_THREADS: "3", LOCAL_WORLD_SIZE: "2" }, 2), 3);
