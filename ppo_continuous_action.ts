@@ -379,7 +379,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
   if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  // One WASM thread: this MLP's matMuls are too small to share (2 threads: 544 SPS against 797 with 1, 8,192 steps).
+  // One WASM thread: this MLP's matMuls are too small to share (2 threads were slower; README, WASM).
   await setupBackend(args.backend, { cuda: args.cuda, wasmThreads: 1 });
   const rng = new RandomGenerator(args.seed);
 
