@@ -6,7 +6,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { setupBackend } from "../envs/backend.ts";
+import { registerTensorflowReluGrad, setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
@@ -40,6 +40,23 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
       return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
     };
     await assertWasmMatchesTensorflow([[3, 36, 36, 4], [8, 8, 4, 8], [8], [4, 4, 8, 6], [3, 3, 6, 5]], f, 41);
+  });
+
+  test("ReLU's gradient on tensorflow (libtensorflow's ReluGrad op) equals tfjs's dy * step(x) on cpu, at 0 and below 0 too", async () => {
+    registerTensorflowReluGrad(); // what setupBackend does when it selects tensorflow
+    const x = tf.tensor1d([-2, -0.5, 0, 0, 1e-30, 0.5, 3, -1e-30]);
+    const dy = tf.tensor1d([1, 2, 3, 4, 5, 6, 7, 8]);
+    const gradOn = async (backend: string): Promise<number[]> => {
+      await tf.setBackend(backend);
+      return Array.from(tf.tidy(() => tf.grad((v: tf.Tensor) => tf.relu(v))(tf.tensor1d(x.dataSync()), tf.tensor1d(dy.dataSync())).dataSync()));
+    };
+    const expected = await gradOn("cpu");
+    assert.deepEqual(expected, [0, 0, 0, 0, 5, 6, 7, 0]);
+    assert.deepEqual(await gradOn("tensorflow"), expected);
+    // ... and it is the native op, not tfjs's six-op Step kernel.
+    await tf.setBackend("tensorflow");
+    const profile = await tf.profile(() => tf.grad((v: tf.Tensor) => tf.relu(v))(tf.tensor1d([1, -1])));
+    assert.deepEqual(profile.kernelNames.filter((k) => k === "Step" || k === "PpoTsNativeReluGrad"), ["PpoTsNativeReluGrad"]);
   });
 
   test("matMul gradients with every transpose combination match libtensorflow's", async () => {
