@@ -231,16 +231,16 @@ const PLANE = 84 * 84;
 const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
 
 /**
- * Network input for observations `inds` (default: all) of `frames` ([*, 4, 84, 84] bytes, FrameStack's channel-first layout as
- * torch sees them): [n, 84, 84, 4] float32 in [0, 1], channels last as tfjs convolutions want. Doing the scaling
- * and the layout change here, in one pass over the bytes, saves four tensor kernels per minibatch (int32 upload,
- * cast, divide, 4-D transpose: ~5% of a WASM update step, measured with benchmark/profile_atari.ts).
+ * Network input for `frames` ([n, 4, 84, 84] bytes, FrameStack's channel-first layout as torch sees them):
+ * [n, 84, 84, 4] float32 in [0, 1], channels last as tfjs convolutions want. Doing the scaling and the layout
+ * change here, in one pass over the bytes, saves four tensor kernels (int32 upload, cast, divide, 4-D transpose:
+ * ~5% of a WASM update step, measured with benchmark/profile_atari.ts).
  */
-export function framesToInput(frames: Uint8Array, inds?: Int32Array): tf.Tensor4D {
-  const n = inds?.length ?? frames.length / OBS_SIZE;
+export function framesToInput(frames: Uint8Array): tf.Tensor4D {
+  const n = frames.length / OBS_SIZE;
   const out = new Float32Array(n * OBS_SIZE);
   for (let j = 0; j < n; j++) {
-    const src = (inds?.[j] ?? j) * OBS_SIZE;
+    const src = j * OBS_SIZE;
     for (let p = 0, o = j * OBS_SIZE; p < PLANE; p++, o += 4) {
       out[o] = PIXEL_SCALE[frames[src + p]];
       out[o + 1] = PIXEL_SCALE[frames[src + PLANE + p]];
@@ -511,6 +511,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const nextValue = tf.tidy(() => agent.getValue(framesToInput(nextObs as Uint8Array)).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
+    // flatten the batch: b_obs as one float32 tensor, converted once; each minibatch gathers its rows from it
+    // (torch's b_obs[mb_inds]). Converting each minibatch's frames instead did the work update-epochs times over.
+    const bObs = framesToInput(obs);
+
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
@@ -526,7 +530,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
           mbValues[j] = values[b];
         }
         const mb = tf.tidy(() => ({
-          obs: framesToInput(obs, bInds.subarray(start, start + args.minibatchSize)),
+          obs: tf.gather(bObs, tf.tensor1d(bInds.subarray(start, start + args.minibatchSize), "int32")),
           actions: tf.tensor1d(mbActions, "int32"),
           logprobs: tf.tensor1d(mbLogprobs),
           advantages: tf.tensor1d(mbAdvantages),
@@ -542,6 +546,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
       if (args.targetKl !== null && stats[4] > args.targetKl) break;
     }
+    bObs.dispose();
     const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
 
     const explainedVar = explainedVariance(values, returns);

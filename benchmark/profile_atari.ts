@@ -90,10 +90,16 @@ function rollout(steps: number): number {
 function update(n: number): number {
   const inds = Int32Array.from({ length: minibatchSize }, () => 0);
   const t0 = performance.now();
+  let bObs: tf.Tensor4D | null = null;
   for (let k = 0; k < n; k++) {
+    // As in ppo_atari.ts: the batch's frames are converted once per iteration (16 minibatches), then gathered.
+    if (k % 16 === 0) {
+      bObs?.dispose();
+      bObs = atari.framesToInput(obs);
+    }
     for (let j = 0; j < minibatchSize; j++) inds[j] = Math.floor(rng.random() * batchSize);
     const mb = tf.tidy(() => ({
-      obs: atari.framesToInput(obs, inds),
+      obs: tf.gather(bObs!, tf.tensor1d(inds, "int32")),
       actions: tf.tensor1d(Int32Array.from(inds, (b) => actions[b]), "int32"),
       logprobs: tf.tensor1d(Float32Array.from(inds, (b) => logprobs[b])),
       advantages: tf.tensor1d(Float32Array.from(inds, (b) => advantages[b])),
@@ -103,6 +109,7 @@ function update(n: number): number {
     atari.updateStep(agent, optimizer, mb, lossArgs);
     tf.dispose(mb);
   }
+  bObs?.dispose();
   return performance.now() - t0;
 }
 

@@ -1,5 +1,5 @@
-// The non-arithmetic work removed from the WASM update step: ppo_atari.ts's frame conversion in JS and the wasm
-// Sum kernel over leading axes (envs/backend.ts). Both must give exactly what the ops they replace give.
+// The non-arithmetic work removed from the WASM update step: ppo_atari.ts's frame conversion in JS, and the wasm
+// Sum (over leading axes) and GatherV2 (rows) kernels of envs/backend.ts. Each must give what the ops it replaces give.
 
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -35,11 +35,24 @@ test("framesToInput equals the float32 ops it replaces, transpose(x / 255, NCHW 
   const all = framesToInput(frames);
   assert.deepEqual(all.shape, [n, 84, 84, 4]);
   assert.deepEqual(all.dataSync(), expected);
-  // A minibatch picks observations by index, in the given order.
-  const picked = framesToInput(frames, Int32Array.of(2, 0));
-  const per = 84 * 84 * 4;
-  assert.deepEqual(picked.dataSync(), Float32Array.of(...expected.subarray(2 * per, 3 * per), ...expected.subarray(0, per)));
-  tf.dispose([all, picked]);
+  all.dispose();
+});
+
+test("wasm GatherV2 of rows (a minibatch's b_obs[mb_inds]) matches the cpu backend; other gathers unchanged", async () => {
+  const x = uniform(6 * 5 * 4 * 3, 9);
+  const cases: [number[], number[], number][] = [[[6, 5, 4, 3], [4, 0, 0, 5, 2], 0], [[6, 60], [1, 5], 0], [[6, 5, 4, 3], [3, 1], 2], [[360], [7, 359, 0], 0]];
+  for (const [shape, inds, axis] of cases) {
+    const on = async (backend: string) => {
+      await tf.setBackend(backend);
+      return tf.tidy(() => {
+        const g = tf.gather(tf.tensor(x, shape), tf.tensor1d(inds, "int32"), axis);
+        return { shape: g.shape, data: Array.from(g.dataSync()) };
+      });
+    };
+    assert.deepEqual(await on("wasm"), await on("cpu"), `shape ${shape}, indices ${inds}, axis ${axis}`);
+  }
+  await tf.setBackend("wasm");
+  assert.throws(() => tf.gather(tf.tensor2d(x.subarray(0, 12), [4, 3]), tf.tensor1d([4], "int32")), /index value 4 is not in \[0, 3\]/);
 });
 
 test("wasm Sum over leading axes (the bias-gradient reduction) matches the cpu backend; other reductions unchanged", async () => {
