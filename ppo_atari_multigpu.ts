@@ -159,12 +159,9 @@ export class Agent {
     this.critic = layerInit(512, 1, rng, 1);
   }
 
-  /**
-   * Frames arrive as stored, [N, 4, 84, 84] bytes (FrameStack's channel-first layout, as torch sees them); tfjs
-   * convolutions want channels last. Atari detail 9: pixels scaled to [0, 1].
-   */
+  /** `x`: frames from `framesToInput`, [N, 84, 84, 4] float32 in [0, 1] (torch's `x / 255.0`, channels last). */
   hidden(x: tf.Tensor4D): tf.Tensor2D {
-    let h = tf.transpose(tf.div(x, 255.0), [0, 2, 3, 1]) as tf.Tensor4D;
+    let h = x;
     for (const conv of this.network.convs) h = conv2dRelu(h, conv);
     return linear(tf.reshape(h, [h.shape[0], -1]) as tf.Tensor2D, this.network.fc, "relu");
   }
@@ -192,7 +189,7 @@ export class Agent {
   sampleActionAndValue(obs: Uint8Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = obs.length / OBS_SIZE;
     const out = tf.tidy(() => {
-      const hidden = this.hidden(tf.tensor4d(obs, [n, 4, 84, 84], "int32"));
+      const hidden = this.hidden(framesToInput(obs));
       return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic)], 1);
     });
     const logitsAndValue = out.dataSync();
@@ -246,6 +243,31 @@ export class Agent {
 
 /** One observation: 4 stacked 84x84 grayscale frames. */
 const OBS_SIZE = 4 * 84 * 84;
+const PLANE = 84 * 84;
+
+/** Atari detail 9 as a table: byte v -> v / 255 in float32 (computed in float64 and rounded: the same float32 as torch's division). */
+const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
+
+/**
+ * Network input for `frames` ([n, 4, 84, 84] bytes, FrameStack's channel-first layout as torch sees them):
+ * [n, 84, 84, 4] float32 in [0, 1], channels last as tfjs convolutions want. Doing the scaling and the layout
+ * change here, in one pass over the bytes, saves four tensor kernels (int32 upload, cast, divide, 4-D transpose:
+ * ~5% of a WASM update step, measured with benchmark/profile_atari.ts).
+ */
+export function framesToInput(frames: Uint8Array): tf.Tensor4D {
+  const n = frames.length / OBS_SIZE;
+  const out = new Float32Array(n * OBS_SIZE);
+  for (let j = 0; j < n; j++) {
+    const src = j * OBS_SIZE;
+    for (let p = 0, o = j * OBS_SIZE; p < PLANE; p++, o += 4) {
+      out[o] = PIXEL_SCALE[frames[src + p]];
+      out[o + 1] = PIXEL_SCALE[frames[src + PLANE + p]];
+      out[o + 2] = PIXEL_SCALE[frames[src + 2 * PLANE + p]];
+      out[o + 3] = PIXEL_SCALE[frames[src + 3 * PLANE + p]];
+    }
+  }
+  return tf.tensor4d(out, [n, 84, 84, 4]);
+}
 
 /**
  * Detail 5: Generalized Advantage Estimation (Schulman et al. 2016), computed backwards over the rollout.
@@ -543,7 +565,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.localNumEnvs);
 
-  const mbObs = new Uint8Array(args.localMinibatchSize * OBS_SIZE);
   const mbActions = new Int32Array(args.localMinibatchSize);
   const mbLogprobs = new Float32Array(args.localMinibatchSize);
   const mbAdvantages = new Float32Array(args.localMinibatchSize);
@@ -588,8 +609,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor4d(nextObs as Uint8Array, [args.localNumEnvs, 4, 84, 84], "int32")).dataSync() as Float32Array);
+    const nextValue = tf.tidy(() => agent.getValue(framesToInput(nextObs as Uint8Array)).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
+
+    // flatten the batch: b_obs as one float32 tensor, converted once; each minibatch gathers its rows from it
+    // (torch's b_obs[mb_inds]). Converting each minibatch's frames instead did the work update-epochs times over.
+    const bObs = framesToInput(obs);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch; each
     // rank shuffles its own local batch (its own seed) and all ranks step through their minibatches in lockstep.
@@ -600,7 +625,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       for (let start = 0; start < args.localBatchSize; start += args.localMinibatchSize) {
         for (let j = 0; j < args.localMinibatchSize; j++) {
           const b = bInds[start + j];
-          mbObs.set(obs.subarray(b * OBS_SIZE, (b + 1) * OBS_SIZE), j * OBS_SIZE);
           mbActions[j] = actions[b];
           mbLogprobs[j] = logprobs[b];
           mbAdvantages[j] = advantages[b];
@@ -608,7 +632,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
           mbValues[j] = values[b];
         }
         const mb = tf.tidy(() => ({
-          obs: tf.tensor4d(mbObs, [args.localMinibatchSize, 4, 84, 84], "int32"),
+          obs: tf.gather(bObs, tf.tensor1d(bInds.subarray(start, start + args.localMinibatchSize), "int32")),
           actions: tf.tensor1d(mbActions, "int32"),
           logprobs: tf.tensor1d(mbLogprobs),
           advantages: tf.tensor1d(mbAdvantages),
@@ -630,6 +654,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         if (kl[0] > args.targetKl) break;
       }
     }
+    bObs.dispose();
     if (args.debugSync) await checkSync(agent, rank, args.worldSize, `after update ${iteration}`);
     const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
 

@@ -15,7 +15,7 @@ import { setupBackend } from "../envs/backend.ts";
 import * as dist from "../envs/distributed.ts";
 import { readEventFile } from "../envs/logging.ts";
 import { RandomGenerator } from "../envs/rng.ts";
-import { Agent, type LossArgs, updateStep } from "../ppo_atari_multigpu.ts";
+import { Agent, framesToInput, type LossArgs, updateStep } from "../ppo_atari_multigpu.ts";
 import { freePort } from "../envs/torchrun.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -140,7 +140,7 @@ async function identityChild(): Promise<void> {
   const m = 4;
   const n = 2 * m;
   const obsSize = 4 * 84 * 84;
-  const obs = Int32Array.from({ length: n * obsSize }, () => rng.integers(0, 256));
+  const obs = Uint8Array.from({ length: n * obsSize }, () => rng.integers(0, 256));
   const actions = Int32Array.from({ length: n }, () => rng.integers(0, numActions));
   const column = (f: () => number) => Float32Array.from({ length: n }, f);
   const logprobs = column(() => Math.log(1 / numActions) + 0.1 * rng.normal());
@@ -148,7 +148,7 @@ async function identityChild(): Promise<void> {
   const returns = column(() => rng.normal());
   const values = column(() => 0.5 * rng.normal());
   const minibatch = (from: number, to: number) => ({
-    obs: tf.tensor4d(obs.subarray(from * obsSize, to * obsSize), [to - from, 4, 84, 84], "int32"),
+    obs: framesToInput(obs.subarray(from * obsSize, to * obsSize)),
     actions: tf.tensor1d(actions.subarray(from, to), "int32"),
     logprobs: tf.tensor1d(logprobs.subarray(from, to)),
     advantages: tf.tensor1d(advantages.subarray(from, to)),
