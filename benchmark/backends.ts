@@ -3,6 +3,7 @@
 //   npx tsx benchmark/backends.ts                                   # every backend, every workload
 //   npx tsx benchmark/backends.ts --backends wasm,webgpu --only cnn-forward,mlp-update --reps 5
 //   npx tsx benchmark/backends.ts --iterations 20 --rom-dir /work/shared/roms   # SPS on Breakout instead
+//   npx tsx benchmark/backends.ts --torch /tmp/torch-venv/bin/python --cleanrl-dir /tmp/cleanrl   # and PyTorch's row
 //
 // Workloads (times are the mean over --reps runs after one warm-up run, which also compiles kernels/shaders):
 //   cnn-forward    ppo_atari.ts's Nature CNN acting on 8 stacked-frame observations (CleanRL's 8 envs), readback
@@ -16,12 +17,17 @@
 //   sps            ppo_atari.ts end to end over --iterations iterations (default 20) of 8 envs x 128 steps: the last
 //                  SPS it prints. On Breakout with --rom-dir, else on MemoryCue-v0 (ROM-free, same wrapper stack and
 //                  network; its env step is cheaper than an emulated Atari frame)
+// With --torch PYTHON the table gains PyTorch's row: benchmark/backends_torch.py runs the same workloads with CleanRL's
+// networks and update in that Python (which needs torch; for sps also gymnasium, ale-py and --cleanrl-dir, a folder
+// with CleanRL's ppo_atari.py). Torch's threads spin-wait: on a machine with other work running its numbers collapse
+// (a Nature-CNN forward 4 ms alone, 144 ms beside one busy process), so measure on an otherwise idle machine.
 // Each backend runs in its own child process (a process holds one native TensorFlow, and nothing is shared).
 // The cpu backend (plain JS kernels) takes minutes per CNN update, so it only runs cnn-forward and mlp-update unless
 // --slow-cpu is given. A backend that cannot start is listed with the reason.
 
 import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
@@ -45,6 +51,8 @@ const ARGS = {
   gradChunkSize: int(ppoProcgen.ARGS.gradChunkSize.default, "ppo_procgen.ts's --grad-chunk-size for impala-update", { ge: 0 }),
   romDir: str(null, "Atari ROMs for the sps workload (else ALE_ROMS_DIR; MemoryCue-v0 without them)"),
   slowCpu: bool(false, "also run the CNN updates on the cpu backend (minutes each)"),
+  torch: str(null, "a Python with torch: add PyTorch's row (benchmark/backends_torch.py, CleanRL's networks and update)"),
+  cleanrlDir: str(null, "with --torch: a folder with CleanRL's ppo_atari.py, run for the sps workload"),
   child: str(null, "internal: measure this one backend and print one JSON line"),
 };
 handleExits(); // a bad command line below is one `error:` line and exit 2, like every script
@@ -187,6 +195,18 @@ async function main(): Promise<void> {
     }
     const { label, results } = JSON.parse(line) as { label: string; results: Record<string, number | string> };
     rows.push([label, ...only.map((w) => cell(results[w], w))]);
+  }
+  if (cli.torch != null) {
+    process.stderr.write("torch...\n");
+    const args = [join(ROOT, "benchmark", "backends_torch.py"), "--only", only.join(","), "--reps", String(reps), "--impala-batch", String(cli.impalaBatch), "--iterations", String(cli.iterations)];
+    if (cli.cleanrlDir != null) args.push("--cleanrl-dir", cli.cleanrlDir);
+    const r = spawnSync(cli.torch, args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const line = (r.stdout ?? "").trim().split("\n").filter((l) => l.startsWith("{")).pop();
+    if (line == null) rows.push([`torch (${cli.torch})`, `failed (exit ${r.status}${r.error ? `: ${r.error.message}` : ""})`]);
+    else {
+      const { label, results } = JSON.parse(line) as { label: string; results: Record<string, number | string> };
+      rows.push([label, ...only.map((w) => cell(results[w], w))]);
+    }
   }
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
