@@ -176,7 +176,7 @@ def sps(iterations, cleanrl_dir):
         return "skipped (no --cleanrl-dir)"
     cmd = [sys.executable, "ppo_atari.py", "--total-timesteps", str(iterations * 8 * 128)]
     r = subprocess.run(cmd, cwd=cleanrl_dir, capture_output=True, text=True)
-    found = re.findall(r"^SPS: (\d+)", r.stdout, re.M)
+    found = re.findall(r"SPS: (\d+)", r.stdout)
     if r.returncode != 0 or not found:
         return "failed (" + (r.stderr.strip().splitlines() or [""])[-1][:80] + ")"
     return int(found[-1])
