@@ -1,7 +1,7 @@
 """The reference row of benchmark/backends.ts: the same PPO workloads in PyTorch, as CleanRL runs them.
 
     python benchmark/backends_torch.py [--only cnn-forward,cnn-update,impala-update,mlp-update,sps] [--reps 3]
-        [--impala-batch 2048] [--iterations 20] [--cleanrl-dir DIR]
+        [--impala-batch 2048] [--iterations 20] [--cleanrl-dir DIR] [--device cpu|cuda]
 
 Run it with a Python that has torch (CPU) and numpy, e.g. a throwaway venv (`python -m venv /tmp/torch-venv &&
 /tmp/torch-venv/bin/pip install torch numpy`); it is a reference to measure against, never a dependency of the
@@ -27,6 +27,7 @@ import torch
 import torch.nn as nn
 
 WORKLOADS = ["cnn-forward", "cnn-update", "impala-update", "mlp-update", "sps"]
+DEVICE = torch.device("cpu")  # --device; CleanRL's `device`, where agent and minibatch live
 
 
 def init(layer, std=np.sqrt(2), bias=0.0):
@@ -129,17 +130,18 @@ def timed(reps, f):
 
 def fields(n, n_actions, rng):
     f = lambda: torch.tensor(rng.standard_normal(n), dtype=torch.float32)
-    return {"actions": torch.tensor(rng.integers(0, n_actions, n)), "logprobs": 0.1 * f() - 1.4, "advantages": f(), "returns": f(), "values": f()}
+    fs = {"actions": torch.tensor(rng.integers(0, n_actions, n)), "logprobs": 0.1 * f() - 1.4, "advantages": f(), "returns": f(), "values": f()}
+    return {k: v.to(DEVICE) for k, v in fs.items()}
 
 
 def cnn_forward(reps):
     rng = np.random.default_rng(1)
-    agent = NatureAgent(4)
+    agent = NatureAgent(4).to(DEVICE)
     obs = rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8)
 
     def act():  # the rollout step of ppo_atari.py: numpy frames in, sampled actions out
         with torch.no_grad():
-            logits, value = heads(agent, torch.Tensor(obs))
+            logits, value = heads(agent, torch.Tensor(obs).to(DEVICE))
             dist = torch.distributions.Categorical(logits=logits)
             action = dist.sample()
             return action.cpu().numpy(), dist.log_prob(action).cpu().numpy(), value.cpu().numpy()
@@ -149,25 +151,25 @@ def cnn_forward(reps):
 
 def cnn_update(reps):
     rng = np.random.default_rng(2)
-    agent = NatureAgent(4)
+    agent = NatureAgent(4).to(DEVICE)
     opt = torch.optim.Adam(agent.parameters(), lr=2.5e-4, eps=1e-5)
-    mb = {"obs": torch.tensor(rng.integers(0, 256, (256, 4, 84, 84)), dtype=torch.float32), **fields(256, 4, rng)}
+    mb = {"obs": torch.tensor(rng.integers(0, 256, (256, 4, 84, 84)), dtype=torch.float32).to(DEVICE), **fields(256, 4, rng)}
     return timed(reps, lambda: ppo_step(agent, opt, mb, 0.1))
 
 
 def impala_update(reps, batch):
     rng = np.random.default_rng(4)
-    agent = ImpalaAgent(15)
+    agent = ImpalaAgent(15).to(DEVICE)
     opt = torch.optim.Adam(agent.parameters(), lr=5e-4, eps=1e-5)
-    mb = {"obs": torch.tensor(rng.integers(0, 256, (batch, 64, 64, 3)), dtype=torch.float32), **fields(batch, 15, rng)}
+    mb = {"obs": torch.tensor(rng.integers(0, 256, (batch, 64, 64, 3)), dtype=torch.float32).to(DEVICE), **fields(batch, 15, rng)}
     return timed(reps, lambda: ppo_step(agent, opt, mb, 0.2))
 
 
 def mlp_update(reps):
     rng = np.random.default_rng(3)
-    agent = MlpAgent(4, 2)
+    agent = MlpAgent(4, 2).to(DEVICE)
     opt = torch.optim.Adam(agent.parameters(), lr=2.5e-4, eps=1e-5)
-    mb = {"obs": torch.tensor(rng.standard_normal((128, 4)), dtype=torch.float32), **fields(128, 2, rng)}
+    mb = {"obs": torch.tensor(rng.standard_normal((128, 4)), dtype=torch.float32).to(DEVICE), **fields(128, 2, rng)}
     return timed(max(reps, 20), lambda: ppo_step(agent, opt, mb, 0.2))
 
 
@@ -189,7 +191,10 @@ def main():
     p.add_argument("--impala-batch", type=int, default=2048)
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--cleanrl-dir", default=None, help="a folder with CleanRL's ppo_atari.py, for sps")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the networks run (every workload reads its result back, which synchronises)")
     a = p.parse_args()
+    global DEVICE
+    DEVICE = torch.device(a.device)
     results = {}
     for w in a.only.split(","):
         if w not in WORKLOADS:
@@ -205,7 +210,8 @@ def main():
         else:
             results[w] = sps(a.iterations, a.cleanrl_dir)
         print(f"  torch {w}: {results[w]}", file=sys.stderr)
-    label = f"PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads)"
+    where = f"CUDA, {torch.cuda.get_device_name()}" if DEVICE.type == "cuda" else f"CPU, {torch.get_num_threads()} threads"
+    label = f"PyTorch {torch.__version__} ({where})"
     print(json.dumps({"backend": "torch", "label": label, "results": results}))
 
 

@@ -45,13 +45,27 @@ export function orthogonal(shape: readonly number[], gain: number, rng: RandomGe
 }
 
 /**
+ * The sum of many scalars, at most 7 per `addN`: a WebGPU kernel gets one storage buffer per input plus its output,
+ * and adapters cap that (WebGPU's default is 8; the IMPALA-CNN's 36 parameters exceeded an H100's cap through Dawn).
+ */
+function sumScalars(xs: tf.Tensor[]): tf.Tensor {
+  let level = xs;
+  while (level.length > 1) {
+    const next: tf.Tensor[] = [];
+    for (let i = 0; i < level.length; i += 7) next.push(level.length - i === 1 ? level[i] : tf.addN(level.slice(i, i + 7)));
+    level = next;
+  }
+  return level[0];
+}
+
+/**
  * `torch.nn.utils.clip_grad_norm_(params, maxNorm)`: scales all gradients together so their global L2 norm is at
  * most `maxNorm` (coefficient maxNorm / (norm + 1e-6), capped at 1, exactly torch's formula). Returns the
  * clipped gradients and the pre-clip norm. Call inside `tf.tidy`.
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
   const names = Object.keys(grads);
-  const norm = tf.sqrt(tf.addN(names.map((n) => tf.sum(tf.square(grads[n]))))) as tf.Scalar;
+  const norm = tf.sqrt(sumScalars(names.map((n) => tf.sum(tf.square(grads[n]))))) as tf.Scalar;
   const coef = tf.minimum(tf.div(maxNorm, tf.add(norm, 1e-6)), 1);
   const clipped: tf.NamedTensorMap = {};
   for (const n of names) clipped[n] = tf.mul(grads[n], coef);

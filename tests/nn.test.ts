@@ -77,3 +77,13 @@ test("setting the learning rate changes the size of the next Adam step", () => {
   optimizer.dispose();
   v.dispose();
 });
+
+test("clipGradNorm's global norm counts every gradient when there are more than one addN takes at once (36: IMPALA-CNN)", () => {
+  tf.tidy(() => {
+    const grads: tf.NamedTensorMap = {};
+    for (let k = 1; k <= 36; k++) grads[`g${k}`] = tf.tensor1d([k]);
+    const { norm } = clipGradNorm(grads, 0.5);
+    // sqrt(1² + 2² + … + 36²) = sqrt(36·37·73 / 6)
+    assert.ok(Math.abs(norm.dataSync()[0] - Math.sqrt((36 * 37 * 73) / 6)) < 1e-3);
+  });
+});
