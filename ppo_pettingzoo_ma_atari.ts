@@ -21,7 +21,7 @@ import { setupBackend } from "./envs/backend.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
+import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
 const ARGS = {
@@ -430,7 +430,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   const agent = new Agent(numActions, rng);
   // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = tf.train.adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.

@@ -5,7 +5,8 @@
 //   cnn   [--backend wasm|cpu] [--batch 256] [--stock] [--fused]  Nature-CNN agent: forward, forward+backward, Adam step
 //   convs [--batch 256]                                       each conv layer's forward / dW / dx on wasm (fixed)
 //
-// --stock unregisters the WASM gradient fixes (tfjs's own gradients and kernels), --stock-matmul only the matMul
+// --stock unregisters the WASM gradient fixes (tfjs's own gradients and kernels) and uses tfjs's own Adam
+// (tf.train.adam) instead of envs/nn.ts's `adam`, --stock-matmul only the matMul
 // ones; --fused builds layers with
 // tf.fused.conv2d / tf.fused.matMul + bias (ppo.ts's style) instead of conv2d/matMul + add. Single process, one
 // backend per run: compare runs on an otherwise idle machine.
@@ -15,13 +16,14 @@ import * as tf from "@tensorflow/tfjs";
 import { conv2dFilterGrad, conv2dInputGrad, setupBackend, unregisterWasmGradientFixes } from "../envs/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { handleExits } from "../envs/main.ts";
+import { adam } from "../envs/nn.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 const ARGS = {
   backend: str("wasm", "wasm or cpu"),
   batch: int(256, "batch size of the cnn and convs benchmarks", { ge: 1 }),
   reps: int(3, "timed runs per measurement", { ge: 1 }),
-  stock: bool(false, "unregister the WASM gradient fixes"),
+  stock: bool(false, "unregister the WASM gradient fixes and use tf.train.adam"),
   stockMatmul: bool(false, "unregister only the matMul fixes"),
   fused: bool(false, "build layers with tf.fused ops"),
 };
@@ -78,7 +80,7 @@ if (what === "mlp") {
     value.dataSync();
     tf.dispose([logits, value]);
   }));
-  const opt: tf.Optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+  const opt: tf.Optimizer = (cli.stock ? tf.train.adam : adam)(2.5e-4, 0.9, 0.999, 1e-5);
   const vars = [...actor, ...critic].flatMap((l) => [l.w, l.b]);
   const mb = tf.randomNormal([128, 4]);
   const act = tf.oneHot(tf.randomUniform([128], 0, 2, "int32"), 2);
@@ -132,7 +134,7 @@ if (what === "mlp") {
       value.dataSync();
       Object.values(grads)[0].dataSync();
     })));
-    const opt: tf.Optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+    const opt: tf.Optimizer = (cli.stock ? tf.train.adam : adam)(2.5e-4, 0.9, 0.999, 1e-5);
     report(`CNN Adam step ${tag}`, time(reps, () => tf.tidy(() => {
       const { value, grads } = tf.variableGrads(loss, vars);
       opt.applyGradients(grads);

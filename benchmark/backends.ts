@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { handleExits, runMain } from "../envs/main.ts";
+import { adam } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
@@ -89,7 +90,7 @@ function cnnForward(): number {
 function cnnUpdate(): number {
   const rng = new RandomGenerator(2);
   const agent = new ppoAtari.Agent(4, rng);
-  const opt = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+  const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
     obs: ppoAtari.framesToInput(frames(256, rng)), // ppo_atari.ts's update takes its scaled NHWC float frames
     actions: tf.tensor1d(Int32Array.from({ length: 256 }, () => rng.integers(0, 4)), "int32"),
@@ -101,7 +102,7 @@ function cnnUpdate(): number {
 function mlpUpdate(): number {
   const rng = new RandomGenerator(3);
   const agent = new ppo.Agent(4, 2, rng);
-  const opt = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+  const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
     obs: tf.tensor2d(Float32Array.from({ length: 128 * 4 }, () => rng.normal()), [128, 4]),
     actions: tf.tensor1d(Int32Array.from({ length: 128 }, () => rng.integers(0, 2)), "int32"),
@@ -117,7 +118,7 @@ function mlpUpdate(): number {
 function impalaUpdate(batch: number, gradChunkSize: number): number {
   const rng = new RandomGenerator(4);
   const agent = new ppoProcgen.Agent(15, rng);
-  const opt = tf.train.adam(5e-4, 0.9, 0.999, 1e-5);
+  const opt = adam(5e-4, 0.9, 0.999, 1e-5);
   const floats = (scale: number, offset = 0) => Float32Array.from({ length: batch }, () => offset + scale * rng.normal());
   const data = {
     obs: Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)),

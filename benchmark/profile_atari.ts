@@ -16,6 +16,7 @@ import * as tf from "@tensorflow/tfjs";
 import { setupBackend } from "../envs/backend.ts";
 import { bool, int, parseArgs, str } from "../envs/cli.ts";
 import { handleExits } from "../envs/main.ts";
+import { adam } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 
 handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1
@@ -68,7 +69,7 @@ const minibatchSize = 256;
 const OBS = 4 * 84 * 84;
 const rng = new RandomGenerator(1);
 const agent = new atari.Agent(6, rng);
-const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
+const optimizer = adam(2.5e-4, 0.9, 0.999, 1e-5); // ppo_atari.ts's optimizer
 const obs = Uint8Array.from({ length: batchSize * OBS }, () => Math.floor(rng.random() * 256));
 const actions = Int32Array.from({ length: batchSize }, () => Math.floor(rng.random() * 6));
 const floats = (scale: number) => Float32Array.from({ length: batchSize }, () => (rng.random() - 0.5) * scale);

@@ -1,7 +1,9 @@
-// The few torch utilities CleanRL's PPO uses that tfjs lacks: `nn.init.orthogonal_` and
-// `nn.utils.clip_grad_norm_`. They live here, once, so every variant file imports them like it would torch.
+// The few torch utilities CleanRL's PPO uses that tfjs lacks or does slowly: `nn.init.orthogonal_`,
+// `nn.utils.clip_grad_norm_` and `optim.Adam`. They live here, once, so every variant file imports them like it
+// would torch.
 
 import * as tf from "@tensorflow/tfjs";
+import { backendReport } from "./backend.ts";
 import { RandomGenerator } from "./rng.ts";
 
 /**
@@ -82,4 +84,148 @@ export function setLearningRate(optimizer: tf.Optimizer, lr: number): void {
 
 export function getLearningRate(optimizer: tf.Optimizer): number {
   return (optimizer as unknown as { learningRate: number }).learningRate;
+}
+
+// ---- optim.Adam -------------------------------------------------------------------------------------------------
+
+/**
+ * Adam's update as one WebAssembly SIMD loop, four floats at a time; the module is 262 bytes, built below.
+ *   adam(p, g, m, v, n4, β1, 1−β1, β2, 1−β2, stepSize, 1/√(1−β2ᵗ), ε)   (byte offsets, count of 4-float groups)
+ *   m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g·g;  p ← p − stepSize·m / (√v · 1/√(1−β2ᵗ) + ε)
+ * in float32, as torch's Adam does. Parameters 0–4 are i32, 5–11 f32; locals 12–18 hold the seven scalars splatted
+ * to f32x4, 19–21 the loaded g and the new m and v.
+ */
+function adamModuleBytes(): Uint8Array<ArrayBuffer> {
+  const uleb = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      const low = n & 0x7f;
+      n >>>= 7;
+      out.push(n ? low | 0x80 : low);
+    } while (n);
+    return out;
+  };
+  const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+  const [i32, f32, v128] = [0x7f, 0x7d, 0x7b];
+  const get = (i: number) => [0x20, i];
+  const set = (i: number) => [0x21, i];
+  const tee = (i: number) => [0x22, i];
+  // SIMD opcodes (prefix 0xfd): v128.load/store with align 2^4, f32x4.splat/add/sub/mul/div/sqrt.
+  const load = [0xfd, 0x00, 4, 0];
+  const store = [0xfd, 0x0b, 4, 0];
+  const splat = [0xfd, 0x13];
+  const [add, sub, mul, div, sqrt] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe3].map((op) => [0xfd, ...uleb(op)]);
+  const advance = (i: number) => [...get(i), 0x41, 16, 0x6a, ...set(i)]; // pointer += 16 bytes
+  const [P, G, M, V, N4] = [0, 1, 2, 3, 4];
+  const [B1, A1, B2, A2, S, IB, EPS, GV, MV, VV] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
+  const code = [
+    ...[5, 6, 7, 8, 9, 10, 11].flatMap((arg, k) => [...get(arg), ...splat, ...set(B1 + k)]),
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    ...get(N4), 0x45, 0x0d, 1, // if n4 == 0: leave the block
+    ...get(G), ...load, ...set(GV),
+    ...get(M), ...get(B1), ...get(M), ...load, ...mul, ...get(A1), ...get(GV), ...mul, ...add, ...tee(MV), ...store,
+    ...get(V), ...get(B2), ...get(V), ...load, ...mul, ...get(A2), ...get(GV), ...get(GV), ...mul, ...mul, ...add, ...tee(VV), ...store,
+    ...get(P), ...get(P), ...load, ...get(S), ...get(MV), ...mul, ...get(VV), ...sqrt, ...get(IB), ...mul, ...get(EPS), ...add, ...div, ...sub, ...store,
+    ...advance(P), ...advance(G), ...advance(M), ...advance(V),
+    ...get(N4), 0x41, 1, 0x6b, ...set(N4), // n4 -= 1
+    0x0c, 0, 0x0b, 0x0b, 0x0b, // br loop; end loop; end block; end func
+  ];
+  const body = [1, 10, v128, ...code]; // one local declaration: 10 × v128
+  const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, // "\0asm", version 1
+    ...section(1, [1, 0x60, 12, i32, i32, i32, i32, i32, f32, f32, f32, f32, f32, f32, f32, 0]), // the one func type
+    ...section(3, [1, 0]), // one function of type 0
+    ...section(5, [1, 0, 1]), // one memory, 1 page to start
+    ...section(7, [2, ...name("adam"), 0, 0, ...name("mem"), 2, 0]), // exports
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ]);
+}
+
+/** Parameter, moments and gradient of one variable inside the kernel's memory (float offsets, 16-byte aligned). */
+interface AdamSlot { p: number; m: number; v: number; size: number; synced: object | null }
+
+/**
+ * `torch.optim.Adam(params, lr, betas=(beta1, beta2), eps)` as a tfjs optimizer: the same `applyGradients`, and
+ * `setLearningRate` anneals it. On the CPU backends (native TensorFlow, WASM, cpu) each step reads the gradients
+ * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
+ * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
+ * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (README "Backends").
+ * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On GPU backends
+ * the gradients stay on the device and tfjs's own Adam runs.
+ */
+export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): tf.Optimizer {
+  // Defined on first use: env worker threads import the variant files (for makeEnv) with tfjs stubbed out, and a
+  // class extending tf.AdamOptimizer at module level would touch tfjs there.
+  HostAdam ??= defineHostAdam();
+  return new HostAdam(learningRate, beta1, beta2, epsilon);
+}
+
+let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => tf.Optimizer) | null = null;
+
+function defineHostAdam() {
+  return class HostAdam extends tf.AdamOptimizer {
+    private kernel: { adam: (...args: number[]) => void; memory: WebAssembly.Memory } | null = null;
+    private readonly slots = new Map<string, AdamSlot>();
+    private gradient = 0; // float offset of the shared gradient buffer
+    private gradientSize = 0;
+    private usedFloats = 0;
+    private hostStep = 0;
+
+    override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
+      const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !/tfjs-node-gpu, CUDA/.test(backendReport()?.line ?? "");
+      if (!onHost) return super.applyGradients(variableGradients);
+      const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
+      const { beta1, beta2, epsilon } = this;
+      this.hostStep += 1;
+      const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
+      const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);
+      for (const { name, tensor: grad } of named) {
+        const variable = tf.engine().registeredVariables[name];
+        if (variable == null) throw new Error(`Adam: no variable named ${name}`);
+        const slot = this.slotFor(name, variable.size);
+        const { adam, memory } = this.kernel!;
+        const heap = new Float32Array(memory.buffer);
+        heap.set(grad.dataSync() as Float32Array, this.gradient);
+        heap.fill(0, this.gradient + slot.size, this.gradient + padded(slot.size));
+        if (slot.synced !== variable.dataId) heap.set(variable.dataSync() as Float32Array, slot.p);
+        adam(4 * slot.p, 4 * this.gradient, 4 * slot.m, 4 * slot.v, padded(slot.size) / 4, beta1, 1 - beta1, beta2, 1 - beta2, stepSize, invSqrtBias2, epsilon);
+        const updated = tf.tensor(heap.slice(slot.p, slot.p + slot.size), variable.shape, "float32");
+        variable.assign(updated);
+        slot.synced = variable.dataId;
+      }
+    }
+
+    /** The variable's place in the kernel's memory, made (and the memory grown) on its first step. */
+    private slotFor(name: string, size: number): AdamSlot {
+      let slot = this.slots.get(name);
+      if (slot != null) return slot;
+      this.kernel ??= (() => {
+        const { exports } = new WebAssembly.Instance(new WebAssembly.Module(adamModuleBytes()));
+        return { adam: exports.adam as (...args: number[]) => void, memory: exports.mem as WebAssembly.Memory };
+      })();
+      const take = (floats: number) => ((this.usedFloats += padded(floats)), this.usedFloats - padded(floats));
+      slot = { p: take(size), m: take(size), v: take(size), size, synced: null };
+      if (size > this.gradientSize) {
+        this.gradient = take(size); // the old, smaller gradient buffer is left unused
+        this.gradientSize = size;
+      }
+      const bytesNeeded = 4 * this.usedFloats;
+      const { memory } = this.kernel;
+      if (bytesNeeded > memory.buffer.byteLength) memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / 65536));
+      this.slots.set(name, slot);
+      return slot;
+    }
+
+    override dispose(): void {
+      this.slots.clear();
+      this.kernel = null;
+      super.dispose();
+    }
+  };
+}
+
+/** Floats rounded up to whole 4-float SIMD groups. */
+function padded(floats: number): number {
+  return Math.ceil(floats / 4) * 4;
 }

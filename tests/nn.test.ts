@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/backend.ts";
-import { clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/nn.ts";
+import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 
 before(async () => {
@@ -86,4 +86,42 @@ test("clipGradNorm's global norm counts every gradient when there are more than 
     // sqrt(1² + 2² + … + 36²) = sqrt(36·37·73 / 6)
     assert.ok(Math.abs(norm.dataSync()[0] - Math.sqrt((36 * 37 * 73) / 6)) < 1e-3);
   });
+});
+
+test("adam() takes the same steps as tfjs's Adam (torch's update), through learning-rate changes and an outside assign, tensor count flat", () => {
+  const rng = new RandomGenerator(3);
+  const shapes = [[3, 5], [6], [2, 2, 3, 4], [1]]; // sizes 15, 6, 48, 1: whole and partial SIMD groups
+  const init = shapes.map((shape) => Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()));
+  const ours = init.map((x, i) => tf.variable(tf.tensor(x, shapes[i])));
+  const theirs = init.map((x, i) => tf.variable(tf.tensor(x, shapes[i])));
+  const optimizer: tf.Optimizer = adam(0.05, 0.9, 0.999, 1e-5);
+  const reference: tf.Optimizer = tf.train.adam(0.05, 0.9, 0.999, 1e-5);
+  let tensorsAfterFirstStep = 0;
+  for (let step = 0; step < 8; step++) {
+    if (step === 3) {
+      setLearningRate(optimizer, 0.01);
+      setLearningRate(reference, 0.01);
+    }
+    if (step === 5) {
+      // A checkpoint load between steps: the next step must start from the assigned values.
+      const loaded = Float32Array.from(init[0], () => rng.normal());
+      tf.tidy(() => ours[0].assign(tf.tensor(loaded, shapes[0])));
+      tf.tidy(() => theirs[0].assign(tf.tensor(loaded, shapes[0])));
+    }
+    const grads = init.map((x, i) => tf.tensor(Float32Array.from(x, () => rng.normal()), shapes[i]));
+    tf.tidy(() => optimizer.applyGradients(Object.fromEntries(ours.map((v, i) => [v.name, grads[i]]))));
+    tf.tidy(() => reference.applyGradients(Object.fromEntries(theirs.map((v, i) => [v.name, grads[i]]))));
+    tf.dispose(grads);
+    if (step === 0) tensorsAfterFirstStep = tf.memory().numTensors;
+  }
+  assert.equal(tf.memory().numTensors, tensorsAfterFirstStep);
+  ours.forEach((v, i) => {
+    const a = v.dataSync();
+    const b = theirs[i].dataSync();
+    for (let k = 0; k < a.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= 1e-5 * (1 + Math.abs(b[k])), `param ${i}[${k}]: ${a[k]} vs ${b[k]}`);
+    assert.ok(Math.abs(a[0] - init[i][0]) > 1e-3 || i === 0, "the parameters moved");
+  });
+  optimizer.dispose();
+  reference.dispose();
+  tf.dispose([...ours, ...theirs]);
 });
