@@ -4,6 +4,8 @@
 //                                                             readback, and one Adam step on a minibatch of 128
 //   cnn   [--backend wasm|cpu] [--batch 256] [--stock] [--fused]  Nature-CNN agent: forward, forward+backward, Adam step
 //   convs [--batch 256]                                       each conv layer's forward / dW / dx on wasm (fixed)
+//   adam  [--backend wasm|cpu|tensorflow]                     one Adam step on the Nature-CNN's parameters (1.69M
+//                                                             floats): tf.train.adam against envs/nn.ts's adam
 //
 // --stock unregisters the WASM gradient fixes (tfjs's own gradients and kernels) and uses tfjs's own Adam
 // (tf.train.adam) instead of envs/nn.ts's `adam`, --stock-matmul only the matMul
@@ -20,7 +22,7 @@ import { adam } from "../envs/nn.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 const ARGS = {
-  backend: str("wasm", "wasm or cpu"),
+  backend: str("wasm", "wasm or cpu (adam: also tensorflow)"),
   batch: int(256, "batch size of the cnn and convs benchmarks", { ge: 1 }),
   reps: int(3, "timed runs per measurement", { ge: 1 }),
   stock: bool(false, "unregister the WASM gradient fixes and use tf.train.adam"),
@@ -30,15 +32,16 @@ const ARGS = {
 // The benchmark's name comes first: `backend_bench.ts cnn --batch 64`.
 const argv = process.argv.slice(2);
 const what = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : "mlp";
-const cli = parseArgs(ARGS, "Micro-benchmarks behind envs/backend.ts: mlp | cnn | convs.", "benchmark/backend_bench.ts [mlp|cnn|convs]", what === argv[0] ? argv.slice(1) : argv);
-if (!["mlp", "cnn", "convs"].includes(what)) usageError(`unknown benchmark '${what}' (mlp | cnn | convs)`);
-if (!["wasm", "cpu"].includes(cli.backend)) usageError(`--backend must be wasm or cpu, got "${cli.backend}"`);
+const cli = parseArgs(ARGS, "Micro-benchmarks behind envs/backend.ts and envs/nn.ts: mlp | cnn | convs | adam.", "benchmark/backend_bench.ts [mlp|cnn|convs|adam]", what === argv[0] ? argv.slice(1) : argv);
+if (!["mlp", "cnn", "convs", "adam"].includes(what)) usageError(`unknown benchmark '${what}' (mlp | cnn | convs | adam)`);
+const backends = what === "adam" ? ["wasm", "cpu", "tensorflow"] : ["wasm", "cpu"];
+if (!backends.includes(cli.backend)) usageError(`--backend must be ${backends.join(" or ")}, got "${cli.backend}"`);
 const reps = cli.reps;
 
 // tfjs's own BatchMatMul gradient and wasm kernel, captured before setupBackend installs the fixes.
 await import("@tensorflow/tfjs-backend-wasm");
 const stockMatMul = { grad: tf.getGradient(tf.BatchMatMul), kernel: tf.getKernel(tf.BatchMatMul, "wasm") };
-await setupBackend(cli.backend === "cpu" ? "cpu" : "wasm");
+await setupBackend(cli.backend);
 if (cli.stock) unregisterWasmGradientFixes();
 if (cli.stockMatmul) {
   // Conv fixes kept, matMul ones removed: isolates the cost of transposed matMuls in backprop.
@@ -142,6 +145,17 @@ if (what === "mlp") {
     })));
   } catch (err) {
     report(`CNN forward+backward ${tag}`, `throws: ${String((err as Error).message).split("\n")[0]}`);
+  }
+} else if (what === "adam") {
+  // The Nature CNN's parameter shapes ([kh, kw, in, out] convs, [in, out] dense) with gradients of Adam's typical size.
+  const shapes = [[8, 8, 4, 32], [32], [4, 4, 32, 64], [64], [3, 3, 64, 64], [64], [3136, 512], [512], [512, 4], [4], [512, 1], [1]];
+  for (const [name, make] of [["tf.train.adam", tf.train.adam], ["envs/nn.ts adam", adam]] as const) {
+    const vars = shapes.map((s) => tf.variable(tf.randomNormal(s, 0, 0.05)));
+    const grads = Object.fromEntries(vars.map((v) => [v.name, tf.randomNormal(v.shape, 0, 1e-3)]));
+    const opt: tf.Optimizer = make(2.5e-4, 0.9, 0.999, 1e-5);
+    report(`Adam step, ${name} [${tf.getBackend()}]`, time(Math.max(reps, 20), () => tf.tidy(() => opt.applyGradients(grads))));
+    opt.dispose();
+    tf.dispose([...vars, ...Object.values(grads)]);
   }
 } else if (what === "convs") {
   const batch = Number(cli.batch);
