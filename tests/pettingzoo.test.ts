@@ -92,6 +92,17 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     assert.equal(run.obs.get(100), "b7de7c2f19cae64c8c83700fe6d284ae");
   });
 
+  test("pong_v3 all no-ops: truncated at cycle 100000 (max_cycles) with -835 / +3 and the recorded final RAM", { skip: skipWithoutRom("pong") }, () => {
+    // The longest fixture (~25-45 s here): the whole recorded run, not a prefix.
+    const run = rawRun("pong_v3", 0, scripted.noop, 100_001);
+    assert.equal(run.endCycle, 100_000);
+    assert.deepEqual(run.totals, [-835, 3]);
+    assert.equal(run.rewards.length, 834);
+    assert.deepEqual(run.rewards.find(([c]) => c === 65270), [65270, -4, 4]);
+    assert.equal(md5(run.env.ale.getRAM(new Uint8Array(128))), "0c458fcb75a2ec14ed872b5bc5a4bf8b");
+    assert.equal(run.env.ale.getEpisodeFrameNumber(), 100_003);
+  });
+
   test("pong_v3 'fire' script: first_0 scores every 139 cycles from 133; the recorded RAM and screen", { skip: skipWithoutRom("pong") }, () => {
     // The whole recorded run ends at cycle 5079 (-8 / +8, final RAM dee8f397...); 1000 cycles keep the suite fast.
     const run = rawRun("pong_v3", 0, scripted.fire, 1000, [1, 100, 1000]);
