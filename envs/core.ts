@@ -9,6 +9,8 @@ import type { Space } from "./spaces.ts";
 
 export type Info = Record<string, unknown>;
 export type StepResult<Obs> = [observation: Obs, reward: number, terminated: boolean, truncated: boolean, info: Info];
+/** What `stepWithoutObservation` returns: a StepResult without its observation. */
+export type StepWithoutObservationResult = [reward: number, terminated: boolean, truncated: boolean, info: Info];
 export interface ResetArgs {
   seed?: number;
   options?: Record<string, unknown>;
@@ -51,6 +53,17 @@ export abstract class Env<Obs = unknown, Act = unknown> {
   }
 
   abstract step(action: Act): StepResult<Obs>;
+
+  /**
+   * `step` for a caller that will not look at the observation (MaxAndSkipEnv's first frames of each step): the
+   * same reward, termination, truncation and info, and the same state afterwards, so the next `step` returns
+   * exactly what it would have. This default is just `step`; an env that can skip building the observation
+   * (AtariEnv: the screen is neither drawn nor converted) overrides it, and wrappers pass it down (see Wrapper).
+   */
+  stepWithoutObservation(action: Act): StepWithoutObservationResult {
+    const [, reward, terminated, truncated, info] = this.step(action);
+    return [reward, terminated, truncated, info];
+  }
 
   render(): unknown {
     return null;
@@ -95,6 +108,17 @@ export class Wrapper<Obs = unknown, Act = unknown, InnerObs = Obs, InnerAct = Ac
 
   step(action: Act): StepResult<Obs> {
     return this.env.step(action as unknown as InnerAct) as unknown as StepResult<Obs>;
+  }
+
+  /**
+   * A wrapper that keeps the base `step` (it only forwards) changes nothing about a step, so it passes
+   * `stepWithoutObservation` down and the innermost env can skip the observation. A wrapper with its own `step`
+   * may depend on the observation or keep per-step state: it gets Env's default (its own `step`, observation
+   * dropped) unless it overrides this too, as the bookkeeping wrappers (TimeLimit, RecordEpisodeStatistics ...) do.
+   */
+  override stepWithoutObservation(action: Act): StepWithoutObservationResult {
+    if (this.step !== Wrapper.prototype.step) return super.stepWithoutObservation(action);
+    return this.env.stepWithoutObservation(action as unknown as InnerAct);
   }
 
   override render(): unknown {

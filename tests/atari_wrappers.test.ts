@@ -10,6 +10,7 @@ import {
   FrameStack,
   GrayScaleObservation,
   MaxAndSkipEnv,
+  maxWords,
   NoopResetEnv,
   ResizeObservation,
   rgbToGray,
@@ -136,6 +137,43 @@ test("MaxAndSkipEnv stops repeating when the episode ends", () => {
   assert.equal(inner.actions.length, 6);
   assert.equal(reward, 5);
   assert.equal(terminated, true);
+});
+
+test("MaxAndSkipEnv builds observations only for the two frames it pools", () => {
+  class Counting extends FakeAtari {
+    observations = 0;
+    override step(action: number): StepResult<Uint8Array> {
+      this.observations++;
+      return super.step(action);
+    }
+    override stepWithoutObservation(action: number): [number, boolean, boolean, Info] {
+      const [, reward, terminated, truncated, info] = super.step(action);
+      return [reward, terminated, truncated, info];
+    }
+  }
+  const inner = new Counting({ rewards: { 1: 1, 2: 10, 3: 100, 4: 1000 } });
+  const env = new MaxAndSkipEnv(inner, 4);
+  env.reset();
+  assert.equal(env.step(0)[1], 1111);
+  assert.equal(inner.observations, 2);
+  assert.equal(inner.actions.length, 4);
+});
+
+test("maxWords is the byte-wise unsigned max for every pair of byte values", () => {
+  // Every (x, y) pair of bytes in every byte position of a word (an odd multiplier permutes the 65536 pairs, a
+  // different shift per lane mixes them within words), against Math.max.
+  const a = new Uint8Array(256 * 256 * 4);
+  const b = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const pair = ((i >> 2) * 40503 + (i & 3) * 12345) & 0xffff;
+    a[i] = pair >> 8;
+    b[i] = pair & 255;
+  }
+  const out = new Uint8Array(a.length);
+  maxWords(new Uint32Array(a.buffer), new Uint32Array(b.buffer), new Uint32Array(out.buffer));
+  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${a[i]}, ${b[i]}) gave ${out[i]}`);
+  maxWords(new Uint32Array(b.buffer), new Uint32Array(a.buffer), new Uint32Array(out.buffer));
+  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${b[i]}, ${a[i]}) gave ${out[i]}`);
 });
 
 test("EpisodicLifeEnv ends the episode on a life loss without resetting the game", () => {

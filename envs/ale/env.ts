@@ -7,7 +7,7 @@
 //   info:       { lives, episode_frame_number, frame_number }
 // ale-py's constructor defaults are those of Machado et al. (2018): frameskip 4, repeat_action_probability 0.25.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult, type StepWithoutObservationResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
 import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
@@ -122,7 +122,7 @@ export class AtariEnv extends Env<Uint8Array, number> {
    * `step` without producing an observation: the frames run with pixel output switched off. For frame-skipping
    * wrappers (MaxAndSkip) on the steps whose screen they discard; the screen the next `step` shows is unaffected.
    */
-  stepWithoutObservation(action: number): [reward: number, terminated: boolean, truncated: boolean, info: Info] {
+  override stepWithoutObservation(action: number): StepWithoutObservationResult {
     return this.stepFrames(action, false);
   }
 
