@@ -327,6 +327,8 @@ export class AreaResize {
   /** Every source row after the horizontal pass, [srcHeight, dstWidth * channels]. */
   private readonly reducedRows: Float32Array;
   private readonly rowSums: Float32Array;
+  /** Per source row of the last image: the first row of its run of equal rows (see coverageMean). */
+  private readonly rowRun: Int32Array;
   private readonly fast: { x: number; y: number } | null;
 
   constructor(
@@ -351,31 +353,72 @@ export class AreaResize {
     this.yTable = areaTable(srcHeight, dstHeight, scaleY);
     this.reducedRows = new Float32Array(srcHeight * dstWidth * channels);
     this.rowSums = new Float32Array(dstWidth * channels);
+    this.rowRun = new Int32Array(srcHeight);
+  }
+
+  /** Whether output row `dy` reads the same source row contents with the same weights as row `dy - back`. */
+  private sameOutputRow(dy: number, back: number): boolean {
+    if (dy < back) return false;
+    const { src, weight, cellStart } = this.yTable;
+    const first = cellStart[dy];
+    const other = cellStart[dy - back];
+    const count = cellStart[dy + 1] - first;
+    if (cellStart[dy - back + 1] - other !== count) return false;
+    const run = this.rowRun;
+    for (let j = 0; j < count; j++) {
+      if (run[src[first + j]] !== run[src[other + j]] || weight[first + j] !== weight[other + j]) return false;
+    }
+    return true;
   }
 
   /** Resizes one row-major [srcHeight, srcWidth, channels] image into `out` (a new array if not given). */
   apply(image: ArrayLike<number>, out = new Uint8Array(this.dstHeight * this.dstWidth * this.channels)): Uint8Array {
     const expected = this.srcHeight * this.srcWidth * this.channels;
     if (image.length !== expected) throw new RangeError(`AreaResize: expected ${expected} values, got ${image.length}`);
-    if (this.fast !== null) this.blockMean(image, out, this.fast.x, this.fast.y);
-    else this.coverageMean(image, out);
+    // The pixel loops only ever see Uint8Arrays, which keeps them monomorphic (and fast) in V8.
+    const bytes = image instanceof Uint8Array ? image : Uint8Array.from(image);
+    if (this.fast !== null) this.blockMean(bytes, out, this.fast.x, this.fast.y);
+    else this.coverageMean(bytes, out);
     return out;
   }
 
-  private coverageMean(image: ArrayLike<number>, out: Uint8Array): void {
+  /**
+   * Atari screens repeat rows a lot (objects are several lines tall, the background is blank), and equal source
+   * rows reduce to equal rows, so a row equal to the one above copies its reduced values instead of recomputing
+   * them. `rowRun[sy]` is then the first row of sy's run of equal rows, and an output row whose source rows and
+   * weights are those of an output row one or two above (equal runs, equal weights) is a copy of it, as the same
+   * float operations on the same values give the same bytes.
+   */
+  private coverageMean(image: Uint8Array, out: Uint8Array): void {
     const rowLength = this.dstWidth * this.channels;
     const srcRowLength = this.srcWidth * this.channels;
     const { src: ySrc, weight: yWeight, cellStart } = this.yTable;
     const rows = this.reducedRows;
     const sum = this.rowSums;
+    const run = this.rowRun;
     const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
     const fround = Math.fround;
+    // Rows compare four bytes at a time when they start on 4-byte boundaries.
+    const words = image.byteOffset % 4 === 0 && srcRowLength % 4 === 0 ? new Uint32Array(image.buffer, image.byteOffset, image.length / 4) : null;
     // Every source row is reduced once; OpenCV reduces a row shared by two output rows twice, identically.
-    for (let sy = 0; sy < this.srcHeight; sy++) this.reduceRow(image, sy * srcRowLength, sy * rowLength);
+    for (let sy = 0; sy < this.srcHeight; sy++) {
+      if (sy > 0 && (words !== null ? sameWords(words, (sy - 1) * (srcRowLength / 4), sy * (srcRowLength / 4), srcRowLength / 4) : sameBytes(image, (sy - 1) * srcRowLength, sy * srcRowLength, srcRowLength))) {
+        run[sy] = run[sy - 1];
+        rows.copyWithin(sy * rowLength, (sy - 1) * rowLength, sy * rowLength);
+      } else {
+        run[sy] = sy;
+        this.reduceRow(image, sy * srcRowLength, sy * rowLength);
+      }
+    }
     for (let dy = 0; dy < this.dstHeight; dy++) {
       const first = cellStart[dy];
       const end = cellStart[dy + 1];
       const outStart = dy * rowLength;
+      const same = this.sameOutputRow(dy, 1) ? 1 : this.sameOutputRow(dy, 2) ? 2 : 0;
+      if (same !== 0) {
+        out.copyWithin(outStart, outStart - same * rowLength, outStart - (same - 1) * rowLength);
+        continue;
+      }
       if (end - first === 3) {
         // The common case (210 -> 84 rows: every output row spans 3 source rows), unrolled.
         const r0 = ySrc[first] * rowLength;
@@ -410,7 +453,7 @@ export class AreaResize {
    * (`fround`), as OpenCV's float accumulation does. Accumulating in locals instead of the buffer is the same
    * arithmetic.
    */
-  private reduceRow(image: ArrayLike<number>, rowStart: number, outStart: number): void {
+  private reduceRow(image: Uint8Array, rowStart: number, outStart: number): void {
     const cn = this.channels;
     const buf = this.reducedRows;
     const { src, weight, cellStart } = this.xTable;
@@ -442,7 +485,7 @@ export class AreaResize {
     }
   }
 
-  private blockMean(image: ArrayLike<number>, out: Uint8Array, scaleX: number, scaleY: number): void {
+  private blockMean(image: Uint8Array, out: Uint8Array, scaleX: number, scaleY: number): void {
     const cn = this.channels;
     const srcRowLength = this.srcWidth * cn;
     const area = scaleX * scaleY;
@@ -465,6 +508,18 @@ export class AreaResize {
       }
     }
   }
+}
+
+/** Whether words a..a+n and b..b+n of `words` are equal. */
+function sameWords(words: Uint32Array, a: number, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (words[a + i] !== words[b + i]) return false;
+  return true;
+}
+
+/** Whether bytes a..a+n and b..b+n of `bytes` are equal. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 import { RandomGenerator } from "../envs/rng.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
 import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
+import { referenceAreaResize } from "./reference_atari_wrappers.ts";
 
 const HEIGHT = 210;
 const WIDTH = 160;
@@ -299,6 +300,26 @@ test("AreaResize 210x160 -> 84x84 matches the coverage-weighted mean on gradient
     }
   }
   assert.ok(compared > 120, `only ${compared} rows/columns were unambiguous`);
+});
+
+test("AreaResize reuses equal rows and output rows bit-exactly (runs of equal rows, random contents)", () => {
+  // Images made of runs of equal rows (1 to 12 long, some runs repeating earlier content) exercise the row reuse;
+  // the frozen reference recomputes everything.
+  const rng = new RandomGenerator(5);
+  const resize = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const gray = new AreaResize(HEIGHT, WIDTH, 84, 84, 1);
+  for (let k = 0; k < 20; k++) {
+    const image = new Uint8Array(FRAME_SIZE);
+    const levels = 1 + rng.integers(0, 255);
+    let row = new Uint8Array(WIDTH * 3);
+    for (let y = 0; y < HEIGHT; ) {
+      if (rng.random() < 0.7) row = Uint8Array.from(row, () => (rng.integers(0, levels) * 255) / Math.max(1, levels - 1));
+      for (let n = 1 + rng.integers(0, 12); n > 0 && y < HEIGHT; n--, y++) image.set(row, y * WIDTH * 3);
+    }
+    assert.deepEqual(resize.apply(image), referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3));
+    const plane = image.subarray(1, 1 + HEIGHT * WIDTH); // not 4-byte aligned: rows compare byte by byte
+    assert.deepEqual(gray.apply(plane), referenceAreaResize(plane, HEIGHT, WIDTH, 84, 84, 1));
+  }
 });
 
 test("AreaResize with an integer ratio is the block mean", () => {
