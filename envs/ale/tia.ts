@@ -28,6 +28,8 @@ const COSMIC_ARK_MOTION = Int32Array.of(18, 33, 0, 17);
 const MAXIMUM_SCANLINES = 290;
 /** Stella's TIA::update executes at most this many instructions per call. */
 const INSTRUCTIONS_PER_UPDATE = 25000;
+/** `owedClock` when no drawing is owed: below any clock of the frame. */
+const NOTHING_OWED = -0x7fffffff;
 /** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
 const FRAME_BUFFER_SIZE = 160 * 300;
 
@@ -362,6 +364,8 @@ export class Tia {
   private framePointer = 0;
   private partialFrame = false;
   private frameGreyed = false;
+  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
+  private owedClock = NOTHING_OWED;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -481,6 +485,7 @@ export class Tia {
     this.clockAtLastUpdate = this.clockWhenFrameStarted;
     this.clocksToEndOfScanLine = 228;
     this.vsyncFinishClock = 0x7fffffff;
+    this.owedClock = NOTHING_OWED;
   }
 
   /** Stella's resetCycles for the TIA's own clock-based state (TIA::systemCyclesReset). */
@@ -501,6 +506,8 @@ export class Tia {
     this.partialFrame = true;
     const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
     if (this.partialFrame) {
+      // Out of instructions mid-frame: Stella has drawn up to the last write (see changesNothingDrawn).
+      this.updateFrame(this.owedClock);
       if (!this.frameGreyed) this.greyOutFrame();
       this.frameGreyed = true;
     } else {
@@ -534,6 +541,8 @@ export class Tia {
     this.clocksToEndOfScanLine = 228;
     this.framePointer = 0;
     this.frameGreyed = false;
+    // Frames end on a write or a read that drew everything owed (or in update(), for partial frames).
+    this.owedClock = NOTHING_OWED;
   }
 
   /** Stella dims the not-yet-drawn part of a frame that did not finish within its instruction budget. */
@@ -662,7 +671,8 @@ export class Tia {
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
   peek(address: number): number {
-    this.updateFrame(this.clock.cycles * 3);
+    const clock = this.clock.cycles * 3;
+    this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
     const noise = this.ports.dataBus & 0x3f;
     const c = this.collision;
     switch (address & 0x0f) {
@@ -716,9 +726,16 @@ export class Tia {
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
     if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
-    this.updateFrame(clock + delay);
+    // `trunc(sinceFrameStart / 228) > MAXIMUM_SCANLINES` without the division (the clock is past the frame start).
+    const frameOver = clock - this.clockWhenFrameStarted >= (MAXIMUM_SCANLINES + 1) * 228;
+    if (!frameOver && this.changesNothingDrawn(address, value)) {
+      // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
+      if (clock + delay > this.owedClock) this.owedClock = clock + delay;
+    } else {
+      this.updateFrame(clock + delay > this.owedClock ? clock + delay : this.owedClock);
+    }
 
-    if (Math.trunc((clock - this.clockWhenFrameStarted) / 228) > MAXIMUM_SCANLINES) {
+    if (frameOver) {
       this.cpu.stop();
       this.partialFrame = false;
     }
@@ -913,6 +930,58 @@ export class Tia {
       case 0x2c:
         this.collision = 0;
         break;
+    }
+  }
+
+  /**
+   * Whether writing `value` to `address` leaves everything drawing reads as it is (registers that do not draw:
+   * WSYNC, RSYNC, audio, the motion registers HMOVE reads, unused addresses; or a drawing register rewritten with
+   * its current value, which Atari kernels do on every line). Stella draws up to the write's clock before every
+   * write, but drawing is lazy and a span drawn in two pieces gives the same pixels and collisions as drawn in one
+   * (lines end at the same clocks, HMOVE blanks cover the same first 8 pixels), so for such writes poke only notes
+   * the clock it owes the drawing up to (`owedClock`), and the next access that needs the picture (a write that
+   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 is left out: its Cosmic Ark case
+   * changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out too.
+   */
+  private changesNothingDrawn(address: number, value: number): boolean {
+    switch (address) {
+      case 0x02: // WSYNC: only stops the CPU
+      case 0x03: // RSYNC: not emulated (Stella 3.x ignores it)
+      case 0x15: case 0x16: case 0x17: case 0x18: case 0x19: case 0x1a: // audio
+      case 0x20: case 0x21: case 0x23: case 0x24: // HMP0, HMP1, HMM1, HMBL
+      case 0x2b: // HMCLR
+        return true;
+      case 0x06:
+        return this.color[2] === (value & 0xfe);
+      case 0x07:
+        return this.color[3] === (value & 0xfe);
+      case 0x08:
+        return this.color[1] === (value & 0xfe);
+      case 0x09:
+        return this.color[0] === (value & 0xfe);
+      case 0x0b:
+        return ((value & 0x08) !== 0) === this.refp0;
+      case 0x0c:
+        return ((value & 0x08) !== 0) === this.refp1;
+      case 0x0d:
+        return ((this.pf & 0x000ffff0) | ((value >> 4) & 0x0f)) === this.pf;
+      case 0x0e:
+        return ((this.pf & 0x000ff00f) | (value << 4)) === this.pf;
+      case 0x0f:
+        return ((this.pf & 0x00000fff) | (value << 12)) === this.pf;
+      case 0x1b: // GRP0 also latches GRP1 into its delay register
+        return value === this.grp0 && this.dgrp1 === this.grp1;
+      case 0x1c: // GRP1 also latches GRP0 and ENABL
+        return value === this.grp1 && this.dgrp0 === this.grp0 && this.denabl === this.enabl;
+      case 0x1d:
+        return (value & 0x02) === this.enam0;
+      case 0x1e:
+        return (value & 0x02) === this.enam1;
+      case 0x1f:
+        return (value & 0x02) === this.enabl;
+      default:
+        // 0x2d-0x3f are not registers.
+        return address >= 0x2d;
     }
   }
 
