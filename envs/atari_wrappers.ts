@@ -93,9 +93,10 @@ export class NoopResetEnv extends Wrapper<Uint8Array, number> {
  * holds frames of an earlier step in the slots this step did not reach ("the observation on the done=True frame
  * doesn't matter"). The buffer is deliberately not cleared on reset either, which SB3 does not do.
  *
- * Only the last two frames' observations are ever looked at, so the frames before them go through
- * `stepWithoutObservation`: AtariEnv then neither draws nor converts their screens (about half of a step's cost
- * with skip 4), and the wrappers in between (RecordEpisodeStatistics, TimeLimit ...) keep their bookkeeping.
+ * Only the last two frames' observations are ever looked at, so every frame goes through `stepInto`: the frames
+ * before those two without an observation (AtariEnv then neither draws nor converts their screens, about half of a
+ * step's cost with skip 4), the last two straight into the two-frame buffer (no array per frame, no copy); the
+ * wrappers in between (RecordEpisodeStatistics, TimeLimit ...) keep their bookkeeping.
  */
 export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
   /** SB3's `_obs_buffer`: [second-to-last frame, last frame], each `size` values. */
@@ -121,14 +122,9 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
     let info: Info = {};
     const skip = this.skip;
     for (let i = 0; i < skip; i++) {
+      const out = i < skip - 2 ? null : this.obsBuffer[i === skip - 2 ? 0 : 1];
       let reward: number;
-      if (i < skip - 2) {
-        [reward, terminated, truncated, info] = this.env.stepWithoutObservation(action);
-      } else {
-        let obs: Uint8Array;
-        [obs, reward, terminated, truncated, info] = this.env.step(action);
-        this.obsBuffer[i === skip - 2 ? 0 : 1].set(obs);
-      }
+      [reward, terminated, truncated, info] = this.env.stepInto(action, out);
       totalReward += reward;
       if (terminated || truncated) break;
     }

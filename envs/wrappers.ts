@@ -24,8 +24,8 @@ export class TimeLimit<Obs, Act> extends Wrapper<Obs, Act> {
     result[3] = this.count(result[3]);
     return result;
   }
-  override stepWithoutObservation(action: Act): StepWithoutObservationResult {
-    const result = this.env.stepWithoutObservation(action);
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    const result = this.env.stepInto(action, out);
     result[2] = this.count(result[2]);
     return result;
   }
@@ -47,9 +47,9 @@ export class OrderEnforcing<Obs, Act> extends Wrapper<Obs, Act> {
     if (!this.hasReset) throw new Error("Cannot call env.step() before calling env.reset()");
     return this.env.step(action);
   }
-  override stepWithoutObservation(action: Act): StepWithoutObservationResult {
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
     if (!this.hasReset) throw new Error("Cannot call env.step() before calling env.reset()");
-    return this.env.stepWithoutObservation(action);
+    return this.env.stepInto(action, out);
   }
 }
 
@@ -106,8 +106,8 @@ export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapp
     return result;
   }
 
-  override stepWithoutObservation(action: Act): StepWithoutObservationResult {
-    const result = this.env.stepWithoutObservation(action);
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    const result = this.env.stepInto(action, out);
     result[3] = this.record(result[0], result[1], result[2], result[3]);
     return result;
   }

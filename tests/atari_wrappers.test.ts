@@ -147,8 +147,12 @@ test("MaxAndSkipEnv builds observations only for the two frames it pools", () =>
       this.observations++;
       return super.step(action);
     }
-    override stepWithoutObservation(action: number): [number, boolean, boolean, Info] {
-      const [, reward, terminated, truncated, info] = super.step(action);
+    override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
+      const [obs, reward, terminated, truncated, info] = super.step(action);
+      if (out !== null) {
+        this.observations++;
+        out.set(obs);
+      }
       return [reward, terminated, truncated, info];
     }
   }

@@ -303,15 +303,19 @@ test("RunningMeanStd merges a batch exactly like the same samples one at a time"
   assert.ok(Math.abs(batched.count - 3.0001) < 1e-12);
 });
 
-/** ScriptedEnv that counts the observations it builds, with a `stepWithoutObservation` that builds none. */
+/** ScriptedEnv that counts the observations it builds, with a `stepInto` that builds none without a buffer. */
 class ObservationCountingEnv extends ScriptedEnv {
   observations = 0;
   override step(action: number): StepResult<Float32Array> {
     this.observations++;
     return super.step(action);
   }
-  override stepWithoutObservation(action: number): [number, boolean, boolean, Info] {
-    const [, reward, terminated, truncated, info] = super.step(action);
+  override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
+    const [obs, reward, terminated, truncated, info] = super.step(action);
+    if (out !== null) {
+      this.observations++;
+      out.set(obs);
+    }
     return [reward, terminated, truncated, info];
   }
 }
@@ -327,6 +331,11 @@ test("stepWithoutObservation passes through forwarding and bookkeeping wrappers,
   assert.deepEqual([reward, terminated, truncated], [3, true, false]);
   assert.deepEqual({ r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l }, { r: 6, l: 3 });
   assert.equal(inner.observations, 1, "only the plain step built an observation");
+  const out = new Float32Array(2);
+  env.reset();
+  assert.deepEqual(env.stepInto(0, out).slice(0, 3), [1, false, false]);
+  assert.deepEqual([...out], [1, 0], "stepInto writes the observation into the buffer");
+  assert.equal(inner.observations, 2);
   const limited = new TimeLimit(new ObservationCountingEnv(), 2);
   limited.reset();
   assert.deepEqual([limited.stepWithoutObservation(0)[2], limited.stepWithoutObservation(0)[2]], [false, true]);
