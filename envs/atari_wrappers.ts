@@ -323,6 +323,8 @@ export class AreaResize {
   /** Every source row after the horizontal pass, [srcHeight, dstWidth * channels]. */
   private readonly reducedRows: Float32Array;
   private readonly rowSums: Float32Array;
+  /** The horizontal sums of one-colour cells, [dstWidth, 256] (see reduceRow). */
+  private readonly uniformCells: Float32Array;
   /** Per source row of the last image: the first row of its run of equal rows (see coverageMean). */
   private readonly rowRun: Int32Array;
   private readonly fast: { x: number; y: number } | null;
@@ -350,6 +352,17 @@ export class AreaResize {
     this.reducedRows = new Float32Array(srcHeight * dstWidth * channels);
     this.rowSums = new Float32Array(dstWidth * channels);
     this.rowRun = new Int32Array(srcHeight);
+    // Per output column d and value v: the horizontal pass's sum for a cell whose pixels all have value v, with
+    // the very operations reduceRow does (so the table and the loop agree to the bit).
+    const { weight, cellStart } = this.xTable;
+    this.uniformCells = new Float32Array(dstWidth * 256);
+    for (let d = 0; d < dstWidth; d++) {
+      for (let v = 0; v < 256; v++) {
+        let t = 0;
+        for (let k = cellStart[d]; k < cellStart[d + 1]; k++) t = Math.fround(t + Math.fround(v * weight[k]));
+        this.uniformCells[d * 256 + v] = t;
+      }
+    }
   }
 
   /** Whether output row `dy` reads the same source row contents with the same weights as row `dy - back`. */
@@ -455,11 +468,30 @@ export class AreaResize {
     const { src, weight, cellStart } = this.xTable;
     const fround = Math.fround;
     if (cn === 3) {
+      const uniform = this.uniformCells;
       for (let d = 0, o = outStart; d < this.dstWidth; d++, o += 3) {
+        const first = cellStart[d];
+        const end = cellStart[d + 1];
+        // A cell whose source pixels are all one colour (most of an Atari picture) reads its sums from the table.
+        const s0 = rowStart + src[first];
+        const r = image[s0];
+        const g = image[s0 + 1];
+        const b = image[s0 + 2];
+        let k = first + 1;
+        for (; k < end; k++) {
+          const s = rowStart + src[k];
+          if (image[s] !== r || image[s + 1] !== g || image[s + 2] !== b) break;
+        }
+        if (k === end) {
+          buf[o] = uniform[d * 256 + r];
+          buf[o + 1] = uniform[d * 256 + g];
+          buf[o + 2] = uniform[d * 256 + b];
+          continue;
+        }
         let t0 = 0;
         let t1 = 0;
         let t2 = 0;
-        for (let k = cellStart[d], end = cellStart[d + 1]; k < end; k++) {
+        for (let k = first; k < end; k++) {
           const s = rowStart + src[k];
           const alpha = weight[k];
           t0 = fround(t0 + fround(image[s] * alpha));
