@@ -6,9 +6,8 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 
-import { int, parseArgs } from "../envs/cli.ts";
+import { int, parseArgs, usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
-import { usageError } from "../envs/cli.ts";
 
 /** The parts of the .cpuprofile format (Chrome DevTools Protocol's Profiler.Profile) this script reads. */
 interface CpuProfile {
