@@ -92,10 +92,17 @@ export class NoopResetEnv extends Wrapper<Uint8Array, number> {
  * that flicker. The loop stops early when the episode ends, and then, as in SB3, the two-frame buffer still
  * holds frames of an earlier step in the slots this step did not reach ("the observation on the done=True frame
  * doesn't matter"). The buffer is deliberately not cleared on reset either, which SB3 does not do.
+ *
+ * Only the last two frames' observations are ever looked at, so every frame goes through `stepInto`: the frames
+ * before those two without an observation (AtariEnv then neither draws nor converts their screens, about half of a
+ * step's cost with skip 4), the last two straight into the two-frame buffer (no array per frame, no copy); the
+ * wrappers in between (RecordEpisodeStatistics, TimeLimit ...) keep their bookkeeping.
  */
 export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
   /** SB3's `_obs_buffer`: [second-to-last frame, last frame], each `size` values. */
   private readonly obsBuffer: [TypedArray, TypedArray];
+  /** uint8 observations whose buffers line up as 32-bit words: the max runs four pixels per operation. */
+  private readonly words: [Uint32Array, Uint32Array] | null;
 
   constructor(
     env: AtariEnv | Env,
@@ -104,6 +111,8 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
     super(env as AtariEnv);
     const box = boxOf(env, "MaxAndSkipEnv");
     this.obsBuffer = [zerosOf(box.dtype, box.size), zerosOf(box.dtype, box.size)];
+    const [a, b] = this.obsBuffer;
+    this.words = a instanceof Uint8Array && b instanceof Uint8Array && a.length % 4 === 0 ? [new Uint32Array(a.buffer), new Uint32Array(b.buffer)] : null;
   }
 
   override step(action: number): StepResult<Uint8Array> {
@@ -111,18 +120,52 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
     let terminated = false;
     let truncated = false;
     let info: Info = {};
-    for (let i = 0; i < this.skip; i++) {
-      let obs: Uint8Array, reward: number;
-      [obs, reward, terminated, truncated, info] = this.env.step(action);
-      if (i === this.skip - 2) this.obsBuffer[0].set(obs);
-      if (i === this.skip - 1) this.obsBuffer[1].set(obs);
+    const skip = this.skip;
+    for (let i = 0; i < skip; i++) {
+      const out = i < skip - 2 ? null : this.obsBuffer[i === skip - 2 ? 0 : 1];
+      let reward: number;
+      [reward, terminated, truncated, info] = this.env.stepInto(action, out);
       totalReward += reward;
       if (terminated || truncated) break;
     }
+    return [this.maxFrame(), totalReward, terminated, truncated, info];
+  }
+
+  /** The element-wise max of the two buffered frames, as a new array. */
+  private maxFrame(): Uint8Array {
     const [a, b] = this.obsBuffer;
     const maxFrame = zerosOf(this.observationSpace.dtype, a.length) as Uint8Array;
+    if (this.words !== null) {
+      maxWords(this.words[0], this.words[1], new Uint32Array(maxFrame.buffer));
+      return maxFrame;
+    }
     for (let j = 0; j < a.length; j++) maxFrame[j] = a[j] > b[j] ? a[j] : b[j];
-    return [maxFrame, totalReward, terminated, truncated, info];
+    return maxFrame;
+  }
+}
+
+/**
+ * Byte-wise unsigned max of `a` and `b` into `out`, four bytes per 32-bit word (SWAR): the even and the odd bytes
+ * are spread into 16-bit lanes, where `(x | 0x100) - y` has bit 8 set exactly when x >= y and cannot borrow from
+ * the next lane; that bit, widened to a 0xFF lane mask, selects x or y. Byte order does not matter, since every
+ * byte is compared with the byte at the same address. Consecutive Atari frames mostly agree, and equal words are
+ * copied as they are. About twice as fast as a byte loop on differing data, 3.5x on equal data.
+ */
+export function maxWords(a: Uint32Array, b: Uint32Array, out: Uint32Array): void {
+  for (let j = 0; j < a.length; j++) {
+    const x = a[j];
+    const y = b[j];
+    if (x === y) {
+      out[j] = x;
+      continue;
+    }
+    const xe = x & 0x00ff00ff;
+    const ye = y & 0x00ff00ff;
+    const xo = (x >>> 8) & 0x00ff00ff;
+    const yo = (y >>> 8) & 0x00ff00ff;
+    const me = ((((xe | 0x01000100) - ye) >>> 8) & 0x00010001) * 0xff;
+    const mo = ((((xo | 0x01000100) - yo) >>> 8) & 0x00010001) * 0xff;
+    out[j] = (xe & me) | (ye & ~me) | (((xo & mo) | (yo & ~mo)) << 8);
   }
 }
 
@@ -280,6 +323,10 @@ export class AreaResize {
   /** Every source row after the horizontal pass, [srcHeight, dstWidth * channels]. */
   private readonly reducedRows: Float32Array;
   private readonly rowSums: Float32Array;
+  /** The horizontal sums of one-colour cells, [dstWidth, 256] (see reduceRow). */
+  private readonly uniformCells: Float32Array;
+  /** Per source row of the last image: the first row of its run of equal rows (see coverageMean). */
+  private readonly rowRun: Int32Array;
   private readonly fast: { x: number; y: number } | null;
 
   constructor(
@@ -304,31 +351,83 @@ export class AreaResize {
     this.yTable = areaTable(srcHeight, dstHeight, scaleY);
     this.reducedRows = new Float32Array(srcHeight * dstWidth * channels);
     this.rowSums = new Float32Array(dstWidth * channels);
+    this.rowRun = new Int32Array(srcHeight);
+    // Per output column d and value v: the horizontal pass's sum for a cell whose pixels all have value v, with
+    // the very operations reduceRow does (so the table and the loop agree to the bit).
+    const { weight, cellStart } = this.xTable;
+    this.uniformCells = new Float32Array(dstWidth * 256);
+    for (let d = 0; d < dstWidth; d++) {
+      for (let v = 0; v < 256; v++) {
+        let t = 0;
+        for (let k = cellStart[d]; k < cellStart[d + 1]; k++) t = Math.fround(t + Math.fround(v * weight[k]));
+        this.uniformCells[d * 256 + v] = t;
+      }
+    }
+  }
+
+  /** Whether output row `dy` reads the same source row contents with the same weights as row `dy - back`. */
+  private sameOutputRow(dy: number, back: number): boolean {
+    if (dy < back) return false;
+    const { src, weight, cellStart } = this.yTable;
+    const first = cellStart[dy];
+    const other = cellStart[dy - back];
+    const count = cellStart[dy + 1] - first;
+    if (cellStart[dy - back + 1] - other !== count) return false;
+    const run = this.rowRun;
+    for (let j = 0; j < count; j++) {
+      if (run[src[first + j]] !== run[src[other + j]] || weight[first + j] !== weight[other + j]) return false;
+    }
+    return true;
   }
 
   /** Resizes one row-major [srcHeight, srcWidth, channels] image into `out` (a new array if not given). */
   apply(image: ArrayLike<number>, out = new Uint8Array(this.dstHeight * this.dstWidth * this.channels)): Uint8Array {
     const expected = this.srcHeight * this.srcWidth * this.channels;
     if (image.length !== expected) throw new RangeError(`AreaResize: expected ${expected} values, got ${image.length}`);
-    if (this.fast !== null) this.blockMean(image, out, this.fast.x, this.fast.y);
-    else this.coverageMean(image, out);
+    // The pixel loops only ever see Uint8Arrays, which keeps them monomorphic (and fast) in V8.
+    const bytes = image instanceof Uint8Array ? image : Uint8Array.from(image);
+    if (this.fast !== null) this.blockMean(bytes, out, this.fast.x, this.fast.y);
+    else this.coverageMean(bytes, out);
     return out;
   }
 
-  private coverageMean(image: ArrayLike<number>, out: Uint8Array): void {
+  /**
+   * Atari screens repeat rows a lot (objects are several lines tall, the background is blank), and equal source
+   * rows reduce to equal rows, so a row equal to the one above copies its reduced values instead of recomputing
+   * them. `rowRun[sy]` is then the first row of sy's run of equal rows, and an output row whose source rows and
+   * weights are those of an output row one or two above (equal runs, equal weights) is a copy of it, as the same
+   * float operations on the same values give the same bytes.
+   */
+  private coverageMean(image: Uint8Array, out: Uint8Array): void {
     const rowLength = this.dstWidth * this.channels;
     const srcRowLength = this.srcWidth * this.channels;
     const { src: ySrc, weight: yWeight, cellStart } = this.yTable;
     const rows = this.reducedRows;
     const sum = this.rowSums;
+    const run = this.rowRun;
     const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
     const fround = Math.fround;
+    // Rows compare four bytes at a time when they start on 4-byte boundaries.
+    const words = image.byteOffset % 4 === 0 && srcRowLength % 4 === 0 ? new Uint32Array(image.buffer, image.byteOffset, image.length / 4) : null;
     // Every source row is reduced once; OpenCV reduces a row shared by two output rows twice, identically.
-    for (let sy = 0; sy < this.srcHeight; sy++) this.reduceRow(image, sy * srcRowLength, sy * rowLength);
+    for (let sy = 0; sy < this.srcHeight; sy++) {
+      if (sy > 0 && (words !== null ? sameWords(words, (sy - 1) * (srcRowLength / 4), sy * (srcRowLength / 4), srcRowLength / 4) : sameBytes(image, (sy - 1) * srcRowLength, sy * srcRowLength, srcRowLength))) {
+        run[sy] = run[sy - 1];
+        rows.copyWithin(sy * rowLength, (sy - 1) * rowLength, sy * rowLength);
+      } else {
+        run[sy] = sy;
+        this.reduceRow(image, sy * srcRowLength, sy * rowLength);
+      }
+    }
     for (let dy = 0; dy < this.dstHeight; dy++) {
       const first = cellStart[dy];
       const end = cellStart[dy + 1];
       const outStart = dy * rowLength;
+      const same = this.sameOutputRow(dy, 1) ? 1 : this.sameOutputRow(dy, 2) ? 2 : 0;
+      if (same !== 0) {
+        out.copyWithin(outStart, outStart - same * rowLength, outStart - (same - 1) * rowLength);
+        continue;
+      }
       if (end - first === 3) {
         // The common case (210 -> 84 rows: every output row spans 3 source rows), unrolled.
         const r0 = ySrc[first] * rowLength;
@@ -363,17 +462,36 @@ export class AreaResize {
    * (`fround`), as OpenCV's float accumulation does. Accumulating in locals instead of the buffer is the same
    * arithmetic.
    */
-  private reduceRow(image: ArrayLike<number>, rowStart: number, outStart: number): void {
+  private reduceRow(image: Uint8Array, rowStart: number, outStart: number): void {
     const cn = this.channels;
     const buf = this.reducedRows;
     const { src, weight, cellStart } = this.xTable;
     const fround = Math.fround;
     if (cn === 3) {
+      const uniform = this.uniformCells;
       for (let d = 0, o = outStart; d < this.dstWidth; d++, o += 3) {
+        const first = cellStart[d];
+        const end = cellStart[d + 1];
+        // A cell whose source pixels are all one colour (most of an Atari picture) reads its sums from the table.
+        const s0 = rowStart + src[first];
+        const r = image[s0];
+        const g = image[s0 + 1];
+        const b = image[s0 + 2];
+        let k = first + 1;
+        for (; k < end; k++) {
+          const s = rowStart + src[k];
+          if (image[s] !== r || image[s + 1] !== g || image[s + 2] !== b) break;
+        }
+        if (k === end) {
+          buf[o] = uniform[d * 256 + r];
+          buf[o + 1] = uniform[d * 256 + g];
+          buf[o + 2] = uniform[d * 256 + b];
+          continue;
+        }
         let t0 = 0;
         let t1 = 0;
         let t2 = 0;
-        for (let k = cellStart[d], end = cellStart[d + 1]; k < end; k++) {
+        for (let k = first; k < end; k++) {
           const s = rowStart + src[k];
           const alpha = weight[k];
           t0 = fround(t0 + fround(image[s] * alpha));
@@ -395,7 +513,7 @@ export class AreaResize {
     }
   }
 
-  private blockMean(image: ArrayLike<number>, out: Uint8Array, scaleX: number, scaleY: number): void {
+  private blockMean(image: Uint8Array, out: Uint8Array, scaleX: number, scaleY: number): void {
     const cn = this.channels;
     const srcRowLength = this.srcWidth * cn;
     const area = scaleX * scaleY;
@@ -418,6 +536,18 @@ export class AreaResize {
       }
     }
   }
+}
+
+/** Whether words a..a+n and b..b+n of `words` are equal. */
+function sameWords(words: Uint32Array, a: number, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (words[a + i] !== words[b + i]) return false;
+  return true;
+}
+
+/** Whether bytes a..a+n and b..b+n of `bytes` are equal. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
 }
 
 /**

@@ -5,10 +5,12 @@
 // limit (usually TimeLimit) cut the episode short. PPO treats both as the end of an episode, as CleanRL does.
 
 import { RandomGenerator, npRandom } from "./rng.ts";
-import type { Space } from "./spaces.ts";
+import type { Space, TypedArray } from "./spaces.ts";
 
 export type Info = Record<string, unknown>;
 export type StepResult<Obs> = [observation: Obs, reward: number, terminated: boolean, truncated: boolean, info: Info];
+/** What `stepInto` and `stepWithoutObservation` return: a StepResult without its observation. */
+export type StepWithoutObservationResult = [reward: number, terminated: boolean, truncated: boolean, info: Info];
 export interface ResetArgs {
   seed?: number;
   options?: Record<string, unknown>;
@@ -51,6 +53,25 @@ export abstract class Env<Obs = unknown, Act = unknown> {
   }
 
   abstract step(action: Act): StepResult<Obs>;
+
+  /**
+   * `step` for a caller that wants the observation in a buffer of its own, or not at all (`out` null):
+   * MaxAndSkipEnv's frames. The same reward, termination, truncation and info as `step`, the observation
+   * written into `out` (it must hold the observation's values), and the same state afterwards, so the next
+   * `step` returns exactly what it would have. This default is `step` and a copy; an env that can do better
+   * overrides it (AtariEnv: no new array per frame, and without `out` the screen is neither drawn nor
+   * converted), and wrappers pass it down (see Wrapper).
+   */
+  stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    const [obs, reward, terminated, truncated, info] = this.step(action);
+    if (out !== null) out.set(obs as unknown as ArrayLike<number>);
+    return [reward, terminated, truncated, info];
+  }
+
+  /** `stepInto(action, null)`: a step whose observation nobody looks at. */
+  stepWithoutObservation(action: Act): StepWithoutObservationResult {
+    return this.stepInto(action, null);
+  }
 
   render(): unknown {
     return null;
@@ -95,6 +116,17 @@ export class Wrapper<Obs = unknown, Act = unknown, InnerObs = Obs, InnerAct = Ac
 
   step(action: Act): StepResult<Obs> {
     return this.env.step(action as unknown as InnerAct) as unknown as StepResult<Obs>;
+  }
+
+  /**
+   * A wrapper that keeps the base `step` (it only forwards) changes nothing about a step, so it passes `stepInto`
+   * down and the innermost env can write the observation where it is wanted, or skip it. A wrapper with its own
+   * `step` may depend on the observation or keep per-step state: it gets Env's default (its own `step`, then a
+   * copy) unless it overrides this too, as the bookkeeping wrappers (TimeLimit, RecordEpisodeStatistics ...) do.
+   */
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    if (this.step !== Wrapper.prototype.step) return super.stepInto(action, out);
+    return this.env.stepInto(action as unknown as InnerAct, out);
   }
 
   override render(): unknown {

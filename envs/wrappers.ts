@@ -1,6 +1,6 @@
 // Wrappers, as `gymnasium.wrappers` (0.29). Each one changes one thing and says where its semantics come from.
 
-import { ActionWrapper, type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, Wrapper } from "./core.ts";
+import { ActionWrapper, type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, type StepWithoutObservationResult, Wrapper } from "./core.ts";
 import { RunningMeanStd } from "./running_mean_std.ts";
 import { Box, type TypedArray, zerosOf } from "./spaces.ts";
 
@@ -21,9 +21,18 @@ export class TimeLimit<Obs, Act> extends Wrapper<Obs, Act> {
   }
   override step(action: Act): StepResult<Obs> {
     const result = this.env.step(action);
-    this.elapsedSteps = (this.elapsedSteps ?? 0) + 1;
-    if (this.elapsedSteps >= this.maxEpisodeSteps) result[3] = true;
+    result[3] = this.count(result[3]);
     return result;
+  }
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    const result = this.env.stepInto(action, out);
+    result[2] = this.count(result[2]);
+    return result;
+  }
+  /** Counts one step; the step's `truncated`, set once the limit is reached. */
+  private count(truncated: boolean): boolean {
+    this.elapsedSteps = (this.elapsedSteps ?? 0) + 1;
+    return this.elapsedSteps >= this.maxEpisodeSteps ? true : truncated;
   }
 }
 
@@ -37,6 +46,10 @@ export class OrderEnforcing<Obs, Act> extends Wrapper<Obs, Act> {
   override step(action: Act): StepResult<Obs> {
     if (!this.hasReset) throw new Error("Cannot call env.step() before calling env.reset()");
     return this.env.step(action);
+  }
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    if (!this.hasReset) throw new Error("Cannot call env.step() before calling env.reset()");
+    return this.env.stepInto(action, out);
   }
 }
 
@@ -89,7 +102,18 @@ export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapp
 
   override step(action: Act): StepResult<Obs> {
     const result = this.env.step(action);
-    const [, reward, terminated, truncated, info] = result;
+    result[4] = this.record(result[1], result[2], result[3], result[4]);
+    return result;
+  }
+
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    const result = this.env.stepInto(action, out);
+    result[3] = this.record(result[0], result[1], result[2], result[3]);
+    return result;
+  }
+
+  /** Adds one step to the running episode; returns the step's info, with `episode` added when the episode ended. */
+  private record(reward: number, terminated: boolean, truncated: boolean, info: Info): Info {
     this.episodeReturn = Math.fround(this.episodeReturn + reward);
     this.episodeLength += 1;
     if (terminated || truncated) {
@@ -101,7 +125,7 @@ export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapp
         t: Math.round((now - this.episodeStartTime) * 1000) / 1e6,
       };
       // A new object rather than writing into the inner env's info, which an env may reuse between steps.
-      result[4] = { ...info, episode };
+      info = { ...info, episode };
       pushBounded(this.returnQueue, episode.r, this.bufferLength);
       pushBounded(this.lengthQueue, episode.l, this.bufferLength);
       this.episodeCount += 1;
@@ -109,7 +133,7 @@ export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapp
       this.episodeLength = 0;
       this.episodeStartTime = now;
     }
-    return result;
+    return info;
   }
 }
 

@@ -365,6 +365,24 @@ describe("AtariEnv", () => {
     assert.deepEqual(a.step(0)[0], b.step(0)[0]);
   });
 
+  test("stepInto writes the observation step returns into the given buffer", () => {
+    const a = testEnv();
+    const b = testEnv();
+    a.reset({ seed: 0 });
+    b.reset({ seed: 0 });
+    const fire = a.getActionMeanings().indexOf("FIRE");
+    const out = new Uint8Array(210 * 160 * 3);
+    for (let t = 0; t < 5; t++) {
+      const [reward, terminated, truncated, info] = a.stepInto(fire, out);
+      const step = b.step(fire);
+      assert.deepEqual([reward, terminated, truncated, info], [step[1], step[2], step[3], step[4]]);
+      assert.deepEqual(out, step[0]);
+    }
+    const frame = a.ale.getFrameNumber();
+    assert.throws(() => a.stepInto(0, new Uint8Array(10)), /observation is 100800 values/);
+    assert.equal(a.ale.getFrameNumber(), frame, "nothing emulated for a wrong buffer");
+  });
+
   test("the registered test cartridge passes the env checker", () => {
     const env = make("TestCartNoFrameskip-v4");
     checkEnv(env.unwrapped, { onWarning: () => {} });

@@ -246,6 +246,22 @@ describe("screen to RGB", () => {
       assert.deepEqual([...unaligned.subarray(3 * i, 3 * i + 3)], expected, `pixel ${i} (unaligned)`);
     }
   });
+
+  test("rows equal to the row above (copied rather than converted) get their palette colours too", () => {
+    // Rows 0-2 equal, 3 differs in one pixel, 4 equals 3, 5 differs, 6-7 equal 5; the output starts dirty.
+    const row = Uint8Array.from({ length: 160 }, (_, i) => (i * 11) & 0xfe);
+    const screen = new Uint8Array(160 * 8);
+    for (let r = 0; r < 8; r++) screen.set(row, r * 160);
+    screen[3 * 160 + 77] ^= 0x20;
+    screen[4 * 160 + 77] ^= 0x20;
+    for (let r = 5; r < 8; r++) screen.fill(0x44, r * 160, r * 160 + 40);
+    const rgb = new Uint8Array(screen.length * 3).fill(0xab);
+    screenToRgb(screen, rgb);
+    for (let i = 0; i < screen.length; i++) {
+      const c = SCREEN_BYTE_TO_RGB[screen[i]];
+      assert.deepEqual([...rgb.subarray(3 * i, 3 * i + 3)], [c >>> 16, (c >>> 8) & 0xff, c & 0xff], `pixel ${i}`);
+    }
+  });
 });
 
 describe("console inputs", () => {

@@ -10,6 +10,7 @@ import {
   FrameStack,
   GrayScaleObservation,
   MaxAndSkipEnv,
+  maxWords,
   NoopResetEnv,
   ResizeObservation,
   rgbToGray,
@@ -17,6 +18,7 @@ import {
 import { RandomGenerator } from "../envs/rng.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
 import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
+import { referenceAreaResize } from "./reference_atari_wrappers.ts";
 
 const HEIGHT = 210;
 const WIDTH = 160;
@@ -136,6 +138,47 @@ test("MaxAndSkipEnv stops repeating when the episode ends", () => {
   assert.equal(inner.actions.length, 6);
   assert.equal(reward, 5);
   assert.equal(terminated, true);
+});
+
+test("MaxAndSkipEnv builds observations only for the two frames it pools", () => {
+  class Counting extends FakeAtari {
+    observations = 0;
+    override step(action: number): StepResult<Uint8Array> {
+      this.observations++;
+      return super.step(action);
+    }
+    override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
+      const [obs, reward, terminated, truncated, info] = super.step(action);
+      if (out !== null) {
+        this.observations++;
+        out.set(obs);
+      }
+      return [reward, terminated, truncated, info];
+    }
+  }
+  const inner = new Counting({ rewards: { 1: 1, 2: 10, 3: 100, 4: 1000 } });
+  const env = new MaxAndSkipEnv(inner, 4);
+  env.reset();
+  assert.equal(env.step(0)[1], 1111);
+  assert.equal(inner.observations, 2);
+  assert.equal(inner.actions.length, 4);
+});
+
+test("maxWords is the byte-wise unsigned max for every pair of byte values", () => {
+  // Every (x, y) pair of bytes in every byte position of a word (an odd multiplier permutes the 65536 pairs, a
+  // different shift per lane mixes them within words), against Math.max.
+  const a = new Uint8Array(256 * 256 * 4);
+  const b = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const pair = ((i >> 2) * 40503 + (i & 3) * 12345) & 0xffff;
+    a[i] = pair >> 8;
+    b[i] = pair & 255;
+  }
+  const out = new Uint8Array(a.length);
+  maxWords(new Uint32Array(a.buffer), new Uint32Array(b.buffer), new Uint32Array(out.buffer));
+  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${a[i]}, ${b[i]}) gave ${out[i]}`);
+  maxWords(new Uint32Array(b.buffer), new Uint32Array(a.buffer), new Uint32Array(out.buffer));
+  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${b[i]}, ${a[i]}) gave ${out[i]}`);
 });
 
 test("EpisodicLifeEnv ends the episode on a life loss without resetting the game", () => {
@@ -261,6 +304,26 @@ test("AreaResize 210x160 -> 84x84 matches the coverage-weighted mean on gradient
     }
   }
   assert.ok(compared > 120, `only ${compared} rows/columns were unambiguous`);
+});
+
+test("AreaResize reuses equal rows and output rows bit-exactly (runs of equal rows, random contents)", () => {
+  // Images made of runs of equal rows (1 to 12 long, some runs repeating earlier content) exercise the row reuse;
+  // the frozen reference recomputes everything.
+  const rng = new RandomGenerator(5);
+  const resize = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const gray = new AreaResize(HEIGHT, WIDTH, 84, 84, 1);
+  for (let k = 0; k < 20; k++) {
+    const image = new Uint8Array(FRAME_SIZE);
+    const levels = 1 + rng.integers(0, 255);
+    let row = new Uint8Array(WIDTH * 3);
+    for (let y = 0; y < HEIGHT; ) {
+      if (rng.random() < 0.7) row = Uint8Array.from(row, () => (rng.integers(0, levels) * 255) / Math.max(1, levels - 1));
+      for (let n = 1 + rng.integers(0, 12); n > 0 && y < HEIGHT; n--, y++) image.set(row, y * WIDTH * 3);
+    }
+    assert.deepEqual(resize.apply(image), referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3));
+    const plane = image.subarray(1, 1 + HEIGHT * WIDTH); // not 4-byte aligned: rows compare byte by byte
+    assert.deepEqual(gray.apply(plane), referenceAreaResize(plane, HEIGHT, WIDTH, 84, 84, 1));
+  }
 });
 
 test("AreaResize with an integer ratio is the block mean", () => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
+import { Env, type Info, type ResetArgs, type StepResult, Wrapper } from "../envs/core.ts";
 import { Discrete, type TypedArray } from "../envs/spaces.ts";
 import {
   ClipAction,
@@ -301,4 +301,59 @@ test("RunningMeanStd merges a batch exactly like the same samples one at a time"
     assert.ok(Math.abs(batched.var[i] - sequential.var[i]) < 1e-12);
   }
   assert.ok(Math.abs(batched.count - 3.0001) < 1e-12);
+});
+
+/** ScriptedEnv that counts the observations it builds, with a `stepInto` that builds none without a buffer. */
+class ObservationCountingEnv extends ScriptedEnv {
+  observations = 0;
+  override step(action: number): StepResult<Float32Array> {
+    this.observations++;
+    return super.step(action);
+  }
+  override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
+    const [obs, reward, terminated, truncated, info] = super.step(action);
+    if (out !== null) {
+      this.observations++;
+      out.set(obs);
+    }
+    return [reward, terminated, truncated, info];
+  }
+}
+
+test("stepWithoutObservation passes through forwarding and bookkeeping wrappers, with their bookkeeping", () => {
+  const inner = new ObservationCountingEnv([1, 2, 3], 3);
+  const env = new Wrapper(new RecordEpisodeStatistics(new TimeLimit(new OrderEnforcing(inner), 10)));
+  assert.throws(() => env.stepWithoutObservation(0), /before calling env\.reset\(\)/);
+  env.reset();
+  assert.deepEqual(env.stepWithoutObservation(0).slice(0, 3), [1, false, false]);
+  env.step(0);
+  const [reward, terminated, truncated, info] = env.stepWithoutObservation(0);
+  assert.deepEqual([reward, terminated, truncated], [3, true, false]);
+  assert.deepEqual({ r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l }, { r: 6, l: 3 });
+  assert.equal(inner.observations, 1, "only the plain step built an observation");
+  const out = new Float32Array(2);
+  env.reset();
+  assert.deepEqual(env.stepInto(0, out).slice(0, 3), [1, false, false]);
+  assert.deepEqual([...out], [1, 0], "stepInto writes the observation into the buffer");
+  assert.equal(inner.observations, 2);
+  const limited = new TimeLimit(new ObservationCountingEnv(), 2);
+  limited.reset();
+  assert.deepEqual([limited.stepWithoutObservation(0)[2], limited.stepWithoutObservation(0)[2]], [false, true]);
+});
+
+test("stepWithoutObservation goes through a wrapper's own step when it has one", () => {
+  // An observation wrapper (or any wrapper with its own step) may keep per-step state: it must not be skipped.
+  class Counting extends Wrapper<Float32Array, number> {
+    steps = 0;
+    override step(action: number): StepResult<Float32Array> {
+      this.steps++;
+      return this.env.step(action);
+    }
+  }
+  const inner = new ObservationCountingEnv([5]);
+  const env = new Counting(inner);
+  env.reset();
+  assert.deepEqual(env.stepWithoutObservation(0).slice(0, 3), [5, false, false]);
+  assert.equal(env.steps, 1);
+  assert.equal(inner.observations, 1);
 });

@@ -11,6 +11,8 @@ export interface Cartridge {
   readonly ram: Uint8Array | null;
   /** 3F carts also watch writes to TIA addresses $00-$3F. */
   readonly watchesTiaWrites: boolean;
+  /** For carts whose reads have no side effects: their 4K address space ($x000-$xFFF) as read; otherwise null. */
+  readonly plainRom: Uint8Array | null;
   reset(): void;
   peek(address: number): number;
   poke(address: number, value: number): void;
@@ -21,11 +23,13 @@ class PlainCartridge implements Cartridge {
   readonly ram = null;
   readonly watchesTiaWrites = false;
   private readonly mask: number;
+  readonly plainRom: Uint8Array;
   constructor(
     readonly type: string,
     private readonly image: Uint8Array,
   ) {
     this.mask = image.length - 1;
+    this.plainRom = Uint8Array.from({ length: 4096 }, (_, a) => image[a & this.mask]);
   }
   reset(): void {}
   peek(address: number): number {
@@ -41,6 +45,7 @@ class PlainCartridge implements Cartridge {
 class HotspotCartridge implements Cartridge {
   readonly ram: Uint8Array | null;
   readonly watchesTiaWrites = false;
+  readonly plainRom = null;
   private bankOffset = 0;
   private readonly bankCount: number;
   constructor(
@@ -87,6 +92,7 @@ class E0Cartridge implements Cartridge {
   readonly type = "E0";
   readonly ram = null;
   readonly watchesTiaWrites = false;
+  readonly plainRom = null;
   private readonly slices = new Int32Array(4);
   constructor(private readonly image: Uint8Array) {}
   reset(): void {
@@ -110,6 +116,7 @@ class FECartridge implements Cartridge {
   readonly type = "FE";
   readonly ram = null;
   readonly watchesTiaWrites = false;
+  readonly plainRom = null;
   constructor(private readonly image: Uint8Array) {}
   reset(): void {}
   peek(address: number): number {
@@ -123,6 +130,7 @@ class ThreeFCartridge implements Cartridge {
   readonly type = "3F";
   readonly ram = null;
   readonly watchesTiaWrites = true;
+  readonly plainRom = null;
   private bankOffset = 0;
   private readonly lastBank: number;
   constructor(private readonly image: Uint8Array) {

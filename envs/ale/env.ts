@@ -7,8 +7,8 @@
 //   info:       { lives, episode_frame_number, frame_number }
 // ale-py's constructor defaults are those of Machado et al. (2018): frameskip 4, repeat_action_probability 0.25.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, Discrete, type Space } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult, type StepWithoutObservationResult } from "../core.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../spaces.ts";
 import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
 import { ALEInterface } from "./interface.ts";
@@ -119,11 +119,18 @@ export class AtariEnv extends Env<Uint8Array, number> {
   }
 
   /**
-   * `step` without producing an observation: the frames run with pixel output switched off. For frame-skipping
-   * wrappers (MaxAndSkip) on the steps whose screen they discard; the screen the next `step` shows is unaffected.
+   * `step` with the observation written into `out` (no new array), or without one (`out` null): then the frames
+   * run with pixel output switched off. For frame-skipping wrappers (MaxAndSkip), which keep their own frame
+   * buffers and discard most screens; the screen the next `step` shows is unaffected.
    */
-  stepWithoutObservation(action: number): [reward: number, terminated: boolean, truncated: boolean, info: Info] {
-    return this.stepFrames(action, false);
+  override stepInto(action: number, out: TypedArray | null): StepWithoutObservationResult {
+    // A wrong buffer is refused before anything is emulated.
+    if (out !== null && !(out instanceof Uint8Array && out.length === this.observationSpace.size)) {
+      throw new RangeError(`AtariEnv.stepInto: an observation is ${this.observationSpace.size} values, got a ${out.constructor.name} of ${out.length}`);
+    }
+    const result = this.stepFrames(action, out !== null);
+    if (out !== null) this.observe(out as Uint8Array);
+    return result;
   }
 
   private stepFrames(action: number, renderLast: boolean): [number, boolean, boolean, Info] {
@@ -138,9 +145,14 @@ export class AtariEnv extends Env<Uint8Array, number> {
   }
 
   private observation(): Uint8Array {
-    if (this.obsType === "ram") return this.ale.getRAM(new Uint8Array(128));
-    if (this.obsType === "grayscale") return this.ale.getScreenGrayscale(new Uint8Array(this.rgbSize / 3));
-    return this.ale.getScreenRGB(new Uint8Array(this.rgbSize));
+    return this.observe(new Uint8Array(this.observationSpace.size));
+  }
+
+  /** Writes the observation into `out` (exactly one observation's size). */
+  private observe(out: Uint8Array): Uint8Array {
+    if (this.obsType === "ram") return this.ale.getRAM(out);
+    if (this.obsType === "grayscale") return this.ale.getScreenGrayscale(out);
+    return this.ale.getScreenRGB(out);
   }
 
   private info(): Info {

@@ -17,6 +17,8 @@
 export interface Bus {
   peek(address: number): number;
   poke(address: number, value: number): void;
+  /** The data bus's last value (Stella's System data bus state): set by the CPU's direct ROM fetches. */
+  dataBus?: number;
 }
 
 /** Stella's M6502::ourInstructionProcessorCycleTable. */
@@ -160,11 +162,26 @@ export class M6502 {
   /** Whether the last bus access was a read (the TIA's WSYNC only halts the CPU after a read, as in Stella). */
   lastAccessWasRead = true;
 
+  /**
+   * A cartridge without bank switching as 4K of ROM (a 2K image mirrored), or null: reads with A12 set are then
+   * served from it directly (see `fetch`).
+   */
+  private plainRom: Uint8Array | null = null;
+
   constructor(
     private readonly bus: Bus,
     /** Stella's System::cycles (reset at every frame start), shared with the TIA and RIOT. */
     private readonly clock: { cycles: number },
   ) {}
+
+  /**
+   * Lets program and operand fetches from the cartridge skip the bus: only for cartridges whose reads have no side
+   * effects (no hotspots, no RAM), where a read at A12-set `address` is `rom[address & 0xfff]`.
+   */
+  setPlainRom(rom: Uint8Array | null): void {
+    if (rom !== null && rom.length !== 4096) throw new RangeError(`setPlainRom: expected 4096 bytes, got ${rom.length}`);
+    this.plainRom = rom;
+  }
 
   /** M6502::reset: registers cleared, SP = $FF, flags from PS($20), PC from the reset vector. */
   reset(): void {
@@ -202,6 +219,20 @@ export class M6502 {
     return value;
   }
 
+  /**
+   * A read of the instruction stream (opcode, operands, addresses): most of a program's reads. From a plain
+   * cartridge it is the bus read without the calls (the console's peek would read the same byte and leave it on
+   * the data bus), which is a large part of what every instruction costs.
+   */
+  private fetch(address: number): number {
+    const rom = this.plainRom;
+    if (rom === null || (address & 0x1000) === 0) return this.peek(address);
+    const value = rom[address & 0xfff];
+    this.bus.dataBus = value;
+    this.lastAccessWasRead = true;
+    return value;
+  }
+
   private poke(address: number, value: number): void {
     this.bus.poke(address, value);
     this.lastAccessWasRead = false;
@@ -219,7 +250,7 @@ export class M6502 {
     let executed = 0;
     while (this.status === 0 && executed < count) {
       executed++;
-      const opcode = this.peek(pc);
+      const opcode = this.fetch(pc);
       pc = (pc + 1) & 0xffff;
       clock.cycles += CYCLES[opcode];
       const kind = KIND[opcode];
@@ -231,46 +262,46 @@ export class M6502 {
         case IMM:
           address = pc;
           pc = (pc + 1) & 0xffff;
-          operand = this.peek(address);
+          operand = this.fetch(address);
           break;
         case ZP:
-          address = this.peek(pc);
+          address = this.fetch(pc);
           pc = (pc + 1) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case ZPX:
-          address = (this.peek(pc) + x) & 0xff;
+          address = (this.fetch(pc) + x) & 0xff;
           pc = (pc + 1) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case ZPY:
-          address = (this.peek(pc) + y) & 0xff;
+          address = (this.fetch(pc) + y) & 0xff;
           pc = (pc + 1) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case ABS:
-          address = this.peek(pc) | (this.peek((pc + 1) & 0xffff) << 8);
+          address = this.fetch(pc) | (this.fetch((pc + 1) & 0xffff) << 8);
           pc = (pc + 2) & 0xffff;
           // JMP is listed as WRITE: it only needs the address.
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case ABSX:
-          address = this.peek(pc) | (this.peek((pc + 1) & 0xffff) << 8);
+          address = this.fetch(pc) | (this.fetch((pc + 1) & 0xffff) << 8);
           pc = (pc + 2) & 0xffff;
           if (kind === READ && ((address ^ (address + x)) & 0xff00) !== 0) clock.cycles++;
           address = (address + x) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case ABSY:
-          address = this.peek(pc) | (this.peek((pc + 1) & 0xffff) << 8);
+          address = this.fetch(pc) | (this.fetch((pc + 1) & 0xffff) << 8);
           pc = (pc + 2) & 0xffff;
           if (kind === READ && ((address ^ (address + y)) & 0xff00) !== 0) clock.cycles++;
           address = (address + y) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         case IND: {
           // JMP ($nnnn) with the 6502's bug: the pointer's high byte comes from the start of the same page.
-          const pointer = this.peek(pc) | (this.peek((pc + 1) & 0xffff) << 8);
+          const pointer = this.fetch(pc) | (this.fetch((pc + 1) & 0xffff) << 8);
           pc = (pc + 2) & 0xffff;
           const high = ((pointer ^ (pointer + 1)) & 0xff00) !== 0 ? pointer & 0xff00 : pointer + 1;
           address = this.peek(pointer) | (this.peek(high) << 8);
@@ -278,19 +309,19 @@ export class M6502 {
         }
         case INDX: {
           // Stella does not wrap pointer + 1 to the zero page: ($FF,X) reads its high byte from $0100.
-          const pointer = (this.peek(pc) + x) & 0xff;
+          const pointer = (this.fetch(pc) + x) & 0xff;
           pc = (pc + 1) & 0xffff;
           address = this.peek(pointer) | (this.peek(pointer + 1) << 8);
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         }
         case INDY: {
-          const pointer = this.peek(pc);
+          const pointer = this.fetch(pc);
           pc = (pc + 1) & 0xffff;
           address = this.peek(pointer) | (this.peek(pointer + 1) << 8);
           if (kind === READ && ((address ^ (address + y)) & 0xff00) !== 0) clock.cycles++;
           address = (address + y) & 0xffff;
-          if (kind !== WRITE) operand = this.peek(address);
+          if (kind !== WRITE) operand = this.fetch(address);
           break;
         }
       }
@@ -427,7 +458,7 @@ export class M6502 {
           v = (operand >> 6) & 1;
           break;
         case Op.BRK: {
-          this.peek(pc);
+          this.fetch(pc);
           pc = (pc + 1) & 0xffff;
           this.poke(0x100 + sp, pc >> 8);
           sp = (sp - 1) & 0xff;
@@ -506,14 +537,14 @@ export class M6502 {
           pc = address;
           break;
         case Op.JSR: {
-          const low = this.peek(pc);
+          const low = this.fetch(pc);
           pc = (pc + 1) & 0xffff;
           this.peek(0x100 + sp);
           this.poke(0x100 + sp, pc >> 8);
           sp = (sp - 1) & 0xff;
           this.poke(0x100 + sp, pc & 0xff);
           sp = (sp - 1) & 0xff;
-          pc = low | (this.peek(pc) << 8);
+          pc = low | (this.fetch(pc) << 8);
           break;
         }
         case Op.LAS:
@@ -632,7 +663,7 @@ export class M6502 {
           pc = this.peek(0x100 + sp);
           sp = (sp + 1) & 0xff;
           pc |= this.peek(0x100 + sp) << 8;
-          this.peek(pc);
+          this.fetch(pc);
           pc = (pc + 1) & 0xffff;
           break;
         case Op.SAX:

@@ -50,21 +50,38 @@ for (let value = 0; value < 256; value++) {
 /** Whether this machine stores a Uint32's low byte first (every platform Node runs on in practice). */
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Pixels in a screen row. */
+const ROW = 160;
+
+/** Whether the 40 words of the rows starting at words `a` and `b` are equal. */
+function sameRow(words: Uint32Array, a: number, b: number): boolean {
+  for (let i = 0; i < ROW / 4; i++) if (words[a + i] !== words[b + i]) return false;
+  return true;
+}
+
 /** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel). */
 export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {
   if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
-  if (LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.length % 4 === 0) {
+  if (LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 4 === 0 && screen.length % ROW === 0) {
     // Four pixels are twelve bytes, three aligned 32-bit words: a quarter of the stores of byte-wise writing.
     const words = new Uint32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
+    // Atari pictures repeat rows a lot: a row equal to the one above (compared as 40 words) is a copy of its RGB.
+    const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
     const lut = SCREEN_BYTE_TO_RGB_LE;
-    for (let i = 0, w = 0; i < screen.length; i += 4, w += 3) {
-      const x0 = lut[screen[i]];
-      const x1 = lut[screen[i + 1]];
-      const x2 = lut[screen[i + 2]];
-      const x3 = lut[screen[i + 3]];
-      words[w] = x0 | (x1 << 24);
-      words[w + 1] = (x1 >>> 8) | (x2 << 16);
-      words[w + 2] = (x2 >>> 16) | (x3 << 8);
+    for (let row = 0; row < screen.length; row += ROW) {
+      if (row > 0 && sameRow(screenWords, (row - ROW) >> 2, row >> 2)) {
+        out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
+        continue;
+      }
+      for (let i = row, w = (row * 3) >> 2; i < row + ROW; i += 4, w += 3) {
+        const x0 = lut[screen[i]];
+        const x1 = lut[screen[i + 1]];
+        const x2 = lut[screen[i + 2]];
+        const x3 = lut[screen[i + 3]];
+        words[w] = x0 | (x1 << 24);
+        words[w + 1] = (x1 >>> 8) | (x2 << 16);
+        words[w + 2] = (x2 >>> 16) | (x3 << 8);
+      }
     }
     return;
   }

@@ -28,6 +28,12 @@ const COSMIC_ARK_MOTION = Int32Array.of(18, 33, 0, 17);
 const MAXIMUM_SCANLINES = 290;
 /** Stella's TIA::update executes at most this many instructions per call. */
 const INSTRUCTIONS_PER_UPDATE = 25000;
+/** Spans shorter than this are drawn rather than matched against remembered ones (see updateScanline). */
+const MIN_REUSED_SPAN = 16;
+/** Int32 entries of a remembered span's key (see matchesRememberedSpan). */
+const SPAN_KEY_SIZE = 13;
+/** `owedClock` when no drawing is owed: below any clock of the frame. */
+const NOTHING_OWED = -0x7fffffff;
 /** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
 const FRAME_BUFFER_SIZE = 160 * 300;
 
@@ -345,6 +351,9 @@ export class Tia {
 
   private currentBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
   private previousBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
+  /** The two buffers as 32-bit words (for 4-pixel playfield stores), swapped with them. */
+  private currentWords = new Uint32Array(this.currentBuffer.buffer);
+  private previousWords = new Uint32Array(this.previousBuffer.buffer);
   /** Views of the two buffers' first `height` rows, swapped with them. */
   private currentScreen: Uint8Array;
   private previousScreen: Uint8Array;
@@ -362,6 +371,8 @@ export class Tia {
   private framePointer = 0;
   private partialFrame = false;
   private frameGreyed = false;
+  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
+  private owedClock = NOTHING_OWED;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -414,6 +425,14 @@ export class Tia {
   private m0CosmicArkCounter = 0;
   private dumpEnabled = false;
   private dumpDisabledCycle = 0;
+  // Spans remembered for reuse (see updateScanline), per starting pixel: the drawing state they were drawn with,
+  // where their pixels are in the frame buffer, their collisions, and the `generation` they belong to.
+  private readonly spanKeys = new Int32Array(160 * SPAN_KEY_SIZE);
+  private readonly spanKey = new Int32Array(SPAN_KEY_SIZE);
+  private readonly spanGeneration = new Int32Array(160);
+  private readonly spanStart = new Int32Array(160);
+  private readonly spanCollision = new Int32Array(160);
+  private generation = 1;
   /** Scratch: the objects covering each pixel of the span being drawn. */
   private readonly lineBits = new Uint8Array(160);
 
@@ -481,6 +500,8 @@ export class Tia {
     this.clockAtLastUpdate = this.clockWhenFrameStarted;
     this.clocksToEndOfScanLine = 228;
     this.vsyncFinishClock = 0x7fffffff;
+    this.owedClock = NOTHING_OWED;
+    this.forgetSpans();
   }
 
   /** Stella's resetCycles for the TIA's own clock-based state (TIA::systemCyclesReset). */
@@ -501,6 +522,8 @@ export class Tia {
     this.partialFrame = true;
     const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
     if (this.partialFrame) {
+      // Out of instructions mid-frame: Stella has drawn up to the last write (see changesNothingDrawn).
+      this.updateFrame(this.owedClock);
       if (!this.frameGreyed) this.greyOutFrame();
       this.frameGreyed = true;
     } else {
@@ -518,6 +541,9 @@ export class Tia {
     const tmp = this.currentBuffer;
     this.currentBuffer = this.previousBuffer;
     this.previousBuffer = tmp;
+    const words = this.currentWords;
+    this.currentWords = this.previousWords;
+    this.previousWords = words;
     const view = this.currentScreen;
     this.currentScreen = this.previousScreen;
     this.previousScreen = view;
@@ -534,11 +560,15 @@ export class Tia {
     this.clocksToEndOfScanLine = 228;
     this.framePointer = 0;
     this.frameGreyed = false;
+    // Frames end on a write or a read that drew everything owed (or in update(), for partial frames).
+    this.owedClock = NOTHING_OWED;
+    this.forgetSpans();
   }
 
   /** Stella dims the not-yet-drawn part of a frame that did not finish within its instruction budget. */
   private greyOutFrame(): void {
     if (!this.renderEnabled) return;
+    this.forgetSpans();
     let line = this.scanline;
     if (line < this.yStart) line = this.yStart;
     const buffer = this.currentBuffer;
@@ -570,8 +600,9 @@ export class Tia {
         clocksToUpdate -= skip;
       }
       const oldFramePointer = this.framePointer;
-      if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK);
-      if (this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8) {
+      const blanked = this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8;
+      if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
+      if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
         if (this.renderEnabled) this.currentBuffer.fill(0, oldFramePointer, oldFramePointer + blanks);
         if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
@@ -602,8 +633,17 @@ export class Tia {
     }
   }
 
-  /** TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos`. */
-  private updateScanline(count: number, hpos: number): void {
+  /**
+   * TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos` (`blanked`: an HMOVE
+   * blank will cover its first pixels once drawn).
+   *
+   * A span's pixels and collisions are a function of its position, its length and the drawing state alone, and
+   * Atari kernels draw many consecutive lines with the same state (a paddle, a row of bricks, the blank field):
+   * a span with objects that matches, in all of these, the last span drawn from the same `hpos` in this frame
+   * copies that span's pixels (still in the frame buffer) and ORs in its collisions instead of drawing again.
+   * The HMOVE blank is part of the match, since it is written over the pixels after drawing.
+   */
+  private updateScanline(count: number, hpos: number, blanked: boolean): void {
     const start = this.framePointer;
     this.framePointer = start + count;
     const render = this.renderEnabled;
@@ -613,6 +653,16 @@ export class Tia {
       return;
     }
     const objects = this.enabledObjects & ~PF;
+    // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
+    const reusable = objects !== 0 && count >= MIN_REUSED_SPAN;
+    if (reusable && this.matchesRememberedSpan(hpos, count, blanked)) {
+      if (render) {
+        const from = this.spanStart[hpos];
+        buffer.copyWithin(start, from, from + count);
+      }
+      this.collision |= this.spanCollision[hpos];
+      return;
+    }
     // The background and playfield first, straight into the frame; objects are drawn over them below.
     if (render) this.drawPlayfield(start, count, hpos);
     if (objects === 0) return;
@@ -622,13 +672,14 @@ export class Tia {
     bits.fill(0, 0, count);
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
-    let collision = this.collision;
+    let collision = 0;
     if (objects & BL) collision |= addObject(bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, BL, 0, pf, pfBase);
     if (objects & P1) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
     if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
     if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
     if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
-    this.collision = collision;
+    this.collision |= collision;
+    if (reusable) this.rememberSpan(hpos, start, collision);
     if (!render) return;
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
@@ -637,6 +688,46 @@ export class Tia {
     if (objects & M1) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color);
     if (objects & P0) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color);
     if (objects & M0) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color);
+  }
+
+  /**
+   * Whether the span (`hpos`, `count`, `blanked`) with the current drawing state is the one remembered for `hpos`
+   * in this frame; leaves the span's key in `spanKey` for `rememberSpan`.
+   */
+  private matchesRememberedSpan(hpos: number, count: number, blanked: boolean): boolean {
+    const key = this.spanKey;
+    const c = this.color;
+    key[0] = count;
+    key[1] = (this.renderEnabled ? 1 : 0) | (blanked ? 2 : 0);
+    key[2] = this.enabledObjects;
+    key[3] = this.pf;
+    key[4] = this.pfMask;
+    key[5] = this.playfieldPriorityAndScore;
+    key[6] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
+    key[7] = this.blMask;
+    key[8] = this.p0Mask;
+    key[9] = this.p1Mask;
+    key[10] = this.m0Mask;
+    key[11] = this.m1Mask;
+    key[12] = this.currentGRP0 | (this.currentGRP1 << 8);
+    if (this.spanGeneration[hpos] !== this.generation) return false;
+    const remembered = this.spanKeys;
+    const base = hpos * SPAN_KEY_SIZE;
+    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (remembered[base + k] !== key[k]) return false;
+    return true;
+  }
+
+  /** Remembers the span just drawn at `hpos` (key from matchesRememberedSpan) for the lines below. */
+  private rememberSpan(hpos: number, start: number, collision: number): void {
+    this.spanKeys.set(this.spanKey, hpos * SPAN_KEY_SIZE);
+    this.spanGeneration[hpos] = this.generation;
+    this.spanStart[hpos] = start;
+    this.spanCollision[hpos] = collision;
+  }
+
+  /** Forgets every remembered span: a new frame buffer, or pixels of this one changed after drawing. */
+  private forgetSpans(): void {
+    this.generation++;
   }
 
   /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
@@ -652,17 +743,25 @@ export class Tia {
     const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
     const background = color[0];
     const foreground = color[1];
-    // The playfield changes only every 4 pixels (at multiples of 4 of hpos), so test one pixel per group.
+    const words = this.currentWords;
+    // The playfield changes only every 4 pixels (at multiples of 4 of hpos), so test one pixel per group. A whole
+    // group is one aligned 32-bit store: the frame pointer is row * 160 + hpos, so hpos's groups are aligned words.
     for (let i = 0; i < count; ) {
       const end = Math.min(count, i + 4 - ((hpos + i) & 3));
       const c = pf & PLAYFIELD[mask + i] ? (score ? color[hpos + i < 80 ? 2 : 3] : foreground) : background;
-      for (; i < end; i++) buffer[start + i] = c;
+      if (end - i === 4 && ((start + i) & 3) === 0) {
+        words[(start + i) >> 2] = c * 0x01010101;
+        i = end;
+      } else {
+        for (; i < end; i++) buffer[start + i] = c;
+      }
     }
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
   peek(address: number): number {
-    this.updateFrame(this.clock.cycles * 3);
+    const clock = this.clock.cycles * 3;
+    this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
     const noise = this.ports.dataBus & 0x3f;
     const c = this.collision;
     switch (address & 0x0f) {
@@ -716,9 +815,16 @@ export class Tia {
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
     if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
-    this.updateFrame(clock + delay);
+    // `trunc(sinceFrameStart / 228) > MAXIMUM_SCANLINES` without the division (the clock is past the frame start).
+    const frameOver = clock - this.clockWhenFrameStarted >= (MAXIMUM_SCANLINES + 1) * 228;
+    if (!frameOver && this.changesNothingDrawn(address, value)) {
+      // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
+      if (clock + delay > this.owedClock) this.owedClock = clock + delay;
+    } else {
+      this.updateFrame(clock + delay > this.owedClock ? clock + delay : this.owedClock);
+    }
 
-    if (Math.trunc((clock - this.clockWhenFrameStarted) / 228) > MAXIMUM_SCANLINES) {
+    if (frameOver) {
       this.cpu.stop();
       this.partialFrame = false;
     }
@@ -913,6 +1019,58 @@ export class Tia {
       case 0x2c:
         this.collision = 0;
         break;
+    }
+  }
+
+  /**
+   * Whether writing `value` to `address` leaves everything drawing reads as it is (registers that do not draw:
+   * WSYNC, RSYNC, audio, the motion registers HMOVE reads, unused addresses; or a drawing register rewritten with
+   * its current value, which Atari kernels do on every line). Stella draws up to the write's clock before every
+   * write, but drawing is lazy and a span drawn in two pieces gives the same pixels and collisions as drawn in one
+   * (lines end at the same clocks, HMOVE blanks cover the same first 8 pixels), so for such writes poke only notes
+   * the clock it owes the drawing up to (`owedClock`), and the next access that needs the picture (a write that
+   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 is left out: its Cosmic Ark case
+   * changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out too.
+   */
+  private changesNothingDrawn(address: number, value: number): boolean {
+    switch (address) {
+      case 0x02: // WSYNC: only stops the CPU
+      case 0x03: // RSYNC: not emulated (Stella 3.x ignores it)
+      case 0x15: case 0x16: case 0x17: case 0x18: case 0x19: case 0x1a: // audio
+      case 0x20: case 0x21: case 0x23: case 0x24: // HMP0, HMP1, HMM1, HMBL
+      case 0x2b: // HMCLR
+        return true;
+      case 0x06:
+        return this.color[2] === (value & 0xfe);
+      case 0x07:
+        return this.color[3] === (value & 0xfe);
+      case 0x08:
+        return this.color[1] === (value & 0xfe);
+      case 0x09:
+        return this.color[0] === (value & 0xfe);
+      case 0x0b:
+        return ((value & 0x08) !== 0) === this.refp0;
+      case 0x0c:
+        return ((value & 0x08) !== 0) === this.refp1;
+      case 0x0d:
+        return ((this.pf & 0x000ffff0) | ((value >> 4) & 0x0f)) === this.pf;
+      case 0x0e:
+        return ((this.pf & 0x000ff00f) | (value << 4)) === this.pf;
+      case 0x0f:
+        return ((this.pf & 0x00000fff) | (value << 12)) === this.pf;
+      case 0x1b: // GRP0 also latches GRP1 into its delay register
+        return value === this.grp0 && this.dgrp1 === this.grp1;
+      case 0x1c: // GRP1 also latches GRP0 and ENABL
+        return value === this.grp1 && this.dgrp0 === this.grp0 && this.denabl === this.enabl;
+      case 0x1d:
+        return (value & 0x02) === this.enam0;
+      case 0x1e:
+        return (value & 0x02) === this.enam1;
+      case 0x1f:
+        return (value & 0x02) === this.enabl;
+      default:
+        // 0x2d-0x3f are not registers.
+        return address >= 0x2d;
     }
   }
 
