@@ -6,7 +6,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { registerTensorflowReluGrad, setupBackend } from "../envs/backend.ts";
+import { registerTensorflowConvFilterGrad, registerTensorflowReluGrad, setupBackend, unregisterTensorflowConvFilterGrad } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
@@ -40,6 +40,18 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
       return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
     };
     await assertWasmMatchesTensorflow([[3, 36, 36, 4], [8, 8, 4, 8], [8], [4, 4, 8, 6], [3, 3, 6, 5]], f, 41);
+  });
+
+  test("strided conv filter gradients on tensorflow (as a dilated forward conv) equal libtensorflow's Conv2DBackpropFilter", async () => {
+    // Stride 4 and 2 take the override; the stride-1 layer keeps the native kernel either way.
+    const f = (x: tf.Tensor, w1: tf.Tensor, w2: tf.Tensor, w3: tf.Tensor) =>
+      tf.conv2d(tf.relu(tf.conv2d(tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid")), w2 as tf.Tensor4D, 2, "valid")), w3 as tf.Tensor4D, 1, "valid");
+    const shapes = [[5, 44, 44, 4], [8, 8, 4, 16], [4, 4, 16, 12], [3, 3, 12, 6]];
+    unregisterTensorflowConvFilterGrad();
+    const expected = await gradsOn("tensorflow", shapes, f, 43);
+    registerTensorflowConvFilterGrad(); // what setupBackend does when it selects tensorflow
+    const actual = await gradsOn("tensorflow", shapes, f, 43);
+    assertRelClose(actual, expected, 1e-4, (i) => `gradient of input ${i} (shape ${shapes[i]})`);
   });
 
   test("ReLU's gradient on tensorflow (libtensorflow's ReluGrad op) equals tfjs's dy * step(x) on cpu, at 0 and below 0 too", async () => {
