@@ -18,6 +18,7 @@ import {
 import { RandomGenerator } from "../envs/rng.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
 import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
+import { countingObservations } from "./helpers.ts";
 import { referenceAreaResize } from "./reference_atari_wrappers.ts";
 
 const HEIGHT = 210;
@@ -141,21 +142,7 @@ test("MaxAndSkipEnv stops repeating when the episode ends", () => {
 });
 
 test("MaxAndSkipEnv builds observations only for the two frames it pools", () => {
-  class Counting extends FakeAtari {
-    observations = 0;
-    override step(action: number): StepResult<Uint8Array> {
-      this.observations++;
-      return super.step(action);
-    }
-    override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
-      const [obs, reward, terminated, truncated, info] = super.step(action);
-      if (out !== null) {
-        this.observations++;
-        out.set(obs);
-      }
-      return [reward, terminated, truncated, info];
-    }
-  }
+  const Counting = countingObservations(FakeAtari);
   const inner = new Counting({ rewards: { 1: 1, 2: 10, 3: 100, 4: 1000 } });
   const env = new MaxAndSkipEnv(inner, 4);
   env.reset();

@@ -78,3 +78,25 @@ export class BoxActionEnv extends Env<Float32Array, TypedArray> {
     return [new Float32Array(1), 0, false, false, {}];
   }
 }
+
+/**
+ * `Base` with a count of the observations it builds: each `step` builds one, `stepInto` builds one only when given
+ * a buffer (the way AtariEnv skips drawing), so a test sees which frames a wrapper asked to see.
+ */
+export function countingObservations<Obs extends TypedArray, B extends new (...args: any[]) => { step(action: number): StepResult<Obs> }>(Base: B) {
+  return class extends Base {
+    observations = 0;
+    override step(action: number): StepResult<Obs> {
+      this.observations++;
+      return super.step(action);
+    }
+    stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
+      const [obs, reward, terminated, truncated, info] = super.step(action);
+      if (out !== null) {
+        this.observations++;
+        out.set(obs);
+      }
+      return [reward, terminated, truncated, info];
+    }
+  };
+}

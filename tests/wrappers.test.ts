@@ -16,7 +16,7 @@ import {
   TransformObservation,
   TransformReward,
 } from "../envs/wrappers.ts";
-import { BoxActionEnv, float32Box } from "./helpers.ts";
+import { BoxActionEnv, countingObservations, float32Box } from "./helpers.ts";
 
 /** Plays back scripted rewards and terminates on step `terminateAt` only; the observation is [episode step, 0]. */
 class ScriptedEnv extends Env<Float32Array, number> {
@@ -304,21 +304,7 @@ test("RunningMeanStd merges a batch exactly like the same samples one at a time"
 });
 
 /** ScriptedEnv that counts the observations it builds, with a `stepInto` that builds none without a buffer. */
-class ObservationCountingEnv extends ScriptedEnv {
-  observations = 0;
-  override step(action: number): StepResult<Float32Array> {
-    this.observations++;
-    return super.step(action);
-  }
-  override stepInto(action: number, out: TypedArray | null): [number, boolean, boolean, Info] {
-    const [obs, reward, terminated, truncated, info] = super.step(action);
-    if (out !== null) {
-      this.observations++;
-      out.set(obs);
-    }
-    return [reward, terminated, truncated, info];
-  }
-}
+const ObservationCountingEnv = countingObservations(ScriptedEnv);
 
 test("stepWithoutObservation passes through forwarding and bookkeeping wrappers, with their bookkeeping", () => {
   const inner = new ObservationCountingEnv([1, 2, 3], 3);
