@@ -101,8 +101,6 @@ export class NoopResetEnv extends Wrapper<Uint8Array, number> {
 export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
   /** SB3's `_obs_buffer`: [second-to-last frame, last frame], each `size` values. */
   private readonly obsBuffer: [TypedArray, TypedArray];
-  /** uint8 observations whose buffers line up as 32-bit words: the max runs four pixels per operation. */
-  private readonly words: [Uint32Array, Uint32Array] | null;
 
   constructor(
     env: AtariEnv | Env,
@@ -111,8 +109,6 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
     super(env as AtariEnv);
     const box = boxOf(env, "MaxAndSkipEnv");
     this.obsBuffer = [zerosOf(box.dtype, box.size), zerosOf(box.dtype, box.size)];
-    const [a, b] = this.obsBuffer;
-    this.words = a instanceof Uint8Array && b instanceof Uint8Array && a.length % 4 === 0 ? [new Uint32Array(a.buffer), new Uint32Array(b.buffer)] : null;
   }
 
   override step(action: number): StepResult<Uint8Array> {
@@ -135,8 +131,9 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
   private maxFrame(): Uint8Array {
     const [a, b] = this.obsBuffer;
     const maxFrame = zerosOf(this.observationSpace.dtype, a.length) as Uint8Array;
-    if (this.words !== null) {
-      maxWords(this.words[0], this.words[1], new Uint32Array(maxFrame.buffer));
+    if (a instanceof Uint8Array && b instanceof Uint8Array) {
+      maxFrame.set(a);
+      maxInto(maxFrame, b);
       return maxFrame;
     }
     for (let j = 0; j < a.length; j++) maxFrame[j] = a[j] > b[j] ? a[j] : b[j];
@@ -145,29 +142,34 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
 }
 
 /**
- * Byte-wise unsigned max of `a` and `b` into `out`, four bytes per 32-bit word (SWAR): the even and the odd bytes
- * are spread into 16-bit lanes, where `(x | 0x100) - y` has bit 8 set exactly when x >= y and cannot borrow from
- * the next lane; that bit, widened to a 0xFF lane mask, selects x or y. Byte order does not matter, since every
- * byte is compared with the byte at the same address. Consecutive Atari frames mostly agree, and equal words are
- * copied as they are. About twice as fast as a byte loop on differing data, 3.5x on equal data.
+ * `out[i] = max(out[i], other[i])` for every byte: MaxAndSkipEnv's pooling here, SuperSuit's max_observation in
+ * envs/pettingzoo. Consecutive Atari frames mostly agree, and equal words are left as they are.
  */
-export function maxWords(a: Uint32Array, b: Uint32Array, out: Uint32Array): void {
-  for (let j = 0; j < a.length; j++) {
-    const x = a[j];
-    const y = b[j];
-    if (x === y) {
-      out[j] = x;
-      continue;
+export function maxInto(out: Uint8Array, other: Uint8Array): void {
+  const n = out.length;
+  let start = 0;
+  if (out.byteOffset % 4 === 0 && other.byteOffset % 4 === 0) {
+    // Four bytes per 32-bit word at once (byte order does not matter: every byte is compared with its own
+    // counterpart). Per byte, with a7/b7 the top bits: (a | 0x80) - (b & 0x7f) never borrows from the next byte,
+    // and its top bit says low7(a) >= low7(b); a >= b when a7 > b7, or a7 == b7 and low7(a) >= low7(b). That bit,
+    // times 0xff, selects a or b.
+    const words = n >>> 2;
+    const a32 = new Uint32Array(out.buffer, out.byteOffset, words);
+    const b32 = new Uint32Array(other.buffer, other.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const a = a32[i];
+      const b = b32[i];
+      if (a === b) continue;
+      const low = (a | 0x80808080) - (b & 0x7f7f7f7f);
+      const ge = ((a & ~b) | (~(a ^ b) & low)) & 0x80808080;
+      const mask = Math.imul(ge >>> 7, 0xff);
+      a32[i] = (a & mask) | (b & ~mask);
     }
-    const xe = x & 0x00ff00ff;
-    const ye = y & 0x00ff00ff;
-    const xo = (x >>> 8) & 0x00ff00ff;
-    const yo = (y >>> 8) & 0x00ff00ff;
-    const me = ((((xe | 0x01000100) - ye) >>> 8) & 0x00010001) * 0xff;
-    const mo = ((((xo | 0x01000100) - yo) >>> 8) & 0x00010001) * 0xff;
-    out[j] = (xe & me) | (ye & ~me) | (((xo & mo) | (yo & ~mo)) << 8);
+    start = words << 2;
   }
+  for (let i = start; i < n; i++) if (other[i] > out[i]) out[i] = other[i];
 }
+
 
 /**
  * Makes the loss of a life look like the end of an episode to the learner, while the game itself goes on

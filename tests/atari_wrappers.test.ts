@@ -10,7 +10,7 @@ import {
   FrameStack,
   GrayScaleObservation,
   MaxAndSkipEnv,
-  maxWords,
+  maxInto,
   NoopResetEnv,
   ResizeObservation,
   rgbToGray,
@@ -151,21 +151,20 @@ test("MaxAndSkipEnv builds observations only for the two frames it pools", () =>
   assert.equal(inner.actions.length, 4);
 });
 
-test("maxWords is the byte-wise unsigned max for every pair of byte values", () => {
-  // Every (x, y) pair of bytes in every byte position of a word (an odd multiplier permutes the 65536 pairs, a
-  // different shift per lane mixes them within words), against Math.max.
-  const a = new Uint8Array(256 * 256 * 4);
+test("maxInto is the byte-wise max for every pair of byte values in every byte lane, aligned or not", () => {
+  const a = new Uint8Array(4 * 65536 + 3);
   const b = new Uint8Array(a.length);
   for (let i = 0; i < a.length; i++) {
-    const pair = ((i >> 2) * 40503 + (i & 3) * 12345) & 0xffff;
+    // Each (x, y) pair appears in all four lanes of a 32-bit word.
+    const pair = Math.floor(i / 4) % 65536;
     a[i] = pair >> 8;
-    b[i] = pair & 255;
+    b[i] = (pair + (i % 4) * 4099) & 0xff;
   }
-  const out = new Uint8Array(a.length);
-  maxWords(new Uint32Array(a.buffer), new Uint32Array(b.buffer), new Uint32Array(out.buffer));
-  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${a[i]}, ${b[i]}) gave ${out[i]}`);
-  maxWords(new Uint32Array(b.buffer), new Uint32Array(a.buffer), new Uint32Array(out.buffer));
-  for (let i = 0; i < a.length; i++) if (out[i] !== Math.max(a[i], b[i])) assert.fail(`max(${b[i]}, ${a[i]}) gave ${out[i]}`);
+  for (const offset of [0, 1]) {
+    const out = a.slice(offset);
+    maxInto(out, b.subarray(offset));
+    assert.ok(out.every((v, i) => v === Math.max(a[i + offset], b[i + offset])), `offset ${offset}`);
+  }
 });
 
 test("EpisodicLifeEnv ends the episode on a life loss without resetting the game", () => {

@@ -328,22 +328,6 @@ describe("SuperSuit wrappers", () => {
     assert.deepEqual([...obs.first_0], [3, 6, 9, 12]);
   });
 
-  test("maxInto is the byte-wise max for every pair of byte values in every byte lane, aligned or not", () => {
-    const a = new Uint8Array(4 * 65536 + 3);
-    const b = new Uint8Array(a.length);
-    for (let i = 0; i < a.length; i++) {
-      // Each (x, y) pair appears in all four lanes of a 32-bit word.
-      const pair = Math.floor(i / 4) % 65536;
-      a[i] = pair >> 8;
-      b[i] = (pair + (i % 4) * 4099) & 0xff;
-    }
-    for (const offset of [0, 1]) {
-      const out = a.slice(offset);
-      ss.maxInto(out, b.subarray(offset));
-      assert.ok(out.every((v, i) => v === Math.max(a[i + offset], b[i + offset])), `offset ${offset}`);
-    }
-  });
-
   test("pickChannel is the strided copy of each channel, for any length and alignment", () => {
     const rgb = Uint8Array.from({ length: 3 * 103 }, (_, i) => (i * 37 + 11) & 0xff);
     for (const view of [rgb, rgb.subarray(3), rgb.subarray(0, 3 * 101)]) {

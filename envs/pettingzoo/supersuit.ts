@@ -27,6 +27,7 @@ import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, MultiDiscrete, type Space } from "../spaces.ts";
 import type { AsyncVectorEnv } from "../async_vector.ts";
 import { LITTLE_ENDIAN } from "../ale/palette.ts";
+import { maxInto } from "../atari_wrappers.ts";
 import type { SyncVectorEnv, VectorInfo } from "../vector.ts";
 import type { AgentDict, DeferredStepResult, ParallelEnv, ParallelStepResult } from "./parallel.ts";
 
@@ -226,32 +227,6 @@ export class MaxObservation extends BaseParallelWrapper {
     this.lastMax = out;
     return out;
   }
-}
-
-/** `out[i] = max(out[i], other[i])` for every byte. */
-export function maxInto(out: Uint8Array, other: Uint8Array): void {
-  const n = out.length;
-  let start = 0;
-  if (out.byteOffset % 4 === 0 && other.byteOffset % 4 === 0) {
-    // Four bytes per 32-bit word at once (byte order does not matter: every byte is compared with its own
-    // counterpart). Per byte, with a7/b7 the top bits: (a | 0x80) - (b & 0x7f) never borrows from the next byte,
-    // and its top bit says low7(a) >= low7(b); a >= b when a7 > b7, or a7 == b7 and low7(a) >= low7(b). That bit,
-    // times 0xff, selects a or b.
-    const words = n >>> 2;
-    const a32 = new Uint32Array(out.buffer, out.byteOffset, words);
-    const b32 = new Uint32Array(other.buffer, other.byteOffset, words);
-    for (let i = 0; i < words; i++) {
-      const a = a32[i];
-      const b = b32[i];
-      if (a === b) continue;
-      const low = (a | 0x80808080) - (b & 0x7f7f7f7f);
-      const ge = ((a & ~b) | (~(a ^ b) & low)) & 0x80808080;
-      const mask = Math.imul(ge >>> 7, 0xff);
-      a32[i] = (a & mask) | (b & ~mask);
-    }
-    start = words << 2;
-  }
-  for (let i = start; i < n; i++) if (other[i] > out[i]) out[i] = other[i];
 }
 
 /**
