@@ -84,7 +84,12 @@ function cnnForward(): number {
   const rng = new RandomGenerator(1);
   const agent = new ppoAtari.Agent(4, rng);
   const obs = frames(8, rng);
-  return time(reps, () => agent.sampleActionAndValue(obs, rng));
+  // The rollout step of ppo_atari.ts: bytes from the envs converted to the network input, then sampled.
+  return time(reps, () => {
+    const x = ppoAtari.framesToInput(obs);
+    agent.sampleActionAndValue(x, rng);
+    x.dispose();
+  });
 }
 
 function cnnUpdate(): number {

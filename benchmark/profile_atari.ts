@@ -83,20 +83,25 @@ function rollout(steps: number): number {
   const t0 = performance.now();
   for (let s = 0; s < steps; s++) {
     const i = (s % 128) * NUM_ENVS;
-    agent.sampleActionAndValue(obs.subarray(i * OBS, (i + NUM_ENVS) * OBS), rng);
+    const x = atari.framesToInput(obs.subarray(i * OBS, (i + NUM_ENVS) * OBS));
+    agent.sampleActionAndValue(x, rng);
+    x.dispose();
   }
   return performance.now() - t0;
 }
+
+/** The rollout's network inputs, one [8, 84, 84, 4] tensor per step, as ppo_atari.ts keeps them for the update. */
+const stepInputs = Array.from({ length: 128 }, (_, s) => atari.framesToInput(obs.subarray(s * NUM_ENVS * OBS, (s + 1) * NUM_ENVS * OBS)));
 
 function update(n: number): number {
   const inds = Int32Array.from({ length: minibatchSize }, () => 0);
   const t0 = performance.now();
   let bObs: tf.Tensor4D | null = null;
   for (let k = 0; k < n; k++) {
-    // As in ppo_atari.ts: the batch's frames are converted once per iteration (16 minibatches), then gathered.
+    // As in ppo_atari.ts: the rollout's inputs are concatenated once per iteration (16 minibatches), then gathered.
     if (k % 16 === 0) {
       bObs?.dispose();
-      bObs = atari.framesToInput(obs);
+      bObs = tf.concat(stepInputs) as tf.Tensor4D;
     }
     for (let j = 0; j < minibatchSize; j++) inds[j] = Math.floor(rng.random() * batchSize);
     const mb = tf.tidy(() => ({

@@ -139,6 +139,7 @@ async function useTensorflow(): Promise<{ onGpu: boolean }> {
   if (!(await tf.setBackend("tensorflow"))) throw new Error("the tensorflow backend failed to initialise");
   registerTensorflowReluGrad();
   registerTensorflowConvFilterGrad();
+  registerTensorflowFusedKernels();
   return { onGpu: (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true };
 }
 
@@ -182,19 +183,114 @@ export function registerTensorflowReluGrad(): void {
   });
 }
 
-// The filter gradient of strided convs on native TensorFlow. libtensorflow's Conv2DBackpropFilter ran the Nature
-// CNN's first layer (8x8 filter, stride 4, 4 input channels, minibatch 256) in 80 ms, 3x its forward conv (26 ms);
-// the same gradient as a dilated forward conv (`conv2dFilterGrad`, written for WASM) took 45 ms, and for the
-// stride-2 layer the two were even (33 ms). Stride-1 convs (the third layer, the IMPALA CNN) keep libtensorflow's
-// kernel, which was as fast there. Measured on the 2-core VM, 2026-11-26, one after the other.
+// oneDNN's kernels on native TensorFlow. TensorFlow's x86 builds carry oneDNN ("_MklNative*" ops, picked by the
+// kernel label "MklNameChangeOp"), but in eager mode through the C API that tfjs-node drives they are never chosen:
+// the graph rewrite that swaps them in does not run there, and the eager one did not either (ONEDNN_VERBOSE showed
+// only oneDNN's sgemm, called from TensorFlow's own kernels). Two of them are much faster for what PPO runs, so they
+// are named directly where they exist (probed once, and checked against the stock op on a small case):
+//   * Conv2DBackpropFilter: the Nature CNN's first layer (8x8 filter, stride 4, minibatch 256) 22 ms against 82 ms
+//     for libtensorflow's kernel and ~50 ms for the dilated forward conv (`conv2dFilterGrad`) used before; the
+//     stride-2 layer 17-21 ms against 36 / ~26 ms; stride 1 even (16-17 ms).
+//   * BatchMatMul with a transposed operand (what every dense layer's backward pass runs): the 3136->512 layer's
+//     input gradient 7.7 ms against 15 ms; a^T b 7.0 against 7.7 ms. Without transposes oneDNN was slower (9.8 vs
+//     7.8 ms), so those stay on libtensorflow's kernel.
+// Measured 2026-11-26 on the 2-core VM, interleaved (a throwaway timing of the ops by name). Where the oneDNN ops
+// are missing (a libtensorflow built without them) or TF_ENABLE_ONEDNN_OPTS=0 asks for none, strided filter
+// gradients take the dilated forward conv, which beat libtensorflow's kernel by 35-45 % there, and the rest
+// libtensorflow's own kernels.
+const ONEDNN_LABEL = "MklNameChangeOp";
 let convFilterOriginal: tf.KernelConfig | null = null;
+let matMulOriginal: tf.KernelConfig | null = null;
+let oneDnnProbe: boolean | null = null;
 
-/** Routes strided NHWC conv filter gradients on the tensorflow backend through `conv2dFilterGrad`. Idempotent. */
+type NativeAttr = { name: string; type: number; value: unknown };
+interface NativeAttrs {
+  binding: { TF_ATTR_TYPE: number; TF_FLOAT: number; TF_ATTR_STRING: number; TF_ATTR_INT: number; TF_ATTR_BOOL: number };
+}
+
+function oneDnnLabel(backend: NativeAttrs): NativeAttr {
+  return { name: "_kernel", type: backend.binding.TF_ATTR_STRING, value: ONEDNN_LABEL };
+}
+
+/** Runs oneDNN's conv filter gradient for a VALID/SAME NHWC conv; null when tfjs's attrs need anything else. */
+function oneDnnConvFilterGrad(x: tf.TensorInfo, dy: tf.TensorInfo, a: ConvAttrs & { filterShape: number[] }, backend: NativeBackend & NativeAttrs): tf.TensorInfo | null {
+  const info = tf.backend_util.computeConv2DInfo(x.shape as [number, number, number, number], a.filterShape as [number, number, number, number], a.strides, 1, a.pad, a.dimRoundingMode, false, "channelsLast");
+  if (info.padInfo.type !== "VALID" && info.padInfo.type !== "SAME") return null;
+  const { binding } = backend;
+  const attrs: NativeAttr[] = [
+    { name: "T", type: binding.TF_ATTR_TYPE, value: binding.TF_FLOAT },
+    { name: "strides", type: binding.TF_ATTR_INT, value: [1, info.strideHeight, info.strideWidth, 1] },
+    { name: "padding", type: binding.TF_ATTR_STRING, value: info.padInfo.type },
+    { name: "data_format", type: binding.TF_ATTR_STRING, value: "NHWC" },
+    { name: "dilations", type: binding.TF_ATTR_INT, value: [1, 1, 1, 1] },
+    oneDnnLabel(backend),
+  ];
+  const filterSizes = tf.tensor1d(a.filterShape, "int32");
+  try {
+    return backend.executeSingleOutput("_MklNativeConv2DBackpropFilter", attrs, [x, filterSizes, dy]);
+  } finally {
+    filterSizes.dispose();
+  }
+}
+
+/**
+ * Whether this libtensorflow runs oneDNN's kernels by name: once per process, a stride-2 filter gradient and a
+ * transposed matmul through them must equal the stock ops' to 1e-4 relative. TF_ENABLE_ONEDNN_OPTS=0 turns them off.
+ */
+function oneDnnAvailable(original: tf.KernelConfig): boolean {
+  if (oneDnnProbe != null) return oneDnnProbe;
+  oneDnnProbe = false;
+  if (process.env.TF_ENABLE_ONEDNN_OPTS === "0") return false;
+  const backend = tf.backend() as unknown as NativeBackend & NativeAttrs & tf.KernelBackend;
+  try {
+    tf.tidy(() => {
+      const x = tf.tensor4d(Float32Array.from({ length: 2 * 9 * 9 * 3 }, (_, i) => Math.sin(i)), [2, 9, 9, 3]);
+      const dy = tf.tensor4d(Float32Array.from({ length: 2 * 3 * 3 * 4 }, (_, i) => Math.cos(i)), [2, 3, 3, 4]);
+      const attrs = { strides: [2, 2], pad: "valid", dataFormat: "NHWC", dimRoundingMode: undefined, filterShape: [4, 4, 3, 4] } as unknown as ConvAttrs & { filterShape: number[] };
+      const mine = oneDnnConvFilterGrad(x, dy, attrs, backend)!;
+      const stock = original.kernelFunc({ inputs: { x, dy }, backend, attrs: attrs as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
+      const a = tf.tensor2d(Float32Array.from({ length: 15 }, (_, i) => Math.sin(2 * i)), [3, 5]);
+      const b = tf.tensor2d(Float32Array.from({ length: 20 }, (_, i) => Math.cos(3 * i)), [4, 5]);
+      const mm = oneDnnMatMul(a, b, false, true, backend);
+      const mm3 = oneDnnMatMul(a.reshape([1, 3, 5]), b.reshape([1, 4, 5]), false, true, backend);
+      const want = tf.matMul(a, b, false, true);
+      const pairs: [tf.TensorInfo, tf.Tensor][] = [[mine, tf.engine().makeTensorFromTensorInfo(stock)], [mm, want], [mm3, want.reshape([1, 3, 4])]];
+      for (const [got, want] of pairs) {
+        const g = tf.engine().makeTensorFromTensorInfo(got).dataSync();
+        const w = want.dataSync();
+        const scale = Math.max(...Array.from(w, Math.abs));
+        if (g.length !== w.length || g.some((v, i) => !(Math.abs(v - w[i]) <= 1e-4 * scale))) throw new Error("mismatch");
+      }
+    });
+    oneDnnProbe = true;
+  } catch {
+    oneDnnProbe = false;
+  }
+  return oneDnnProbe;
+}
+
+function oneDnnMatMul(a: tf.TensorInfo, b: tf.TensorInfo, transposeA: boolean, transposeB: boolean, backend: NativeBackend & NativeAttrs): tf.TensorInfo {
+  const { binding } = backend;
+  const attrs: NativeAttr[] = [
+    { name: "T", type: binding.TF_ATTR_TYPE, value: binding.TF_FLOAT },
+    { name: "adj_x", type: binding.TF_ATTR_BOOL, value: transposeA },
+    { name: "adj_y", type: binding.TF_ATTR_BOOL, value: transposeB },
+    oneDnnLabel(backend),
+  ];
+  return backend.executeSingleOutput("_MklBatchMatMulV2", attrs, [a, b]);
+}
+
+/**
+ * On the tensorflow backend: conv filter gradients through oneDNN (or, without it, strided ones through
+ * `conv2dFilterGrad`), and matmuls with a transposed operand through oneDNN. Idempotent.
+ */
 export function registerTensorflowConvFilterGrad(): void {
   if (convFilterOriginal != null) return;
   const original = tf.getKernel(tf.Conv2DBackpropFilter, "tensorflow");
-  if (original == null) return;
+  const matMul = tf.getKernel(tf.BatchMatMul, "tensorflow");
+  if (original == null || matMul == null) return;
   convFilterOriginal = original;
+  const oneDnn = oneDnnAvailable(original);
   tf.unregisterKernel(tf.Conv2DBackpropFilter, "tensorflow");
   tf.registerKernel({
     ...original,
@@ -202,19 +298,103 @@ export function registerTensorflowConvFilterGrad(): void {
       const a = args.attrs as unknown as ConvAttrs & { filterShape: number[] };
       const x = asTensor(args.inputs.x);
       const dy = asTensor(args.inputs.dy);
+      if (x == null || dy == null || a.dataFormat === "NCHW" || x.dtype !== "float32") return original.kernelFunc(args);
+      if (oneDnn) {
+        const out = oneDnnConvFilterGrad(x, dy, a, args.backend as unknown as NativeBackend & NativeAttrs);
+        if (out != null) return out;
+      }
       const strided = (typeof a.strides === "number" ? a.strides : Math.max(...a.strides)) > 1;
-      if (x == null || dy == null || a.dataFormat === "NCHW" || !strided) return original.kernelFunc(args);
+      if (!strided) return original.kernelFunc(args);
       return conv2dFilterGrad(x as tf.Tensor4D, dy as tf.Tensor4D, a.filterShape, a);
+    },
+  });
+  if (!oneDnn) return;
+  matMulOriginal = matMul;
+  tf.unregisterKernel(tf.BatchMatMul, "tensorflow");
+  tf.registerKernel({
+    ...matMul,
+    kernelFunc: (args) => {
+      const { a, b } = args.inputs;
+      const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
+      // Matrices, or batches of them of one size (no broadcasting, which was not probed).
+      const rank = a!.shape.length;
+      const plainBatch = rank === b!.shape.length && (rank === 2 || (rank === 3 && a!.shape[0] === b!.shape[0]));
+      if (!(transposeA || transposeB) || !plainBatch || a!.dtype !== "float32" || b!.dtype !== "float32") return matMul.kernelFunc(args);
+      return oneDnnMatMul(a!, b!, transposeA, transposeB, args.backend as unknown as NativeBackend & NativeAttrs);
     },
   });
 }
 
-/** Puts libtensorflow's own Conv2DBackpropFilter back (tests compare the two). */
+// Fused conv / dense layers on native TensorFlow. tfjs-node runs FusedConv2D and _FusedMatMul as the conv (or
+// BatchMatMul) followed by tf.add and tf.relu called back through the engine from inside the kernel (a nested
+// tidy, two more kernels and their bookkeeping per layer). Here bias and activation are libtensorflow's own BiasAdd
+// and Relu issued straight to the binding, as the conv is: the Nature CNN's batch-8 forward pass (what every
+// rollout step of ppo_atari.ts runs) took 4.2-4.9 ms instead of 5.2-6.2 ms (2026-11-26, 2-core VM, a throwaway
+// timing of the two, interleaved). Other activations, prelu weights or a bias that is not one value per output
+// channel keep tfjs-node's kernels. Gradients are unaffected: tfjs only runs these kernels outside a gradient tape
+// or with a linear activation, and differentiates them with its own customGrad.
+let fusedOriginals: { conv: tf.KernelConfig; matMul: tf.KernelConfig } | null = null;
+
+/** Routes FusedConv2D / _FusedMatMul with a per-channel bias and relu or linear activation to native ops. Idempotent. */
+export function registerTensorflowFusedKernels(): void {
+  if (fusedOriginals != null) return;
+  const conv = tf.getKernel(tf.FusedConv2D, "tensorflow");
+  const matMul = tf.getKernel(tf._FusedMatMul, "tensorflow");
+  if (conv == null || matMul == null) return;
+  fusedOriginals = { conv, matMul };
+  type Fused = { activation?: string; dataFormat?: string };
+  // The plain kernel is looked up at each call: it may itself be one of the overrides above.
+  const fastPath = (original: tf.KernelConfig, plainName: string): tf.KernelConfig => ({
+    ...original,
+    kernelFunc: (args) => {
+      const { bias, preluActivationWeights, ...inputs } = args.inputs;
+      const attrs = args.attrs as unknown as Fused;
+      const relu = attrs.activation === "relu";
+      if (preluActivationWeights != null || !(relu || attrs.activation === "linear") || attrs.dataFormat === "NCHW") return original.kernelFunc(args);
+      if (Object.values(inputs).some((t) => t!.dtype !== "float32") || (bias != null && (bias.shape.length !== 1 || bias.dtype !== "float32"))) return original.kernelFunc(args);
+      const backend = args.backend as unknown as NativeBackend & NativeAttrs & tf.KernelBackend;
+      let y = tf.getKernel(plainName, "tensorflow")!.kernelFunc({ ...args, inputs }) as tf.TensorInfo;
+      if (bias != null && bias.shape[0] !== y.shape[y.shape.length - 1]) {
+        backend.disposeData(y.dataId);
+        return original.kernelFunc(args); // a broadcast bias: tfjs-node's tf.add handles it
+      }
+      const dtype = { name: "T", type: backend.binding.TF_ATTR_TYPE, value: backend.binding.TF_FLOAT };
+      const next = (op: string, opAttrs: NativeAttr[], operands: tf.TensorInfo[]) => {
+        const out = backend.executeSingleOutput(op, opAttrs, operands);
+        backend.disposeData(y.dataId);
+        y = out;
+      };
+      if (bias != null) next("BiasAdd", [dtype, { name: "data_format", type: backend.binding.TF_ATTR_STRING, value: "NHWC" }], [y, bias]);
+      if (relu) next("Relu", [dtype], [y]);
+      return y;
+    },
+  });
+  tf.unregisterKernel(tf.FusedConv2D, "tensorflow");
+  tf.registerKernel(fastPath(conv, tf.Conv2D));
+  tf.unregisterKernel(tf._FusedMatMul, "tensorflow");
+  tf.registerKernel(fastPath(matMul, tf.BatchMatMul));
+}
+
+/** Puts tfjs-node's own FusedConv2D and _FusedMatMul back (tests compare the two). */
+export function unregisterTensorflowFusedKernels(): void {
+  if (fusedOriginals == null) return;
+  tf.unregisterKernel(tf.FusedConv2D, "tensorflow");
+  tf.registerKernel(fusedOriginals.conv);
+  tf.unregisterKernel(tf._FusedMatMul, "tensorflow");
+  tf.registerKernel(fusedOriginals.matMul);
+  fusedOriginals = null;
+}
+
+/** Puts libtensorflow's own Conv2DBackpropFilter and BatchMatMul back (tests compare the two). */
 export function unregisterTensorflowConvFilterGrad(): void {
   if (convFilterOriginal == null) return;
   tf.unregisterKernel(tf.Conv2DBackpropFilter, "tensorflow");
   tf.registerKernel(convFilterOriginal);
   convFilterOriginal = null;
+  if (matMulOriginal == null) return;
+  tf.unregisterKernel(tf.BatchMatMul, "tensorflow");
+  tf.registerKernel(matMulOriginal);
+  matMulOriginal = null;
 }
 
 // ---- WebGPU: Dawn (`webgpu` npm package) + @tensorflow/tfjs-backend-webgpu ----------------------------------
