@@ -183,13 +183,14 @@ export class Agent {
   }
 
   /**
-   * The rollout's `agent.get_action_and_value(next_obs)` under `torch.no_grad()`: one forward pass for all envs,
-   * one readback of [logits | value], then `Categorical(logits).sample()` and its log-prob in plain JS.
+   * The rollout's `agent.get_action_and_value(next_obs)` under `torch.no_grad()`: one forward pass for all envs
+   * (`x` from `framesToInput`), one readback of [logits | value], then `Categorical(logits).sample()` and its
+   * log-prob in plain JS.
    */
-  sampleActionAndValue(obs: Uint8Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
-    const n = obs.length / OBS_SIZE;
+  sampleActionAndValue(x: tf.Tensor4D, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
+    const n = x.shape[0];
     const out = tf.tidy(() => {
-      const hidden = this.hidden(framesToInput(obs));
+      const hidden = this.hidden(x);
       return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic)], 1);
     });
     const logitsAndValue = out.dataSync();
@@ -454,7 +455,9 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
   let [obs] = envs.reset({ seed });
   const episodicReturns: number[] = [];
   while (episodicReturns.length < evalEpisodes) {
-    const { action } = agent.sampleActionAndValue(obs as Uint8Array, rng);
+    const x = framesToInput(obs as Uint8Array);
+    const { action } = agent.sampleActionAndValue(x, rng);
+    x.dispose();
     const [nextObs, , , , infos] = envs.step(action);
     for (const info of infos.final_info ?? []) {
       if (info?.episode) {
@@ -551,8 +554,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.debugSync) await checkSync(agent, rank, args.worldSize, "after init");
 
   // ALGO Logic: Storage setup, this rank's share. [numSteps, localNumEnvs] row-major, so flattened it is `b_*`.
-  // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.
-  const obs = new Uint8Array(args.numSteps * args.localNumEnvs * OBS_SIZE);
+  // obs[step] is that step's network input ([localNumEnvs, 84, 84, 4] float32, Atari detail 9's scaling done),
+  // made once for the rollout's forward pass and kept on the backend as torch keeps its obs buffer on `device`.
+  const obs: tf.Tensor4D[] = new Array(args.numSteps);
   const actions = new Int32Array(args.numSteps * args.localNumEnvs);
   const logprobs = new Float32Array(args.numSteps * args.localNumEnvs);
   const rewards = new Float32Array(args.numSteps * args.localNumEnvs);
@@ -582,11 +586,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     for (let step = 0; step < args.numSteps; step++) {
       globalStep += args.numEnvs; // all ranks' steps
-      obs.set(nextObs as Uint8Array, step * args.localNumEnvs * OBS_SIZE);
+      obs[step] = framesToInput(nextObs as Uint8Array);
       dones.set(nextDone, step * args.localNumEnvs);
 
       // ALGO LOGIC: action logic
-      const { action, logprob, value } = agent.sampleActionAndValue(nextObs as Uint8Array, rng);
+      const { action, logprob, value } = agent.sampleActionAndValue(obs[step], rng);
       values.set(value, step * args.localNumEnvs);
       actions.set(action, step * args.localNumEnvs);
       logprobs.set(logprob, step * args.localNumEnvs);
@@ -612,9 +616,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const nextValue = tf.tidy(() => agent.getValue(framesToInput(nextObs as Uint8Array)).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
-    // flatten the batch: b_obs as one float32 tensor, converted once; each minibatch gathers its rows from it
-    // (torch's b_obs[mb_inds]). Converting each minibatch's frames instead did the work update-epochs times over.
-    const bObs = framesToInput(obs);
+    // flatten the batch: b_obs as one tensor of the rollout's inputs; each minibatch gathers its rows from it
+    // (torch's b_obs[mb_inds]). Converting the batch's bytes again here took 0.28-0.35 s per iteration on
+    // tensorflow (the conversion in JS, then the upload of 115 MB), the concatenation 0.05-0.06 s (wasm: 0.27 vs
+    // 0.13-0.24 s; benchmark/profile_atari.ts's setting, measured 2026-11-26).
+    const bObs = tf.concat(obs) as tf.Tensor4D;
+    tf.dispose(obs);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch; each
     // rank shuffles its own local batch (its own seed) and all ranks step through their minibatches in lockstep.

@@ -134,13 +134,18 @@ function loadNative(pkg: string): Promise<Attempt> {
   return attempt;
 }
 
-/** Switches to the "tensorflow" backend; true when on a CUDA device (NodeJSKernelBackend's own answer). */
-async function useTensorflow(): Promise<{ onGpu: boolean }> {
+/**
+ * Switches to the "tensorflow" backend; `onGpu` when on a CUDA device (NodeJSKernelBackend's own answer), `oneDnn`
+ * when oneDNN's CPU kernels are in use (see registerTensorflowConvFilterGrad; never on a GPU, where they would drag
+ * every tensor back to the host).
+ */
+async function useTensorflow(): Promise<{ onGpu: boolean; oneDnn: boolean }> {
   if (!(await tf.setBackend("tensorflow"))) throw new Error("the tensorflow backend failed to initialise");
+  const onGpu = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
   registerTensorflowReluGrad();
-  registerTensorflowConvFilterGrad();
+  const oneDnn = registerTensorflowConvFilterGrad({ oneDnn: !onGpu });
   registerTensorflowFusedKernels();
-  return { onGpu: (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true };
+  return { onGpu, oneDnn };
 }
 
 // The ReLU gradient on native TensorFlow. tfjs computes it as dy * cast(step(x)) for every backend, and tfjs-node's
@@ -282,15 +287,16 @@ function oneDnnMatMul(a: tf.TensorInfo, b: tf.TensorInfo, transposeA: boolean, t
 
 /**
  * On the tensorflow backend: conv filter gradients through oneDNN (or, without it, strided ones through
- * `conv2dFilterGrad`), and matmuls with a transposed operand through oneDNN. Idempotent.
+ * `conv2dFilterGrad`), and matmuls with a transposed operand through oneDNN. `oneDnn: false` keeps oneDNN out
+ * (GPU devices; tests of the fallback). Returns whether oneDNN's kernels are in use. Idempotent until unregistered.
  */
-export function registerTensorflowConvFilterGrad(): void {
-  if (convFilterOriginal != null) return;
+export function registerTensorflowConvFilterGrad(opts: { oneDnn?: boolean } = {}): boolean {
+  if (convFilterOriginal != null) return matMulOriginal != null;
   const original = tf.getKernel(tf.Conv2DBackpropFilter, "tensorflow");
   const matMul = tf.getKernel(tf.BatchMatMul, "tensorflow");
-  if (original == null || matMul == null) return;
+  if (original == null || matMul == null) return false;
   convFilterOriginal = original;
-  const oneDnn = oneDnnAvailable(original);
+  const oneDnn = (opts.oneDnn ?? true) && oneDnnAvailable(original);
   tf.unregisterKernel(tf.Conv2DBackpropFilter, "tensorflow");
   tf.registerKernel({
     ...original,
@@ -308,7 +314,7 @@ export function registerTensorflowConvFilterGrad(): void {
       return conv2dFilterGrad(x as tf.Tensor4D, dy as tf.Tensor4D, a.filterShape, a);
     },
   });
-  if (!oneDnn) return;
+  if (!oneDnn) return false;
   matMulOriginal = matMul;
   tf.unregisterKernel(tf.BatchMatMul, "tensorflow");
   tf.registerKernel({
@@ -323,6 +329,7 @@ export function registerTensorflowConvFilterGrad(): void {
       return oneDnnMatMul(a!, b!, transposeA, transposeB, args.backend as unknown as NativeBackend & NativeAttrs);
     },
   });
+  return true;
 }
 
 // Fused conv / dense layers on native TensorFlow. tfjs-node runs FusedConv2D and _FusedMatMul as the conv (or
@@ -734,8 +741,8 @@ async function tryCpuTensorflow(): Promise<{ label: string } | { why: string }> 
   const native = await loadNative(pkg);
   if (!native.ok) return { why: native.why };
   try {
-    await useTensorflow();
-    return { label: `tensorflow (${pkg.replace("@tensorflow/", "")}, CPU)` };
+    const { oneDnn } = await useTensorflow();
+    return { label: `tensorflow (${pkg.replace("@tensorflow/", "")}, CPU${oneDnn ? ", oneDNN conv gradients" : ""})` };
   } catch (err) {
     return { why: `${pkg.replace("@tensorflow/", "")} failed (${shortError(err)})` };
   }

@@ -6,7 +6,15 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { registerTensorflowConvFilterGrad, registerTensorflowReluGrad, setupBackend, unregisterTensorflowConvFilterGrad } from "../envs/backend.ts";
+import {
+  registerTensorflowConvFilterGrad,
+  registerTensorflowFusedKernels,
+  registerTensorflowReluGrad,
+  selectBackend,
+  setupBackend,
+  unregisterTensorflowConvFilterGrad,
+  unregisterTensorflowFusedKernels,
+} from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
@@ -42,16 +50,76 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     await assertWasmMatchesTensorflow([[3, 36, 36, 4], [8, 8, 4, 8], [8], [4, 4, 8, 6], [3, 3, 6, 5]], f, 41);
   });
 
-  test("strided conv filter gradients on tensorflow (as a dilated forward conv) equal libtensorflow's Conv2DBackpropFilter", async () => {
-    // Stride 4 and 2 take the override; the stride-1 layer keeps the native kernel either way.
-    const f = (x: tf.Tensor, w1: tf.Tensor, w2: tf.Tensor, w3: tf.Tensor) =>
-      tf.conv2d(tf.relu(tf.conv2d(tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid")), w2 as tf.Tensor4D, 2, "valid")), w3 as tf.Tensor4D, 1, "valid");
-    const shapes = [[5, 44, 44, 4], [8, 8, 4, 16], [4, 4, 16, 12], [3, 3, 12, 6]];
+  test("this libtensorflow runs oneDNN's kernels by name, and the backend line says so", async () => {
+    const report = await selectBackend("tensorflow", { cuda: false });
+    assert.match(report.line, /^backend: tensorflow \(tfjs-node, CPU, oneDNN conv gradients\)/);
+  });
+
+  test("conv filter gradients on tensorflow, through oneDNN and through the dilated-conv fallback, equal libtensorflow's Conv2DBackpropFilter", async () => {
+    // Strides 4, 2 and 1 ("valid", the Nature CNN's), and a "same" stride-1 conv (the IMPALA CNN's).
+    const f = (x: tf.Tensor, w1: tf.Tensor, w2: tf.Tensor, w3: tf.Tensor, w4: tf.Tensor) => {
+      const h1 = tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid"));
+      const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
+      return tf.conv2d(tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid")), w4 as tf.Tensor4D, 1, "same");
+    };
+    const shapes = [[5, 44, 44, 4], [8, 8, 4, 16], [4, 4, 16, 12], [3, 3, 12, 6], [3, 3, 6, 5]];
     unregisterTensorflowConvFilterGrad();
     const expected = await gradsOn("tensorflow", shapes, f, 43);
-    registerTensorflowConvFilterGrad(); // what setupBackend does when it selects tensorflow
-    const actual = await gradsOn("tensorflow", shapes, f, 43);
-    assertRelClose(actual, expected, 1e-4, (i) => `gradient of input ${i} (shape ${shapes[i]})`);
+    for (const oneDnn of [true, false]) {
+      unregisterTensorflowConvFilterGrad();
+      assert.equal(registerTensorflowConvFilterGrad({ oneDnn }), oneDnn);
+      const actual = await gradsOn("tensorflow", shapes, f, 43);
+      assertRelClose(actual, expected, 1e-4, (i) => `${oneDnn ? "oneDNN" : "dilated conv"}: gradient of input ${i} (shape ${shapes[i]})`);
+    }
+    unregisterTensorflowConvFilterGrad();
+    registerTensorflowConvFilterGrad(); // as setupBackend leaves it
+  });
+
+  test("matMul with transposed operands through oneDNN equals libtensorflow's BatchMatMulV2, for matrices and batches", async () => {
+    await tf.setBackend("tensorflow");
+    const products = (): Float32Array[] => {
+      const out: Float32Array[] = [];
+      for (const batch of [[], [3]]) {
+        for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+          const n = batch.length === 0 ? 1 : batch[0];
+          const a = tf.tensor(randomArray(n * 6 * 5, 73), [...batch, ...(ta ? [5, 6] : [6, 5])]);
+          const b = tf.tensor(randomArray(n * 5 * 4, 79), [...batch, ...(tb ? [4, 5] : [5, 4])]);
+          out.push(tf.tidy(() => tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D, ta, tb).dataSync() as Float32Array));
+          tf.dispose([a, b]);
+        }
+      }
+      return out;
+    };
+    unregisterTensorflowConvFilterGrad();
+    const expected = products();
+    registerTensorflowConvFilterGrad();
+    assertRelClose(products(), expected, 1e-5, (i) => `product ${i} (batch ${i >= 4 ? 3 : "none"}, transposes ${["none", "b", "a", "a and b"][i % 4]})`);
+  });
+
+  test("fused conv2d and matMul with a per-channel bias and relu or linear (native BiasAdd + Relu) equal tfjs-node's own kernels", async () => {
+    await tf.setBackend("tensorflow");
+    const x = tf.tensor4d(randomArray(2 * 9 * 9 * 3, 83), [2, 9, 9, 3]);
+    const filter = tf.tensor4d(randomArray(3 * 3 * 3 * 4, 89), [3, 3, 3, 4]);
+    const a = tf.tensor2d(randomArray(5 * 7, 97), [5, 7]);
+    const w = tf.tensor2d(randomArray(7 * 4, 101), [7, 4]);
+    const bias = tf.tensor1d(randomArray(4, 103));
+    const outputs = (): Float32Array[] =>
+      tf.tidy(() =>
+        (["relu", "linear", "elu"] as const).flatMap((activation) =>
+          [bias, undefined, tf.scalar(0.3)].flatMap((b) => [
+            tf.fused.conv2d({ x, filter, strides: 2, pad: "valid", bias: b, activation }).dataSync() as Float32Array,
+            tf.fused.matMul({ a, b: w, bias: b, activation }).dataSync() as Float32Array,
+          ]),
+        ),
+      );
+    unregisterTensorflowFusedKernels();
+    const expected = outputs();
+    registerTensorflowFusedKernels();
+    const actual = outputs();
+    // Relu and linear with a per-channel bias or none take the native path; elu and a broadcast bias fall back.
+    assert.ok(expected.some((e) => e.some((v) => v < 0)) && expected.some((e) => e.every((v) => v >= 0)));
+    assertRelClose(actual, expected, 1e-6, (i) => `output ${i}`);
+    tf.dispose([x, filter, a, w, bias]);
   });
 
   test("ReLU's gradient on tensorflow (libtensorflow's ReluGrad op) equals tfjs's dy * step(x) on cpu, at 0 and below 0 too", async () => {
