@@ -619,7 +619,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // flatten the batch: b_obs as one tensor of the rollout's inputs; each minibatch gathers its rows from it
     // (torch's b_obs[mb_inds]). Converting the batch's bytes again here took 0.28-0.35 s per iteration on
     // tensorflow (the conversion in JS, then the upload of 115 MB), the concatenation 0.05-0.06 s (wasm: 0.27 vs
-    // 0.13-0.24 s; benchmark/profile_atari.ts's setting, measured 2026-11-26).
+    // 0.13-0.24 s; a throwaway timing, 2026-11-26).
     const bObs = tf.concat(obs) as tf.Tensor4D;
     tf.dispose(obs);
 

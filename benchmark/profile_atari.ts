@@ -50,7 +50,9 @@ function instrumentKernels(backend: string): void {
         const total = performance.now() - t0;
         const nested = stack.pop()!;
         if (stack.length > 0) stack[stack.length - 1] += total;
-        const shapes = Object.values(args.inputs).map((t) => `[${t?.shape ?? ""}]`).join(" ");
+        const inputs = Object.values(args.inputs);
+        const shown = inputs.slice(0, 4).map((t) => `[${t?.shape ?? ""}]`).join(" ");
+        const shapes = inputs.length > 4 ? `${shown} ... (${inputs.length} inputs)` : shown;
         const key = cli.shapes ? `${config.kernelName} ${shapes}` : config.kernelName;
         const e = kernelMs.get(key) ?? { ms: 0, calls: 0 };
         e.ms += total - nested;
