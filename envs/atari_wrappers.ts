@@ -170,7 +170,6 @@ export function maxInto(out: Uint8Array, other: Uint8Array): void {
   for (let i = start; i < n; i++) if (other[i] > out[i]) out[i] = other[i];
 }
 
-
 /**
  * Makes the loss of a life look like the end of an episode to the learner, while the game itself goes on
  * (SB3 `EpisodicLifeEnv`; Mnih et al. 2015). `terminated` is set when the lives counter drops but is still

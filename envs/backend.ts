@@ -136,14 +136,14 @@ function loadNative(pkg: string): Promise<Attempt> {
 
 /**
  * Switches to the "tensorflow" backend; `onGpu` when on a CUDA device (NodeJSKernelBackend's own answer), `oneDnn`
- * when oneDNN's CPU kernels are in use (see registerTensorflowConvFilterGrad; never on a GPU, where they would drag
- * every tensor back to the host).
+ * when oneDNN's CPU kernels are in use (see registerTensorflowBackpropKernels; never on a GPU, where they would
+ * drag every tensor back to the host).
  */
 async function useTensorflow(): Promise<{ onGpu: boolean; oneDnn: boolean }> {
   if (!(await tf.setBackend("tensorflow"))) throw new Error("the tensorflow backend failed to initialise");
   const onGpu = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
   registerTensorflowReluGrad();
-  const oneDnn = registerTensorflowConvFilterGrad({ oneDnn: !onGpu });
+  const oneDnn = registerTensorflowBackpropKernels({ oneDnn: !onGpu });
   registerTensorflowFusedKernels();
   return { onGpu, oneDnn };
 }
@@ -290,7 +290,7 @@ function oneDnnMatMul(a: tf.TensorInfo, b: tf.TensorInfo, transposeA: boolean, t
  * `conv2dFilterGrad`), and matmuls with a transposed operand through oneDNN. `oneDnn: false` keeps oneDNN out
  * (GPU devices; tests of the fallback). Returns whether oneDNN's kernels are in use. Idempotent until unregistered.
  */
-export function registerTensorflowConvFilterGrad(opts: { oneDnn?: boolean } = {}): boolean {
+export function registerTensorflowBackpropKernels(opts: { oneDnn?: boolean } = {}): boolean {
   if (convFilterOriginal != null) return matMulOriginal != null;
   const original = tf.getKernel(tf.Conv2DBackpropFilter, "tensorflow");
   const matMul = tf.getKernel(tf.BatchMatMul, "tensorflow");
@@ -393,7 +393,7 @@ export function unregisterTensorflowFusedKernels(): void {
 }
 
 /** Puts libtensorflow's own Conv2DBackpropFilter and BatchMatMul back (tests compare the two). */
-export function unregisterTensorflowConvFilterGrad(): void {
+export function unregisterTensorflowBackpropKernels(): void {
   if (convFilterOriginal == null) return;
   tf.unregisterKernel(tf.Conv2DBackpropFilter, "tensorflow");
   tf.registerKernel(convFilterOriginal);

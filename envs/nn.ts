@@ -3,7 +3,6 @@
 // would torch.
 
 import * as tf from "@tensorflow/tfjs";
-import { backendReport } from "./backend.ts";
 import { RandomGenerator } from "./rng.ts";
 
 /**
@@ -173,7 +172,9 @@ function defineHostAdam() {
     private hostStep = 0;
 
     override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
-      const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !/tfjs-node-gpu, CUDA/.test(backendReport()?.line ?? "");
+      // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/backend.ts asks it when it starts.
+      const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
+      const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
       if (!onHost) return super.applyGradients(variableGradients);
       const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
       const { beta1, beta2, epsilon } = this;

@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
 import {
-  registerTensorflowConvFilterGrad,
+  registerTensorflowBackpropKernels,
   registerTensorflowFusedKernels,
   registerTensorflowReluGrad,
   selectBackend,
   setupBackend,
-  unregisterTensorflowConvFilterGrad,
+  unregisterTensorflowBackpropKernels,
   unregisterTensorflowFusedKernels,
 } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
@@ -63,16 +63,16 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
       return tf.conv2d(tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid")), w4 as tf.Tensor4D, 1, "same");
     };
     const shapes = [[5, 44, 44, 4], [8, 8, 4, 16], [4, 4, 16, 12], [3, 3, 12, 6], [3, 3, 6, 5]];
-    unregisterTensorflowConvFilterGrad();
+    unregisterTensorflowBackpropKernels();
     const expected = await gradsOn("tensorflow", shapes, f, 43);
     for (const oneDnn of [true, false]) {
-      unregisterTensorflowConvFilterGrad();
-      assert.equal(registerTensorflowConvFilterGrad({ oneDnn }), oneDnn);
+      unregisterTensorflowBackpropKernels();
+      assert.equal(registerTensorflowBackpropKernels({ oneDnn }), oneDnn);
       const actual = await gradsOn("tensorflow", shapes, f, 43);
       assertRelClose(actual, expected, 1e-4, (i) => `${oneDnn ? "oneDNN" : "dilated conv"}: gradient of input ${i} (shape ${shapes[i]})`);
     }
-    unregisterTensorflowConvFilterGrad();
-    registerTensorflowConvFilterGrad(); // as setupBackend leaves it
+    unregisterTensorflowBackpropKernels();
+    registerTensorflowBackpropKernels(); // as setupBackend leaves it
   });
 
   test("matMul with transposed operands through oneDNN equals libtensorflow's BatchMatMulV2, for matrices and batches", async () => {
@@ -90,9 +90,9 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
       }
       return out;
     };
-    unregisterTensorflowConvFilterGrad();
+    unregisterTensorflowBackpropKernels();
     const expected = products();
-    registerTensorflowConvFilterGrad();
+    registerTensorflowBackpropKernels();
     assertRelClose(products(), expected, 1e-5, (i) => `product ${i} (batch ${i >= 4 ? 3 : "none"}, transposes ${["none", "b", "a", "a and b"][i % 4]})`);
   });
 
