@@ -23,6 +23,7 @@ import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import * as procgenWrappers from "./envs/procgen/wrappers.ts";
@@ -674,7 +675,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
     const sps = Math.floor(globalStep / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
   }
 
