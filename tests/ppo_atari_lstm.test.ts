@@ -8,8 +8,12 @@ import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, lstmCell } from "../ppo_atari_lstm.ts";
 
+// One agent for every test: each checks a different fact of the same network, and building it (the orthogonal
+// init of its 3136x512 layer) is most of this file's time. No test changes its weights.
+let agent: Agent;
 before(async () => {
   await setupBackend("wasm", { quiet: true });
+  agent = new Agent(4, new RandomGenerator(1));
 });
 
 const FRAME = 84 * 84;
@@ -51,7 +55,6 @@ test("the LSTM cell's gradients match central finite differences", () => {
 });
 
 test("gradients flow through the unrolled sequence back to the first step's input", () => {
-  const agent = new Agent(3, new RandomGenerator(1));
   const steps = 6;
   const frames = tf.tensor4d(randomFrames(steps, 2), [steps, 1, 84, 84], "int32");
   const zero = { h: tf.zeros([1, 128]) as tf.Tensor2D, c: tf.zeros([1, 128]) as tf.Tensor2D };
@@ -77,7 +80,6 @@ test("gradients flow through the unrolled sequence back to the first step's inpu
 });
 
 test("a done in the middle of a sequence resets the state exactly there", () => {
-  const agent = new Agent(3, new RandomGenerator(3));
   const steps = 6;
   const resetAt = 3;
   const frames = randomFrames(steps, 4);
@@ -93,7 +95,6 @@ test("a done in the middle of a sequence resets the state exactly there", () => 
 });
 
 test("replaying a rollout from its initial state reproduces the log-probabilities and values it acted with", () => {
-  const agent = new Agent(4, new RandomGenerator(5));
   const [numEnvs, steps] = [2, 5];
   const rng = new RandomGenerator(6);
   const frames = randomFrames(steps * numEnvs, 7);
@@ -120,7 +121,6 @@ test("replaying a rollout from its initial state reproduces the log-probabilitie
 });
 
 test("LSTM weights start orthogonal with biases at zero", () => {
-  const agent = new Agent(3, new RandomGenerator(8));
   assert.ok(agent.lstm.bias.dataSync().every((v) => v === 0));
   // W_hh is [128, 512]: torch's [512, 128] view has orthonormal columns, i.e. our 128 rows are orthonormal.
   const w = agent.lstm.weightHh.arraySync();
