@@ -63,6 +63,14 @@ export class Atari2600 {
   readonly usesPaddles: boolean;
   /** Frames emulated since construction. */
   framesEmulated = 0;
+  /**
+   * Draw every frame, even those emulated with `render = false`. Stella draws each frame into the buffer two frames
+   * back and leaves what the frame does not reach, so a frame that stops short of the window shows pixels of earlier
+   * ones: ALEInterface sets this while a reset runs (Qbert's last reset frames repaint nothing).
+   */
+  drawAllFrames = false;
+  /** A drawn frame came out stale (see emulateFrame): every frame is drawn from then on. */
+  private framesVary = false;
   /** Stella's System data bus state: the last value read or written. */
   dataBus = 0;
   /** SWCHA as the RIOT reads it (pressed = 0). */
@@ -320,11 +328,23 @@ export class Atari2600 {
 
   // ---- running ----
 
-  /** Runs the console for one video frame (Stella's TIA::update); `render = false` skips writing pixels. */
+  /**
+   * Runs the console for one video frame (Stella's TIA::update); `render = false` skips writing pixels unless
+   * `drawAllFrames` is set, or a drawn frame has come out with pixels no frame since a skipped one repainted (its
+   * frames vary in length): from then on this console draws every frame, so its screens are Stella's again once
+   * each buffer has been repainted.
+   */
   emulateFrame(render = true): void {
-    this.tia.renderEnabled = render;
+    const draw = render || this.drawAllFrames || this.framesVary;
+    this.tia.renderEnabled = draw;
     this.tia.update();
     this.framesEmulated++;
+    if (draw && !this.tia.screenExact) this.framesVary = true;
+  }
+
+  /** Whether every pixel of `screen` is the one Stella's would be (see Tia.screenExact). */
+  get screenExact(): boolean {
+    return this.tia.screenExact;
   }
 
   /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
