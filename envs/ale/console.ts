@@ -126,7 +126,7 @@ export class Atari2600 {
     this.tia = new Tia(this.clock, this, yStart, height);
     this.tia.allowHmoveBlanks = options.hmoveBlanks ?? true;
     this.cpu = new M6502(this, this.clock);
-    this.cpu.setPlainRom(this.cart.plainRom);
+    this.cart.mapper = this.cpu;
     this.tia.attachCpu(this.cpu);
   }
 
