@@ -30,7 +30,7 @@ import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts"
 // std::mt19937 is the generator behind Stella's Random in ALE.
 import { Mt19937 } from "../rng.ts";
 import { M6502 } from "./m6502.ts";
-import { screenToGrayscale, screenToRgb } from "./palette.ts";
+import { ScreenRgbCache, screenToGrayscale } from "./palette.ts";
 import { Riot } from "./riot.ts";
 import { Tia } from "./tia.ts";
 
@@ -102,6 +102,8 @@ export class Atari2600 {
   private readonly paddleValues = [PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE, MINIMUM_RESISTANCE, MINIMUM_RESISTANCE];
   /** Paddle buttons of players A-D pressed. */
   private readonly paddleFire = [false, false, false, false];
+  /** The RGB of the last screen converted (getScreenRGB converts only the rows that changed). */
+  private readonly rgbCache: ScreenRgbCache;
   /** Reused by `applyAction` so the two-player call allocates nothing per frame. */
   private readonly twoPlayers = [0, 0];
 
@@ -110,6 +112,7 @@ export class Atari2600 {
     if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
     if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
     this.height = height;
+    this.rgbCache = new ScreenRgbCache(160 * height);
     this.leftPaddles = leftController === "paddles";
     this.rightPaddles = rightController === "paddles";
     this.usesPaddles = this.leftPaddles || this.rightPaddles;
@@ -349,7 +352,7 @@ export class Atari2600 {
 
   /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
   getScreenRGB(out: Uint8Array): Uint8Array {
-    screenToRgb(this.screen, out);
+    this.rgbCache.convert(this.screen, out);
     return out;
   }
 
