@@ -18,6 +18,10 @@ import { usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
+import { AtariEnv } from "../envs/ale/env.ts";
+import { MaxAndSkipEnv } from "../envs/atari_wrappers.ts";
+import { type StepWithoutObservationResult, Wrapper } from "../envs/core.ts";
+import type { TypedArray } from "../envs/spaces.ts";
 
 interface Trajectory {
   minimal: number[];
@@ -49,6 +53,96 @@ export function scriptedAction(t: number, minimal: readonly number[]): number {
   if (t < 200) return 0;
   if (t < 210) return 1;
   return minimal[(Math.floor((t - 210) / 8) * 5 + 3) % minimal.length];
+}
+
+/** ale_reference.py --frameskip-out's record of one game (see stepDigests). */
+export interface SteppedReference {
+  /** CRC-32s (hex) of the screen and RAM right after loadROM + reset_game. */
+  reset: [string, string];
+  /** Running digests every `checkpoint` steps: what AtariEnv(frameskip=4) observes / what MaxAndSkip pools. */
+  last: string[];
+  pooled: string[];
+  reward: number;
+  resets: number;
+}
+
+const hex = (value: number) => (value >>> 0).toString(16).padStart(8, "0");
+/** Scratch for `fold`: one step's values as little-endian uint32s. */
+const foldWords = new Uint32Array(9);
+const foldBytes = new Uint8Array(foldWords.buffer);
+
+/** ale_reference.py's `fold`: CRC-32 of `count` values of foldWords (little-endian uint32s), continuing `digest`. */
+function fold(digest: number, count: number): number {
+  return crc32(foldBytes.subarray(0, 4 * count), digest);
+}
+
+/** Between MaxAndSkipEnv and AtariEnv: the CRC-32 of the console's screen for each frame MaxAndSkip observes. */
+class ScreenRecorder extends Wrapper<Uint8Array, number> {
+  readonly seen: number[] = [];
+
+  constructor(readonly atari: AtariEnv) {
+    super(atari);
+  }
+
+  override stepInto(action: number, out: TypedArray | null): StepWithoutObservationResult {
+    const result = this.atari.stepInto(action, out);
+    if (out !== null) this.seen.push(crc32(this.atari.ale.console.screen) >>> 0);
+    return result;
+  }
+}
+
+/**
+ * ale_reference.py's step_digests, replayed through the product's own paths: "last" steps AtariEnv(frameskip=4)
+ * and takes the screen its observation shows, "pooled" steps MaxAndSkipEnv(skip=4) over AtariEnv(frameskip=1) and
+ * takes the screens of the frames it observes (stepInto with a buffer; the others run without pixels). Resets go
+ * through ALEInterface.resetGame as AtariEnv.reset does (seed 0 for what ALE seeds from random_seed 0). Returns the
+ * same record, with the digests of the pattern asked (the other list stays empty).
+ */
+export function stepDigests(game: GameSpec, rom: Uint8Array, steps: number, checkpoint: number, pattern: "last" | "pooled"): SteppedReference {
+  const pooled = pattern === "pooled";
+  // The scripted FIRE is not in every minimal set: the full action space has it (ALE plays an illegal one as NOOP).
+  const atari = new AtariEnv({ game, rom, frameskip: pooled ? 1 : 4, repeatActionProbability: 0, fullActionSpace: true });
+  const recorder = new ScreenRecorder(atari);
+  const env = pooled ? new MaxAndSkipEnv(recorder, 4) : atari;
+  const ale = atari.ale;
+  ale.resetGame(0, true);
+  const screen = () => crc32(ale.console.screen) >>> 0;
+  const ramBuffer = new Uint8Array(128);
+  const ram = () => crc32(ale.getRAM(ramBuffer)) >>> 0;
+  const minimal = ale.getMinimalActionSet();
+  const legal = ale.getLegalActionSet();
+  const out: SteppedReference = { reset: [hex(screen()), hex(ram())], last: [], pooled: [], reward: 0, resets: 0 };
+  let digest = 0;
+  for (let s = 0; s < steps; s++) {
+    recorder.seen.length = 0;
+    const [, reward] = env.step(Math.max(0, legal.indexOf(scriptedAction(4 * s, minimal))));
+    let n = 0;
+    if (pooled) {
+      // MaxAndSkip stops at the frame that ends the game: the frames it never reached count as 0.
+      foldWords[n++] = recorder.seen.length > 0 ? recorder.seen[0] : 0;
+      foldWords[n++] = recorder.seen.length > 1 ? recorder.seen[1] : 0;
+    } else {
+      foldWords[n++] = screen();
+    }
+    const over = ale.gameOver();
+    foldWords[n++] = ram();
+    foldWords[n++] = reward;
+    foldWords[n++] = ale.lives();
+    foldWords[n++] = over ? 1 : 0;
+    if (over) {
+      ale.resetGame(s);
+      out.resets++;
+      foldWords[n++] = screen();
+      foldWords[n++] = ram();
+    } else {
+      foldWords[n++] = 0;
+      foldWords[n++] = 0;
+    }
+    digest = fold(digest, n);
+    out.reward += reward;
+    if ((s + 1) % checkpoint === 0) out[pattern].push(hex(digest));
+  }
+  return out;
 }
 
 /** Replays `reference` and classifies the differences. */

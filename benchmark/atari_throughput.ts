@@ -10,15 +10,20 @@
 // CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
 // With --num-envs, that many envs are spread over each worker count (AsyncVectorEnv's numWorkers) instead of one
 // env per worker, as ppo_atari.ts runs its 8 envs on one worker per core.
+//
+// With --games (a comma-separated list of ROM ids, or "all" for the game table) only the emulators are measured,
+// game by game, side by side: ours and ALE's (--ale-python required) alternate `--repeats` times per game, each
+// keeping its best frames per CPU second (a shared machine only ever slows a run down); one table row per game
+// with the ratio, then the geometric mean and the lowest ratio.
 
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 
-import { findGame } from "../envs/ale/games.ts";
+import { findGame, GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import * as gym from "../envs/index.ts";
-import { int, parseArgs, str } from "../envs/cli.ts";
+import { int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
@@ -26,7 +31,7 @@ import { ratePerSecond, workerCounts } from "./lib.ts";
 /** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */
 const ALE_PY_SCRIPT = `
 import sys, json, time, ale_py, numpy as np
-rom, seconds, actions = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
+rom, seconds, actions = sys.argv[1], float(sys.argv[2]), json.loads(sys.stdin.read())
 ale = ale_py.ALEInterface()
 ale.setLoggerMode(ale_py.LoggerMode.Error)
 ale.setInt("random_seed", 0)
@@ -53,7 +58,7 @@ interface Rate {
 }
 
 /** Our ALEInterface, the same loop as ALE_PY_SCRIPT. */
-function aleInterfaceFps(game: NonNullable<ReturnType<typeof findGame>>, rom: Uint8Array, actions: number[], seconds: number): Rate {
+function aleInterfaceFps(game: GameSpec, rom: Uint8Array, actions: number[], seconds: number): Rate {
   const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
   ale.resetGame(0, true);
   const minimal = ale.getMinimalActionSet();
@@ -84,7 +89,44 @@ const ARGS = {
   numEnvs: int(0, "envs spread over each worker count (0: one env per worker)", { ge: 0 }),
   seconds: int(10, "seconds per measurement", { ge: 1 }),
   alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside ours"),
+  games: str(null, "measure only the emulators, these games side by side (ROM ids, comma-separated, or all)"),
+  repeats: int(2, "with --games: alternations of ours and ALE's per game", { ge: 1 }),
 };
+
+/** The pre-drawn actions both emulators play: indices into `game`'s minimal set. */
+function drawActions(game: GameSpec): number[] {
+  const actionRng = new RandomGenerator(1);
+  return Array.from({ length: 4096 }, () => actionRng.integers(0, game.minimalActions.length));
+}
+
+/** ALE_PY_SCRIPT's rate for one game. */
+function alePyFps(python: string, romPath: string, seconds: number, actions: number[]): Rate {
+  const out = execFileSync(python, ["-c", ALE_PY_SCRIPT, romPath, String(seconds)], { encoding: "utf8", input: JSON.stringify(actions), stdio: ["pipe", "pipe", "ignore"] });
+  const [wall, cpu] = out.trim().split("\n").pop()!.split(" ").map(Number);
+  return { wall, cpu };
+}
+
+/** The --games table: frames per CPU second of ALE's and ours per game, alternated, best of `repeats` each. */
+function emulatorTable(games: GameSpec[], python: string, romDir: string | null, seconds: number, repeats: number): void {
+  console.log("| game | ale-py frames/CPU-s | ours frames/CPU-s | ratio |");
+  console.log("|---|---:|---:|---:|");
+  const ratios: number[] = [];
+  for (const game of games) {
+    const rom = findRom(game.rom, game.md5, { romDir });
+    const actions = drawActions(game);
+    let ours = 0;
+    let ale = 0;
+    for (let r = 0; r < repeats; r++) {
+      ours = Math.max(ours, aleInterfaceFps(game, rom.bytes, actions, seconds).cpu);
+      ale = Math.max(ale, alePyFps(python, rom.path, seconds, actions).cpu);
+    }
+    ratios.push(ours / ale);
+    console.log(`| ${game.name} | ${ale.toFixed(0)} | ${ours.toFixed(0)} | ${(ours / ale).toFixed(2)} |`);
+  }
+  const mean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length);
+  const lowest = ratios.indexOf(Math.min(...ratios));
+  console.log(`geometric mean ratio ${mean.toFixed(2)} over ${ratios.length} games; lowest ${ratios[lowest].toFixed(2)} (${games[lowest].name})`);
+}
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.", "benchmark/atari_throughput.ts");
@@ -92,6 +134,13 @@ async function main(): Promise<void> {
   const envId = cli.envId;
   const workers = workerCounts(cli.workers);
   const seconds = cli.seconds;
+  if (cli.games !== null) {
+    if (cli.alePython === null) usageError("--games needs --ale-python");
+    const all = [...GAMES.values()];
+    const games = cli.games === "all" ? all : cli.games.split(",").map((rom) => all.find((g) => g.rom === rom) ?? usageError(`--games: no game ${rom}`));
+    emulatorTable(games, cli.alePython, cli.romDir, seconds, cli.repeats);
+    return;
+  }
   const rng = new RandomGenerator(0);
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
 
@@ -99,14 +148,12 @@ async function main(): Promise<void> {
   const game = findGame(envId.replace(/NoFrameskip-v4$/, "").replace(/^ALE\//, "").replace(/-v5$/, ""));
   if (game) {
     const rom = findRom(game.rom, game.md5, { romDir: cli.romDir });
-    const actionRng = new RandomGenerator(1);
-    const actions = Array.from({ length: 4096 }, () => actionRng.integers(0, game.minimalActions.length));
+    const actions = drawActions(game);
     // Columns: frames per wall second, frames per CPU second, and the CPU-second rate as a ratio of ALE's.
     let ale: Rate | null = null;
     if (cli.alePython !== null) {
-      const out = execFileSync(cli.alePython, ["-c", ALE_PY_SCRIPT, rom.path, String(seconds), JSON.stringify(actions)], { encoding: "utf8" });
-      const [wall, cpu] = out.trim().split("\n").pop()!.split(" ").map(Number);
-      ale = { wall, cpu };
+      ale = alePyFps(cli.alePython, rom.path, seconds, actions);
+      const { wall, cpu } = ale;
       console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`);
     }
     const rate = aleInterfaceFps(game, rom.bytes, actions, seconds);

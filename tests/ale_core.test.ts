@@ -10,7 +10,7 @@ import { createCartridge, detectCartridgeType } from "../envs/ale/cart.ts";
 import { Atari2600 } from "../envs/ale/console.ts";
 import { Action, PADDLE_DELTA, PADDLE_MAX, PADDLE_MIN } from "../envs/ale/controls.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
-import { SCREEN_BYTE_TO_RGB, screenToRgb } from "../envs/ale/palette.ts";
+import { SCREEN_BYTE_TO_RGB, ScreenRgbCache, screenToRgb } from "../envs/ale/palette.ts";
 import { Riot } from "../envs/ale/riot.ts";
 
 /** A CPU on 64K of flat RAM with `program` at $F000 and the reset vector pointing there. */
@@ -232,6 +232,22 @@ describe("cartridges", () => {
 });
 
 describe("screen to RGB", () => {
+  test("a console's RGB cache converts each screen as screenToRgb does, whichever rows changed", () => {
+    const cache = new ScreenRgbCache(160 * 6);
+    const screen = Uint8Array.from({ length: 160 * 6 }, (_, i) => (i * 13) & 0xfe);
+    const other = new Uint8Array(screen.length); // the console alternates two frame buffers
+    for (let frame = 0; frame < 4; frame++) {
+      const shown = frame % 2 ? other : screen;
+      if (frame === 1) other.set(screen);
+      shown[(frame + 1) * 160 + 5 * frame] ^= 0x3e; // one pixel of one row changes each frame
+      const cached = new Uint8Array(shown.length * 3).fill(0xcd);
+      const direct = new Uint8Array(shown.length * 3);
+      cache.convert(shown, cached);
+      screenToRgb(shown, direct);
+      assert.deepEqual(cached, direct, `frame ${frame}`);
+    }
+  });
+
   test("the word-at-a-time path and the byte path give every pixel its palette colour", () => {
     const screen = new Uint8Array(160 * 4);
     for (let i = 0; i < screen.length; i++) screen[i] = (i * 37) & 0xff;

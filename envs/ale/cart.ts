@@ -11,27 +11,38 @@ export interface Cartridge {
   readonly ram: Uint8Array | null;
   /** 3F carts also watch writes to TIA addresses $00-$3F. */
   readonly watchesTiaWrites: boolean;
-  /** For carts whose reads have no side effects: their 4K address space ($x000-$xFFF) as read; otherwise null. */
-  readonly plainRom: Uint8Array | null;
+  /**
+   * Where reads of the cartridge have no side effects, the CPU reads them straight from the current bank (see
+   * M6502.mapRom): the cartridge calls `mapRom` at reset and on every bank switch. Null (the default): never.
+   */
+  mapper: RomMapper | null;
   reset(): void;
   peek(address: number): number;
   poke(address: number, value: number): void;
+}
+
+/** What a cartridge tells the CPU about its current bank (M6502.mapRom). */
+export interface RomMapper {
+  mapRom(rom: Uint8Array | null, from?: number, to?: number): void;
 }
 
 /** 2K and 4K: no bank switching (a 2K image is mirrored). */
 class PlainCartridge implements Cartridge {
   readonly ram = null;
   readonly watchesTiaWrites = false;
+  mapper: RomMapper | null = null;
   private readonly mask: number;
-  readonly plainRom: Uint8Array;
+  private readonly rom: Uint8Array;
   constructor(
     readonly type: string,
     private readonly image: Uint8Array,
   ) {
     this.mask = image.length - 1;
-    this.plainRom = Uint8Array.from({ length: 4096 }, (_, a) => image[a & this.mask]);
+    this.rom = Uint8Array.from({ length: 4096 }, (_, a) => image[a & this.mask]);
   }
-  reset(): void {}
+  reset(): void {
+    this.mapper?.mapRom(this.rom);
+  }
   peek(address: number): number {
     return this.image[address & this.mask];
   }
@@ -45,9 +56,13 @@ class PlainCartridge implements Cartridge {
 class HotspotCartridge implements Cartridge {
   readonly ram: Uint8Array | null;
   readonly watchesTiaWrites = false;
-  readonly plainRom = null;
+  mapper: RomMapper | null = null;
   private bankOffset = 0;
   private readonly bankCount: number;
+  /** Each 4K bank as a view of the image. */
+  private readonly banks: Uint8Array[];
+  /** Reads have no side effects from here (past the RAM ports) up to the first hotspot. */
+  private readonly plainFrom: number;
   constructor(
     readonly type: string,
     private readonly image: Uint8Array,
@@ -57,13 +72,19 @@ class HotspotCartridge implements Cartridge {
   ) {
     this.bankCount = image.length >> 12;
     this.ram = ramSize > 0 ? new Uint8Array(ramSize) : null;
+    this.banks = Array.from({ length: this.bankCount }, (_, bank) => image.subarray(bank << 12, (bank + 1) << 12));
+    this.plainFrom = 2 * ramSize;
   }
   reset(): void {
-    this.bankOffset = this.resetBank << 12;
+    this.select(this.resetBank);
+  }
+  private select(bank: number): void {
+    this.bankOffset = bank << 12;
+    this.mapper?.mapRom(this.banks[bank], this.plainFrom, 0xff4);
   }
   private hotspot(offset: number): void {
     const bank = offset - this.firstHotspot;
-    if (bank >= 0 && bank < this.bankCount) this.bankOffset = bank << 12;
+    if (bank >= 0 && bank < this.bankCount) this.select(bank);
   }
   peek(address: number): number {
     const offset = address & 0x0fff;
@@ -92,7 +113,7 @@ class E0Cartridge implements Cartridge {
   readonly type = "E0";
   readonly ram = null;
   readonly watchesTiaWrites = false;
-  readonly plainRom = null;
+  mapper: RomMapper | null = null;
   private readonly slices = new Int32Array(4);
   constructor(private readonly image: Uint8Array) {}
   reset(): void {
@@ -116,7 +137,7 @@ class FECartridge implements Cartridge {
   readonly type = "FE";
   readonly ram = null;
   readonly watchesTiaWrites = false;
-  readonly plainRom = null;
+  mapper: RomMapper | null = null;
   constructor(private readonly image: Uint8Array) {}
   reset(): void {}
   peek(address: number): number {
@@ -130,7 +151,7 @@ class ThreeFCartridge implements Cartridge {
   readonly type = "3F";
   readonly ram = null;
   readonly watchesTiaWrites = true;
-  readonly plainRom = null;
+  mapper: RomMapper | null = null;
   private bankOffset = 0;
   private readonly lastBank: number;
   constructor(private readonly image: Uint8Array) {

@@ -30,7 +30,7 @@ import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts"
 // std::mt19937 is the generator behind Stella's Random in ALE.
 import { Mt19937 } from "../rng.ts";
 import { M6502 } from "./m6502.ts";
-import { screenToGrayscale, screenToRgb } from "./palette.ts";
+import { ScreenRgbCache, screenToGrayscale } from "./palette.ts";
 import { Riot } from "./riot.ts";
 import { Tia } from "./tia.ts";
 
@@ -63,6 +63,14 @@ export class Atari2600 {
   readonly usesPaddles: boolean;
   /** Frames emulated since construction. */
   framesEmulated = 0;
+  /**
+   * Draw every frame, even those emulated with `render = false`. Stella draws each frame into the buffer two frames
+   * back and leaves what the frame does not reach, so a frame that stops short of the window shows pixels of earlier
+   * ones: ALEInterface sets this while a reset runs (Qbert's last reset frames repaint nothing).
+   */
+  drawAllFrames = false;
+  /** A drawn frame came out stale (see emulateFrame): every frame is drawn from then on. */
+  private framesVary = false;
   /** Stella's System data bus state: the last value read or written. */
   dataBus = 0;
   /** SWCHA as the RIOT reads it (pressed = 0). */
@@ -94,6 +102,8 @@ export class Atari2600 {
   private readonly paddleValues = [PADDLE_DEFAULT_VALUE, PADDLE_DEFAULT_VALUE, MINIMUM_RESISTANCE, MINIMUM_RESISTANCE];
   /** Paddle buttons of players A-D pressed. */
   private readonly paddleFire = [false, false, false, false];
+  /** The RGB of the last screen converted (getScreenRGB converts only the rows that changed). */
+  private readonly rgbCache: ScreenRgbCache;
   /** Reused by `applyAction` so the two-player call allocates nothing per frame. */
   private readonly twoPlayers = [0, 0];
 
@@ -102,6 +112,7 @@ export class Atari2600 {
     if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
     if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
     this.height = height;
+    this.rgbCache = new ScreenRgbCache(160 * height);
     this.leftPaddles = leftController === "paddles";
     this.rightPaddles = rightController === "paddles";
     this.usesPaddles = this.leftPaddles || this.rightPaddles;
@@ -118,7 +129,7 @@ export class Atari2600 {
     this.tia = new Tia(this.clock, this, yStart, height);
     this.tia.allowHmoveBlanks = options.hmoveBlanks ?? true;
     this.cpu = new M6502(this, this.clock);
-    this.cpu.setPlainRom(this.cart.plainRom);
+    this.cart.mapper = this.cpu;
     this.tia.attachCpu(this.cpu);
   }
 
@@ -320,16 +331,28 @@ export class Atari2600 {
 
   // ---- running ----
 
-  /** Runs the console for one video frame (Stella's TIA::update); `render = false` skips writing pixels. */
+  /**
+   * Runs the console for one video frame (Stella's TIA::update); `render = false` skips writing pixels unless
+   * `drawAllFrames` is set, or a drawn frame has come out with pixels no frame since a skipped one repainted (its
+   * frames vary in length): from then on this console draws every frame, so its screens are Stella's again once
+   * each buffer has been repainted.
+   */
   emulateFrame(render = true): void {
-    this.tia.renderEnabled = render;
+    const draw = render || this.drawAllFrames || this.framesVary;
+    this.tia.renderEnabled = draw;
     this.tia.update();
     this.framesEmulated++;
+    if (draw && !this.tia.screenExact) this.framesVary = true;
+  }
+
+  /** Whether every pixel of `screen` is the one Stella's would be (see Tia.screenExact). */
+  get screenExact(): boolean {
+    return this.tia.screenExact;
   }
 
   /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
   getScreenRGB(out: Uint8Array): Uint8Array {
-    screenToRgb(this.screen, out);
+    this.rgbCache.convert(this.screen, out);
     return out;
   }
 

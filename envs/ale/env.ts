@@ -120,7 +120,8 @@ export class AtariEnv extends Env<Uint8Array, number> {
 
   /**
    * `step` with the observation written into `out` (no new array), or without one (`out` null): then the frames
-   * run with pixel output switched off. For frame-skipping wrappers (MaxAndSkip), which keep their own frame
+   * run with pixel output switched off (the console still draws them if its screens would otherwise go stale, see
+   * Atari2600.emulateFrame). For frame-skipping wrappers (MaxAndSkip), which keep their own frame
    * buffers and discard most screens; the screen the next `step` shows is unaffected.
    */
   override stepInto(action: number, out: TypedArray | null): StepWithoutObservationResult {
@@ -133,14 +134,15 @@ export class AtariEnv extends Env<Uint8Array, number> {
     return result;
   }
 
-  private stepFrames(action: number, renderLast: boolean): [number, boolean, boolean, Info] {
+  private stepFrames(action: number, observed: boolean): [number, boolean, boolean, Info] {
     if (!this.actionSpace.contains(action)) throw new Error(`${action} isn't within the action space (${this.actionSpace})`);
     const frames = typeof this.frameskip === "number" ? this.frameskip : this.npRandom.integers(this.frameskip[0], this.frameskip[1]);
     const aleAction = this.actionSet[action];
-    // Only the last frame's screen is observable, and only if the observation (or a renderer) shows pixels.
-    const pixels = renderLast && (this.obsType !== "ram" || this.renderMode !== null);
+    // The observation shows the last frame emulated, which is any of the step's frames when the game ends on it
+    // (ALE emulates nothing after game over), so all are drawn if the observation (or a renderer) shows pixels.
+    const pixels = observed && (this.obsType !== "ram" || this.renderMode !== null);
     let reward = 0;
-    for (let i = 0; i < frames; i++) reward += this.ale.act(aleAction, pixels && i === frames - 1);
+    for (let i = 0; i < frames; i++) reward += this.ale.act(aleAction, pixels);
     return [reward, this.ale.gameOver(false), this.ale.gameTruncated(), this.info()];
   }
 

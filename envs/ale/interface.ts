@@ -132,6 +132,8 @@ export class ALEInterface {
   private resetEnvironment(mode: number): void {
     this.episodeFrameNumber = 0;
     const emu = this.console;
+    // The reset's screen can be what any of its frames drew (the system reset clears both frame buffers first).
+    emu.drawAllFrames = true;
     emu.systemReset();
     // Multi-Agent ALE centres all four paddles; single-player ALE only A's and B's.
     emu.resetPaddles(this.multi ? 4 : 2);
@@ -148,6 +150,7 @@ export class ALEInterface {
       for (const action of starting) if (action !== Action.RESET) this.emulate(Action.NOOP, 1, true, action);
       this.emulate(Action.NOOP, 1);
     }
+    emu.drawAllFrames = false;
   }
 
   /** Presses the console's RESET switch for NUM_RESET_STEPS frames and forgets the last action. */

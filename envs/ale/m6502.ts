@@ -163,10 +163,12 @@ export class M6502 {
   lastAccessWasRead = true;
 
   /**
-   * A cartridge without bank switching as 4K of ROM (a 2K image mirrored), or null: reads with A12 set are then
-   * served from it directly (see `fetch`).
+   * The cartridge's current 4K window as read, or null: reads with A12 set and offset (address & $FFF) in
+   * [romFrom, romTo) are served from it directly (see `fetch`).
    */
-  private plainRom: Uint8Array | null = null;
+  private rom: Uint8Array | null = null;
+  private romFrom = 0;
+  private romTo = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -175,12 +177,15 @@ export class M6502 {
   ) {}
 
   /**
-   * Lets program and operand fetches from the cartridge skip the bus: only for cartridges whose reads have no side
-   * effects (no hotspots, no RAM), where a read at A12-set `address` is `rom[address & 0xfff]`.
+   * Lets program and operand fetches from the cartridge skip the bus where its reads have no side effects: a read
+   * at A12-set `address` whose offset (address & $FFF) is in [from, to) is `rom[offset]` (a cartridge maps its
+   * current bank here whenever it switches; hotspots and RAM ports stay outside the range). Null: no shortcut.
    */
-  setPlainRom(rom: Uint8Array | null): void {
-    if (rom !== null && rom.length !== 4096) throw new RangeError(`setPlainRom: expected 4096 bytes, got ${rom.length}`);
-    this.plainRom = rom;
+  mapRom(rom: Uint8Array | null, from = 0, to = 0x1000): void {
+    if (rom !== null && rom.length !== 4096) throw new RangeError(`mapRom: expected 4096 bytes, got ${rom.length}`);
+    this.rom = rom;
+    this.romFrom = rom === null ? 0 : from;
+    this.romTo = rom === null ? 0 : to;
   }
 
   /** M6502::reset: registers cleared, SP = $FF, flags from PS($20), PC from the reset vector. */
@@ -225,9 +230,9 @@ export class M6502 {
    * the data bus), which is a large part of what every instruction costs.
    */
   private fetch(address: number): number {
-    const rom = this.plainRom;
-    if (rom === null || (address & 0x1000) === 0) return this.peek(address);
-    const value = rom[address & 0xfff];
+    const offset = address & 0xfff;
+    if ((address & 0x1000) === 0 || offset < this.romFrom || offset >= this.romTo) return this.peek(address);
+    const value = this.rom![offset];
     this.bus.dataBus = value;
     this.lastAccessWasRead = true;
     return value;

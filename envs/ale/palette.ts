@@ -59,29 +59,45 @@ function sameRow(words: Uint32Array, a: number, b: number): boolean {
   return true;
 }
 
+/** Whether the 40 words of the rows starting at word `a` of `x` and word `b` of `y` are equal. */
+function sameRowOf(x: Uint32Array, a: number, y: Uint32Array, b: number): boolean {
+  for (let i = 0; i < ROW / 4; i++) if (x[a + i] !== y[b + i]) return false;
+  return true;
+}
+
+/**
+ * The RGB of the screen row starting at pixel `row` (screen as words) into `words` (the RGB picture as words).
+ * Four pixels are one little-endian word of the screen and twelve bytes, three aligned words, of the picture.
+ */
+function rowToRgb(screenWords: Uint32Array, words: Uint32Array, row: number): void {
+  const lut = SCREEN_BYTE_TO_RGB_LE;
+  for (let k = row >> 2, w = (row * 3) >> 2, end = (row + ROW) >> 2; k < end; k++, w += 3) {
+    const pixels = screenWords[k];
+    const x0 = lut[pixels & 0xff];
+    const x1 = lut[(pixels >>> 8) & 0xff];
+    const x2 = lut[(pixels >>> 16) & 0xff];
+    const x3 = lut[pixels >>> 24];
+    words[w] = x0 | (x1 << 24);
+    words[w + 1] = (x1 >>> 8) | (x2 << 16);
+    words[w + 2] = (x2 >>> 16) | (x3 << 8);
+  }
+}
+
+/** Whether `screen` and `out` allow the word-wise conversion (aligned, whole rows, little-endian). */
+function wordWise(screen: Uint8Array, out: Uint8Array): boolean {
+  return LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 4 === 0 && screen.length % ROW === 0;
+}
+
 /** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel). */
 export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {
   if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
-  if (LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 4 === 0 && screen.length % ROW === 0) {
-    // Four pixels are twelve bytes, three aligned 32-bit words: a quarter of the stores of byte-wise writing.
+  if (wordWise(screen, out)) {
     const words = new Uint32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
     // Atari pictures repeat rows a lot: a row equal to the one above (compared as 40 words) is a copy of its RGB.
     const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
-    const lut = SCREEN_BYTE_TO_RGB_LE;
     for (let row = 0; row < screen.length; row += ROW) {
-      if (row > 0 && sameRow(screenWords, (row - ROW) >> 2, row >> 2)) {
-        out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
-        continue;
-      }
-      for (let i = row, w = (row * 3) >> 2; i < row + ROW; i += 4, w += 3) {
-        const x0 = lut[screen[i]];
-        const x1 = lut[screen[i + 1]];
-        const x2 = lut[screen[i + 2]];
-        const x3 = lut[screen[i + 3]];
-        words[w] = x0 | (x1 << 24);
-        words[w + 1] = (x1 >>> 8) | (x2 << 16);
-        words[w + 2] = (x2 >>> 16) | (x3 << 8);
-      }
+      if (row > 0 && sameRow(screenWords, (row - ROW) >> 2, row >> 2)) out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
+      else rowToRgb(screenWords, words, row);
     }
     return;
   }
@@ -91,6 +107,44 @@ export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {
     out[o] = rgb >>> 16;
     out[o + 1] = (rgb >>> 8) & 0xff;
     out[o + 2] = rgb & 0xff;
+  }
+}
+
+/**
+ * screenToRgb for one console's successive screens (`size` pixels each): consecutive frames repeat most rows, so
+ * it keeps the last screen it converted with its RGB picture, converts only the rows that differ, and copies the
+ * picture out.
+ */
+export class ScreenRgbCache {
+  private readonly lastScreen: Uint8Array;
+  private readonly lastWords: Uint32Array;
+  private readonly picture: Uint8Array;
+  private readonly pictureWords: Uint32Array;
+  private filled = false;
+
+  constructor(readonly size: number) {
+    this.lastScreen = new Uint8Array(size);
+    this.lastWords = new Uint32Array(this.lastScreen.buffer);
+    this.picture = new Uint8Array(size * 3);
+    this.pictureWords = new Uint32Array(this.picture.buffer);
+  }
+
+  convert(screen: Uint8Array, out: Uint8Array): void {
+    if (screen.length !== this.size || !wordWise(screen, this.picture)) {
+      screenToRgb(screen, out);
+      return;
+    }
+    if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
+    const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
+    const last = this.lastWords;
+    for (let row = 0; row < screen.length; row += ROW) {
+      const word = row >> 2;
+      if (this.filled && sameRowOf(screenWords, word, last, word)) continue;
+      rowToRgb(screenWords, this.pictureWords, row);
+      for (let i = 0; i < ROW / 4; i++) last[word + i] = screenWords[word + i];
+    }
+    this.filled = true;
+    out.set(this.picture);
   }
 }
 

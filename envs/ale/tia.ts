@@ -358,6 +358,15 @@ export class Tia {
   private currentScreen: Uint8Array;
   private previousScreen: Uint8Array;
   private cpu!: M6502;
+  /**
+   * Where each buffer may differ from Stella's, as one pixel range [from, to) (empty: from = to): Stella draws every
+   * frame into the buffer it swaps in, and whatever a frame does not reach keeps what the frame two before drew.
+   * Frames emulated without rendering leave their pixels stale; rendering a frame makes the pixels it reaches exact.
+   */
+  private staleFrom = 0;
+  private staleTo = 0;
+  private previousStaleFrom = 0;
+  private previousStaleTo = 0;
 
   // Frame timing, in colour clocks relative to the system clock (TIA.cxx names).
   private clockWhenFrameStarted = 0;
@@ -458,6 +467,11 @@ export class Tia {
     return this.currentScreen;
   }
 
+  /** Whether every pixel of `screen` is the one Stella's frame buffer holds (no unrendered frame left one). */
+  get screenExact(): boolean {
+    return this.staleFrom >= this.staleTo || this.staleFrom >= this.height * 160;
+  }
+
   /** TIA::reset. */
   reset(): void {
     this.enabledObjects = 0;
@@ -493,6 +507,7 @@ export class Tia {
   private frameReset(): void {
     this.currentBuffer.fill(0);
     this.previousBuffer.fill(0);
+    this.staleFrom = this.staleTo = this.previousStaleFrom = this.previousStaleTo = 0;
     this.framePointer = 0;
     this.clockWhenFrameStarted = this.clock.cycles * 3;
     this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
@@ -547,6 +562,12 @@ export class Tia {
     const view = this.currentScreen;
     this.currentScreen = this.previousScreen;
     this.previousScreen = view;
+    const staleFrom = this.staleFrom;
+    const staleTo = this.staleTo;
+    this.staleFrom = this.previousStaleFrom;
+    this.staleTo = this.previousStaleTo;
+    this.previousStaleFrom = staleFrom;
+    this.previousStaleTo = staleTo;
     // Keep the colour clock within the line: objects positioned during VSYNC stay where they were.
     const clocks = (this.clock.cycles * 3 - this.clockWhenFrameStarted) % 228;
     const cycles = this.clock.cycles;
@@ -567,10 +588,13 @@ export class Tia {
 
   /** Stella dims the not-yet-drawn part of a frame that did not finish within its instruction budget. */
   private greyOutFrame(): void {
-    if (!this.renderEnabled) return;
-    this.forgetSpans();
     let line = this.scanline;
     if (line < this.yStart) line = this.yStart;
+    if (!this.renderEnabled) {
+      this.markStale((line - this.yStart) * 160, this.height * 160);
+      return;
+    }
+    this.forgetSpans();
     const buffer = this.currentBuffer;
     for (let s = line; s < this.height + this.yStart; s++) {
       const row = (s - this.yStart) * 160;
@@ -582,6 +606,8 @@ export class Tia {
   private updateFrame(clock: number): void {
     if (clock < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay || this.clockAtLastUpdate >= clock) return;
     if (clock > this.clockStopDisplay) clock = this.clockStopDisplay;
+    const from = this.framePointer;
+    let to = from;
     do {
       let clocksToUpdate: number;
       let clocksFromStartOfScanLine = 228 - this.clocksToEndOfScanLine;
@@ -605,10 +631,34 @@ export class Tia {
       if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
         if (this.renderEnabled) this.currentBuffer.fill(0, oldFramePointer, oldFramePointer + blanks);
+        if (oldFramePointer + blanks > to) to = oldFramePointer + blanks;
         if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
       }
       if (this.clocksToEndOfScanLine === 228) this.endOfScanline();
     } while (this.clockAtLastUpdate < clock);
+    if (this.framePointer > to) to = this.framePointer;
+    if (this.renderEnabled) this.markDrawn(from, to);
+    else this.markStale(from, to);
+  }
+
+  /** Pixels [from, to) of the current buffer now hold what Stella's hold. */
+  private markDrawn(from: number, to: number): void {
+    if (this.staleFrom >= this.staleTo) return;
+    if (from <= this.staleFrom && to > this.staleFrom) this.staleFrom = to;
+    else if (from < this.staleTo && to >= this.staleTo) this.staleTo = from;
+    if (this.staleFrom >= this.staleTo) this.staleFrom = this.staleTo = 0;
+  }
+
+  /** Pixels [from, to) of the current buffer were not written where Stella writes them. */
+  private markStale(from: number, to: number): void {
+    if (from >= to) return;
+    if (this.staleFrom >= this.staleTo) {
+      this.staleFrom = from;
+      this.staleTo = to;
+    } else {
+      if (from < this.staleFrom) this.staleFrom = from;
+      if (to > this.staleTo) this.staleTo = to;
+    }
   }
 
   /** Per-line state refreshes Stella makes when a drawn line ends. */
