@@ -127,7 +127,11 @@ function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
 interface Lstm {
   weightIh: tf.Variable<tf.Rank.R2>; // [inputSize, 4 * hiddenSize]
   weightHh: tf.Variable<tf.Rank.R2>; // [hiddenSize, 4 * hiddenSize]
-  bias: tf.Variable<tf.Rank.R1>; // PyTorch's bias_ih + bias_hh, both initialized to 0, so one vector
+  // PyTorch's two bias vectors, kept as two although the gates only see their sum: both get the same gradient, and
+  // Adam moves each by its own step, so their sum moves twice as far as one vector would; clip_grad_norm_ counts
+  // that gradient twice. One vector would train the gates' biases at half CleanRL's rate and clip less.
+  biasIh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
+  biasHh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
   hiddenSize: number;
 }
 
@@ -136,13 +140,14 @@ function lstmInit(inputSize: number, hiddenSize: number, rng: RandomGenerator): 
   return {
     weightIh: tf.variable(tf.tensor2d(orthogonal([inputSize, 4 * hiddenSize], 1.0, rng), [inputSize, 4 * hiddenSize])),
     weightHh: tf.variable(tf.tensor2d(orthogonal([hiddenSize, 4 * hiddenSize], 1.0, rng), [hiddenSize, 4 * hiddenSize])),
-    bias: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
+    biasIh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
+    biasHh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
     hiddenSize,
   };
 }
 
 /**
- * One LSTM step from the input's projection `xProj = x·W_ih + b` (computed for all steps at once by the caller):
+ * One LSTM step from the input's projection `xProj = x·W_ih + b_ih + b_hh` (computed for all steps at once by the caller):
  *   i, f, g, o = split(xProj + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
  * Plain differentiable tfjs ops, so gradients flow back through the whole unrolled sequence.
  */
@@ -202,7 +207,7 @@ export class Agent {
   getStates(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D): { hidden: tf.Tensor2D; lstmState: LstmState } {
     const batchSize = lstmState.h.shape[0];
     const numSteps = x.shape[0] / batchSize;
-    const xProj = tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.bias) as tf.Tensor2D;
+    const xProj = tf.add(tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.biasIh), this.lstm.biasHh) as tf.Tensor2D;
     const keep = tf.sub(1, done).reshape([numSteps, batchSize, 1]);
     let { h, c } = lstmState;
     const outputs: tf.Tensor2D[] = [];
@@ -276,9 +281,10 @@ export class Agent {
     return { action, logprob, value, state: nextState };
   }
 
+  /** CleanRL's `agent.parameters()`, in its order: network (4 layers), lstm (weight_ih, weight_hh, bias_ih, bias_hh), actor, critic. */
   parameters(): tf.Variable[] {
-    const { weightIh, weightHh, bias } = this.lstm;
-    return [...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]), weightIh, weightHh, bias, ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias])];
+    const { weightIh, weightHh, biasIh, biasHh } = this.lstm;
+    return [...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]), weightIh, weightHh, biasIh, biasHh, ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias])];
   }
 
   /** Weights as plain arrays, in `parameters()` order, for `--save-model`. */
