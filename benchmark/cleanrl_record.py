@@ -29,8 +29,9 @@ VARIANTS = {
     "ppo_atari_lstm": dict(script="ppo_atari_lstm.py", obs_shape=(1, 84, 84), actions=4),
     "ppo_atari_multigpu": dict(script="ppo_atari_multigpu.py", obs_shape=(4, 84, 84), actions=4, world_size=2),
     "ppo_pettingzoo_ma_atari": dict(script="ppo_pettingzoo_ma_atari.py", obs_shape=(84, 84, 6), actions=6),  # pong_v3
-    # CleanRL's minibatch is 2048 IMPALA-CNN samples; 256 keep the replay inside the test suite's time budget.
-    "ppo_procgen": dict(script="ppo_procgen.py", obs_shape=(64, 64, 3), actions=15, minibatch=256),  # starpilot
+    # CleanRL's minibatch is 2048 IMPALA-CNN samples; 128 keep the replay inside the test suite's time budget.
+    # Gain 1: with √2 the residual stacks blow the activations up (value −32, entropy 1e-5: an ill-conditioned batch).
+    "ppo_procgen": dict(script="ppo_procgen.py", obs_shape=(64, 64, 3), actions=15, minibatch=128, gain=1.0),  # starpilot
 }
 STEPS = 4  # optimizer steps recorded; parameters are compared after the first and the last
 SAMPLES = 8  # parameter entries sampled per tensor
@@ -120,7 +121,7 @@ def make_agent(module, spec):
     return module.Agent(envs)
 
 
-def parameter_pattern(agent):
+def parameter_pattern(agent, weight_gain):
     """Seed and scale of each parameter's formula: weights uniform with variance gain² / fan_in, biases ±0.1."""
     out = []
     for k, (name, p) in enumerate(agent.named_parameters()):
@@ -130,7 +131,7 @@ def parameter_pattern(agent):
         elif name.endswith("bias") or "bias_" in name:
             scale = 0.1
         else:
-            gain = 1.0 if "lstm" in name else np.sqrt(2.0)
+            gain = 1.0 if "lstm" in name else weight_gain
             scale = gain * np.sqrt(3.0 / int(np.prod(shape[1:])))
         numel = int(np.prod(shape))
         sample = sorted(set(int(i) for i in hash_ints(3000 + k, SAMPLES, numel)))
@@ -306,7 +307,7 @@ def main():
         n = spec.get("minibatch", a["minibatch_size"])
         ranks = spec.get("world_size", 1)
         agent64 = make_agent(module, spec).double()
-        pattern = parameter_pattern(agent64)
+        pattern = parameter_pattern(agent64, spec.get("gain", np.sqrt(2.0)))
         set_parameters(agent64, pattern, torch.float64)
         mbs = []
         for rank in range(ranks):

@@ -28,23 +28,30 @@ export function loadFixture(variant: string): Fixture {
   return JSON.parse(readFileSync(new URL(`fixtures/cleanrl/${variant}.json`, import.meta.url), "utf8"));
 }
 
-/** The recorder's `hash_unit`: n values k / 2^23 − 1 in [−1, 1), exact in float32 (murmur3's finalizer). */
+/** murmur3's finalizer over (index, seed): the recorder's hash, as a uint32. */
+function hash32(i: number, seed: number): number {
+  let h = Math.imul(i, 0x9e3779b1) ^ Math.imul(seed + 1, 0x85ebca77);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The recorder's `hash_unit`: n values k / 2^23 − 1 in [−1, 1), exact in float32. */
 export function hashUnit(seed: number, n: number): Float64Array {
   const out = new Float64Array(n);
-  const s = Math.imul(seed + 1, 0x85ebca77);
-  for (let i = 0; i < n; i++) {
-    let h = Math.imul(i, 0x9e3779b1) ^ s;
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-    out[i] = (h >>> 8) / 8388608 - 1;
-  }
+  for (let i = 0; i < n; i++) out[i] = (hash32(i, seed) >>> 8) / 8388608 - 1;
   return out;
 }
 
-export const hashBytes = (seed: number, n: number) => Uint8Array.from(hashUnit(seed, n), (u) => Math.floor((u + 1) * 128));
+/** The recorder's `hash_bytes`, floor((hash_unit + 1) · 128), which is the hash's top byte. */
+export function hashBytes(seed: number, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = hash32(i, seed) >>> 24;
+  return out;
+}
+
 export const hashInts = (seed: number, n: number, high: number) => Int32Array.from(hashUnit(seed, n), (u) => Math.floor((u + 1) * 4194304) % high);
 export const hashFloats = (seed: number, n: number, scale: number) => Float32Array.from(hashUnit(seed, n), (u) => u * scale);
 
@@ -126,7 +133,7 @@ export function variantArgs(spec: Parameters<typeof parseArgs>[0], fixture: Fixt
 }
 
 /** Sets the agent's parameters (in CleanRL's `parameters()` order) to the recorder's formula; returns them as set. */
-export function setParameters(params: tf.Variable[], fixture: Fixture, flatten: number[] | null = null): Float32Array[] {
+function setParameters(params: tf.Variable[], fixture: Fixture, flatten: number[] | null = null): Float32Array[] {
   assert.deepEqual(params.length, fixture.parameters.length, `the agent has ${params.length} parameter tensors, CleanRL's ${fixture.parameters.length}`);
   return fixture.parameters.map((p, k) => {
     const { perm, shape } = ourIndexOfTorch(p, flatten);
@@ -144,7 +151,7 @@ export function minibatchColumns(mb: Fixture["minibatches"][number]) {
 }
 
 /** Forward outputs on the initial weights: the sampled entries and the sums over the minibatch. */
-export function compareForward(cmp: Comparison, fixture: Fixture, rank: number, out: { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> }): void {
+function compareForward(cmp: Comparison, fixture: Fixture, rank: number, out: { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> }): void {
   const [a, b] = [fixture.float32.forward[rank], fixture.float64.forward[rank]];
   for (const key of ["logprob", "entropy", "value"] as const) {
     const ours = b.index.map((i) => out[key][i]);
@@ -157,14 +164,14 @@ export function compareForward(cmp: Comparison, fixture: Fixture, rank: number, 
 const TERMS = ["pg_loss", "v_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac"];
 
 /** Each loss term over the recorded steps, and the gradient norm: `stats[step]` is updateStep's 7 numbers. */
-export function compareSteps(cmp: Comparison, fixture: Fixture, rank: number, stats: ArrayLike<number>[]): void {
-  const [a, b] = [fixture.float32.steps, fixture.float64.steps];
+function compareSteps(cmp: Comparison, fixture: Fixture, rank: number, stats: ArrayLike<number>[]): void {
+  const [a, b] = [fixture.float32.steps.slice(0, stats.length), fixture.float64.steps.slice(0, stats.length)];
   TERMS.forEach((term, j) => cmp.group(`${term} (steps 1-${stats.length})`, stats.map((s) => s[j]), a.map((s) => s.terms[rank][j]), b.map((s) => s.terms[rank][j])));
   cmp.group(`grad norm (steps 1-${stats.length})`, stats.map((s) => s[6]), a.map((s) => s.grad_norm), b.map((s) => s.grad_norm));
 }
 
 /** The parameters' change after `step` steps: per tensor its sum and absolute sum, and the sampled entries. */
-export function compareAfter(cmp: Comparison, fixture: Fixture, step: number, params: tf.Variable[], initial: Float32Array[], flatten: number[] | null = null): void {
+function compareAfter(cmp: Comparison, fixture: Fixture, step: number, params: tf.Variable[], initial: Float32Array[], flatten: number[] | null = null): void {
   const [a, b] = [fixture.float32.after[String(step)], fixture.float64.after[String(step)]];
   const sums: number[] = [];
   const absSums: number[] = [];
@@ -187,4 +194,38 @@ export function compareAfter(cmp: Comparison, fixture: Fixture, step: number, pa
   cmp.group(`after ${step} steps: Δ sums`, sums, a.delta_sum, b.delta_sum, b.delta_abs_sum);
   cmp.group(`after ${step} steps: |Δ| sums`, absSums, a.delta_abs_sum, b.delta_abs_sum, b.delta_abs_sum);
   cmp.group(`after ${step} steps: Δ samples`, samples, a.delta_sample.flat(), b.delta_sample.flat());
+}
+
+export interface ForwardOutputs { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> }
+
+/** A variant's `getActionAndValue` outputs, read back (its tensors disposed). */
+export function readForward(fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; value: tf.Tensor }): ForwardOutputs {
+  const out = tf.tidy(fn);
+  const read = { logprob: out.logprob.dataSync(), entropy: out.entropy.dataSync(), value: out.value.dataSync() };
+  tf.dispose(out);
+  return read;
+}
+
+/**
+ * The replay: parameters from the formula, the forward pass on them, then `steps` updates (default, and with
+ * CLEANRL_ALL_STEPS=1 set: all recorded) with the loss terms, gradient norms and parameter changes compared. `params` lists the agent's tensors in
+ * CleanRL's `parameters()` order; `update` is one call of the variant's updateStep (its 7 numbers).
+ */
+export async function replayFixture(
+  cmp: Comparison,
+  fixture: Fixture,
+  o: { params: () => tf.Variable[]; flatten?: number[]; forward: () => ForwardOutputs; update: () => ArrayLike<number> | Promise<ArrayLike<number>>; steps?: number; rank?: number },
+): Promise<void> {
+  const flatten = o.flatten ?? null;
+  const rank = o.rank ?? 0;
+  const initial = setParameters(o.params(), fixture, flatten);
+  compareForward(cmp, fixture, rank, o.forward());
+  const stats: ArrayLike<number>[] = [];
+  const recorded = fixture.float64.steps.length;
+  const steps = process.env.CLEANRL_ALL_STEPS ? recorded : Math.min(o.steps ?? recorded, recorded);
+  for (let step = 1; step <= steps; step++) {
+    stats.push(await o.update());
+    if (fixture.float64.after[String(step)]) compareAfter(cmp, fixture, step, o.params(), initial, flatten);
+  }
+  compareSteps(cmp, fixture, rank, stats);
 }
