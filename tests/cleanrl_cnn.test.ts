@@ -2,8 +2,9 @@
 // Adam steps, against tests/fixtures/cleanrl/ (see tests/cleanrl_fixtures.ts and benchmark/README.md "CleanRL
 // equivalence"). ppo_atari_lstm.ts: done-masked sequences from a non-zero initial state; ppo_procgen.ts: the
 // unchunked and the chunked update; ppo_atari_multigpu.ts: two ranks (child processes) averaging gradients.
-// ppo_atari.ts replays all 4 recorded steps, the others the first (the suite's time budget; Adam's later steps are
-// the same code in every variant); CLEANRL_ALL_STEPS=1 replays all 4 everywhere.
+// Each replays the first recorded step (the suite's time budget: the MLP tests replay all 4, and Adam's later steps
+// are the same code in every variant); CLEANRL_ALL_STEPS=1 replays all 4 here too. The two multigpu ranks start
+// with the file and run beside the other tests (their CPU time would otherwise add to the suite's wall time).
 import * as tf from "@tensorflow/tfjs";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -29,8 +30,10 @@ const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;
 const NATURE_FLATTEN = [64, 7, 7];
 const IMPALA_FLATTEN = [32, 8, 8];
 
+let ranks: Promise<{ code: number | null; stdout: string; stderr: string }[]> | null = null;
 if (!role) {
   before(async () => {
+    ranks = startRanks();
     await setupBackend("wasm", { quiet: true });
   });
 }
@@ -45,7 +48,7 @@ function actions(fixture: Fixture, rank: number): tf.Tensor1D {
   return tf.tensor1d(hashInts(fixture.minibatches[rank].actions_seed, fixture.minibatch_size, fixture.spaces.actions!), "int32");
 }
 
-it("ppo_atari.ts takes CleanRL's ppo_atari.py update: 4 steps, Breakout shapes, minibatch 256", async () => {
+it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch 256", async () => {
   const fixture = loadFixture("ppo_atari");
   const args = variantArgs(atari.ARGS, fixture);
   const n = fixture.minibatch_size;
@@ -58,6 +61,7 @@ it("ppo_atari.ts takes CleanRL's ppo_atari.py update: 4 steps, Breakout shapes, 
     flatten: NATURE_FLATTEN,
     forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
     update: () => atari.updateStep(agent, optimizer, mb, args),
+    steps: 1,
   });
   cmp.assertAll("ppo_atari");
 });
@@ -162,16 +166,22 @@ async function rankChild(rank: number): Promise<void> {
   cmp.assertAll(`ppo_atari_multigpu rank ${rank}`);
 }
 
-it("ppo_atari_multigpu.ts takes CleanRL's ppo_atari_multigpu.py update: 2 ranks, minibatch 256 each, gradients averaged", async () => {
+/** The two ranks of the multigpu replay, as child processes running this file. */
+async function startRanks() {
   const port = String(await freePort());
-  const runs = await Promise.all([0, 1].map((rank) => {
-    const env = { ...process.env, CLEANRL_RANK: String(rank), RANK: String(rank), WORLD_SIZE: "2", MASTER_ADDR: "127.0.0.1", MASTER_PORT: port };
+  return Promise.all([0, 1].map((rank) => {
+    // One WASM thread each: they share the cores with this process's tests.
+    const env = { ...process.env, CLEANRL_RANK: String(rank), RANK: String(rank), WORLD_SIZE: "2", MASTER_ADDR: "127.0.0.1", MASTER_PORT: port, PPO_TS_WASM_THREADS: "1" };
     const c = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), SELF], { env, stdio: ["ignore", "pipe", "pipe"] });
     let [stdout, stderr] = ["", ""];
     c.stdout.on("data", (d) => (stdout += d));
     c.stderr.on("data", (d) => (stderr += d));
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => c.on("close", (code) => resolve({ code, stdout, stderr })));
   }));
+}
+
+it("ppo_atari_multigpu.ts takes CleanRL's ppo_atari_multigpu.py update: 2 ranks, minibatch 256 each, gradients averaged", async () => {
+  const runs = await ranks!;
   if (process.env.CLEANRL_REPORT) runs.forEach((r) => console.log(r.stdout.trimEnd()));
   runs.forEach((r, rank) => assert.equal(r.code, 0, `rank ${rank}: ${r.stderr}`));
 });
