@@ -26,7 +26,7 @@ import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
@@ -128,7 +128,11 @@ function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
 interface Lstm {
   weightIh: tf.Variable<tf.Rank.R2>; // [inputSize, 4 * hiddenSize]
   weightHh: tf.Variable<tf.Rank.R2>; // [hiddenSize, 4 * hiddenSize]
-  bias: tf.Variable<tf.Rank.R1>; // PyTorch's bias_ih + bias_hh, both initialized to 0, so one vector
+  // PyTorch's two bias vectors, kept as two although the gates only see their sum: both get the same gradient, and
+  // Adam moves each by its own step, so their sum moves twice as far as one vector would; clip_grad_norm_ counts
+  // that gradient twice. One vector would train the gates' biases at half CleanRL's rate and clip less.
+  biasIh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
+  biasHh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
   hiddenSize: number;
 }
 
@@ -137,13 +141,14 @@ function lstmInit(inputSize: number, hiddenSize: number, rng: RandomGenerator): 
   return {
     weightIh: tf.variable(tf.tensor2d(orthogonal([inputSize, 4 * hiddenSize], 1.0, rng), [inputSize, 4 * hiddenSize])),
     weightHh: tf.variable(tf.tensor2d(orthogonal([hiddenSize, 4 * hiddenSize], 1.0, rng), [hiddenSize, 4 * hiddenSize])),
-    bias: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
+    biasIh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
+    biasHh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
     hiddenSize,
   };
 }
 
 /**
- * One LSTM step from the input's projection `xProj = x·W_ih + b` (computed for all steps at once by the caller):
+ * One LSTM step from the input's projection `xProj = x·W_ih + b_ih + b_hh` (computed for all steps at once by the caller):
  *   i, f, g, o = split(xProj + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
  * Plain differentiable tfjs ops, so gradients flow back through the whole unrolled sequence.
  */
@@ -203,7 +208,7 @@ export class Agent {
   getStates(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D): { hidden: tf.Tensor2D; lstmState: LstmState } {
     const batchSize = lstmState.h.shape[0];
     const numSteps = x.shape[0] / batchSize;
-    const xProj = tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.bias) as tf.Tensor2D;
+    const xProj = tf.add(tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.biasIh), this.lstm.biasHh) as tf.Tensor2D;
     const keep = tf.sub(1, done).reshape([numSteps, batchSize, 1]);
     let { h, c } = lstmState;
     const outputs: tf.Tensor2D[] = [];
@@ -277,9 +282,10 @@ export class Agent {
     return { action, logprob, value, state: nextState };
   }
 
+  /** CleanRL's `agent.parameters()`, in its order: network (4 layers), lstm (weight_ih, weight_hh, bias_ih, bias_hh), actor, critic. */
   parameters(): tf.Variable[] {
-    const { weightIh, weightHh, bias } = this.lstm;
-    return [...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]), weightIh, weightHh, bias, ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias])];
+    const { weightIh, weightHh, biasIh, biasHh } = this.lstm;
+    return [...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]), weightIh, weightHh, biasIh, biasHh, ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias])];
   }
 
   /** Weights as plain arrays, in `parameters()` order, for `--save-model`. */
@@ -387,6 +393,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   const entropyLoss = tf.mean(entropy);
   const loss = tf.add(tf.sub(pgLoss, tf.mul(args.entCoef, entropyLoss)), tf.mul(vLoss, args.vfCoef)) as tf.Scalar;
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
+}
+
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): tf.Optimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
 }
 
 /** What `updateStep` returns, in order (named by the NaN guard). */
@@ -505,8 +516,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, rng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.

@@ -30,7 +30,7 @@ import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObse
 import { RandomGenerator } from "./envs/rng.ts";
 import * as dist from "./envs/distributed.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
@@ -356,6 +356,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): tf.Optimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
 /** What `updateStep` returns, in order (named by the NaN guard). */
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
@@ -550,8 +555,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, initRng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
   if (args.debugSync) await checkSync(agent, rank, args.worldSize, "after init");
 
   // ALGO Logic: Storage setup, this rank's share. [numSteps, localNumEnvs] row-major, so flattened it is `b_*`.

@@ -23,7 +23,7 @@ import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "
 import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
@@ -286,6 +286,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): tf.Optimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
 /** What `updateStep` returns, in order (named by the NaN guard). */
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
@@ -412,8 +417,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const actionDim = envs.singleActionSpace.size;
 
   const agent = new Agent(obsDim, actionDim, rng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   const obs = new Float32Array(args.numSteps * args.numEnvs * obsDim);

@@ -400,6 +400,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): tf.Optimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
 /** What `updateStep` returns, in order (named by the NaN guard). */
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
@@ -584,8 +589,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const numActions = envs.singleActionSpace.n;
 
   const agent = new Agent(numActions, rng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // The division by 255 happens in the network, so observations are stored as the bytes they are.

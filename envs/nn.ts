@@ -59,6 +59,25 @@ function sumScalars(xs: tf.Tensor[]): tf.Tensor {
   return level[0];
 }
 
+/** Elements summed per row at each level of `sumOfSquares`. */
+const SUM_BLOCK = 1024;
+
+/**
+ * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
+ */
+function sumOfSquares(x: tf.Tensor): tf.Scalar {
+  let level = tf.reshape(tf.square(x), [-1]) as tf.Tensor1D;
+  while (level.size > SUM_BLOCK) {
+    const rows = Math.ceil(level.size / SUM_BLOCK);
+    const full = rows * SUM_BLOCK === level.size ? level : tf.pad(level, [[0, rows * SUM_BLOCK - level.size]]);
+    level = tf.sum(tf.reshape(full, [rows, SUM_BLOCK]), 1);
+  }
+  return tf.sum(level);
+}
+
 /**
  * `torch.nn.utils.clip_grad_norm_(params, maxNorm)`: scales all gradients together so their global L2 norm is at
  * most `maxNorm` (coefficient maxNorm / (norm + 1e-6), capped at 1, exactly torch's formula). Returns the
@@ -66,7 +85,7 @@ function sumScalars(xs: tf.Tensor[]): tf.Tensor {
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
   const names = Object.keys(grads);
-  const norm = tf.sqrt(sumScalars(names.map((n) => tf.sum(tf.square(grads[n]))))) as tf.Scalar;
+  const norm = tf.sqrt(sumScalars(names.map((n) => sumOfSquares(grads[n])))) as tf.Scalar;
   const coef = tf.minimum(tf.div(maxNorm, tf.add(norm, 1e-6)), 1);
   const clipped: tf.NamedTensorMap = {};
   for (const n of names) clipped[n] = tf.mul(grads[n], coef);

@@ -121,7 +121,10 @@ test("replaying a rollout from its initial state reproduces the log-probabilitie
 });
 
 test("LSTM weights start orthogonal with biases at zero", () => {
-  assert.ok(agent.lstm.bias.dataSync().every((v) => v === 0));
+  assert.ok(agent.lstm.biasIh.dataSync().every((v) => v === 0));
+  assert.ok(agent.lstm.biasHh.dataSync().every((v) => v === 0));
+  // CleanRL's 16 tensors: network 8, lstm 4 (weight_ih, weight_hh, bias_ih, bias_hh), actor 2, critic 2.
+  assert.deepEqual(agent.parameters().map((p) => p.shape), [[8, 8, 1, 32], [32], [4, 4, 32, 64], [64], [3, 3, 64, 64], [64], [3136, 512], [512], [512, 512], [128, 512], [512], [512], [128, 4], [4], [128, 1], [1]]);
   // W_hh is [128, 512]: torch's [512, 128] view has orthonormal columns, i.e. our 128 rows are orthonormal.
   const w = agent.lstm.weightHh.arraySync();
   for (const [i, j] of [[0, 0], [0, 1], [5, 77], [127, 127]]) {
