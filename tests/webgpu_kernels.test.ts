@@ -17,6 +17,7 @@ import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/backend.ts";
 import { registerWebGpuKernels, unregisterWebGpuKernels, webGpuKernelsActive, webGpuKernelsWanted } from "../envs/webgpu/index.ts";
+import { adam } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, type Batch, minibatchGradients } from "../ppo_procgen.ts";
 import { assertRelClose, randomArray, relError, size } from "./backend_helpers.ts";
@@ -168,6 +169,32 @@ describe("our WebGPU kernels against the cpu backend", { skip }, () => {
     } finally {
       registerWebGpuKernels();
     }
+  });
+
+  test("Adam on webgpu (two dispatches per parameter) takes the same steps as on cpu, without leaking tensors", async () => {
+    // Odd sizes (not multiples of the 64-thread workgroup), and gradients that change sign between steps.
+    const shapes = [[3, 5], [7], [2, 3, 4, 5], [1]];
+    const run = async (backend: string) => {
+      await tf.setBackend(backend);
+      const vars = shapes.map((s, i) => tf.variable(tensorOf(s, 40 + i), true, `adam_test_${backend}_${i}`));
+      const opt = adam(0.01, 0.9, 0.999, 1e-5);
+      const counts: number[] = [];
+      for (let step = 0; step < 4; step++) {
+        tf.tidy(() => {
+          const grads = Object.fromEntries(vars.map((v, i) => [v.name, tf.mul(tensorOf(v.shape, 50 + i + step), step % 2 === 0 ? 1 : -3)]));
+          opt.applyGradients(grads);
+        });
+        counts.push(tf.memory().numTensors);
+      }
+      const out = vars.map((v) => Float32Array.from(v.dataSync()));
+      opt.dispose();
+      tf.dispose(vars);
+      return { out, counts };
+    };
+    const expected = await run("cpu");
+    const actual = await run("webgpu");
+    assertRelClose(actual.out, expected.out, TOL, (i) => `parameter ${i} after 4 steps`);
+    assert.deepEqual(actual.counts.slice(1), [actual.counts[1], actual.counts[1], actual.counts[1]], "tensor count grows");
   });
 
   // Against wasm, not cpu: the cpu backend's conv gradients take ~100 s for this on the 2-core VM, and
