@@ -5,6 +5,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { RandomGenerator } from "./rng.ts";
 import { adamStepWebGpu, type WebGpuAdamState } from "./webgpu/adam.ts";
+import { clipGradNormWebGpu } from "./webgpu/global_norm.ts";
 import { webGpuKernelsActive } from "./webgpu/index.ts";
 
 /**
@@ -67,6 +68,8 @@ function sumScalars(xs: tf.Tensor[]): tf.Tensor {
  * clipped gradients and the pre-clip norm. Call inside `tf.tidy`.
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
+  // On WebGPU, 2k + 1 dispatches for k gradients (envs/webgpu/global_norm.ts).
+  if (tf.getBackend() === "webgpu" && webGpuKernelsActive()) return clipGradNormWebGpu(grads, maxNorm);
   const names = Object.keys(grads);
   const norm = tf.sqrt(sumScalars(names.map((n) => tf.sum(tf.square(grads[n]))))) as tf.Scalar;
   const coef = tf.minimum(tf.div(maxNorm, tf.add(norm, 1e-6)), 1);

@@ -17,7 +17,7 @@ import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/backend.ts";
 import { registerWebGpuKernels, unregisterWebGpuKernels, webGpuKernelsActive, webGpuKernelsWanted } from "../envs/webgpu/index.ts";
-import { adam } from "../envs/nn.ts";
+import { adam, clipGradNorm } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, type Batch, minibatchGradients } from "../ppo_procgen.ts";
 import { assertRelClose, randomArray, relError, size } from "./backend_helpers.ts";
@@ -195,6 +195,28 @@ describe("our WebGPU kernels against the cpu backend", { skip }, () => {
     const actual = await run("webgpu");
     assertRelClose(actual.out, expected.out, TOL, (i) => `parameter ${i} after 4 steps`);
     assert.deepEqual(actual.counts.slice(1), [actual.counts[1], actual.counts[1], actual.counts[1]], "tensor count grows");
+  });
+
+  test("clipGradNorm on webgpu: the global norm summed in blocks, and the clipped gradients, as on cpu", async () => {
+    // A gradient of 200K entries (784 per thread of the blocked sum; lavapipe takes seconds for the dense layer's
+    // 1.6M) and small odd ones; the norm is compared with a float64 sum, the clipped gradients with cpu's.
+    const shapes = [[3136, 64], [5], [3, 3, 7, 9], [513]];
+    const clip = async (backend: string, maxNorm: number) => {
+      await tf.setBackend(backend);
+      return tf.tidy(() => {
+        const grads = Object.fromEntries(shapes.map((s, i) => [`g${i}`, tensorOf(s, 60 + i)]));
+        const { grads: clipped, norm } = clipGradNorm(grads, maxNorm);
+        return { norm: norm.dataSync()[0], clipped: Object.values(clipped).map((g) => Float32Array.from(g.dataSync())) };
+      });
+    };
+    let sumSq = 0;
+    shapes.forEach((s, i) => randomArray(size(s), 60 + i).forEach((v) => (sumSq += v * v)));
+    for (const maxNorm of [0.5, 1e6]) { // clipping, and a norm under the limit (coefficient 1)
+      const expected = await clip("cpu", maxNorm);
+      const actual = await clip("webgpu", maxNorm);
+      assert.ok(Math.abs(actual.norm - Math.sqrt(sumSq)) <= 1e-6 * Math.sqrt(sumSq), `norm ${actual.norm} vs float64 ${Math.sqrt(sumSq)}`);
+      assertRelClose(actual.clipped, expected.clipped, TOL, (i) => `clipped gradient ${i} (maxNorm ${maxNorm})`);
+    }
   });
 
   // Against wasm, not cpu: the cpu backend's conv gradients take ~100 s for this on the 2-core VM, and
