@@ -15,10 +15,11 @@
 # last, skipped when the call's own budget (BUDGET_S, default 500 s) is nearly spent.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-anchor="$here/../shared/gpu_anchor"
+# ../shared beside the main checkout; ../../shared beside a worktree under wt/; or ANCHOR_DIR.
+anchor="${ANCHOR_DIR:-$here/../shared/gpu_anchor}"; [ -d "$anchor" ] || anchor="$here/../../shared/gpu_anchor"
 
 if [ "${1:-}" = prepare ]; then
-  [ -x "$anchor/make_bundle.sh" ] || { echo "error: $anchor/make_bundle.sh not found (../shared/gpu_anchor beside the checkout)" >&2; exit 1; }
+  [ -f "$anchor/make_bundle.sh" ] || { echo "error: gpu_anchor/make_bundle.sh not found (../shared/gpu_anchor beside the checkout, or set ANCHOR_DIR)" >&2; exit 1; }
   : "${CLEANRL_GIT_DIR:?error: set CLEANRL_GIT_DIR to the fetch tool's vwxyzjn/cleanrl git dir}"
   : "${ALE_GIT_DIR:?error: set ALE_GIT_DIR to the fetch tool's Farama-Foundation/Arcade-Learning-Environment git dir}"
   # make_bundle.sh trims the node_modules it copies with `cp -a`: a linked node_modules (a worktree's) would be
@@ -46,7 +47,7 @@ step 60 counters_tfjs env PPO_TS_WEBGPU_KERNELS=0 node node_modules/tsx/dist/cli
 step 150 backends_webgpu_tfjs env PPO_TS_WEBGPU_KERNELS=0 node node_modules/tsx/dist/cli.mjs benchmark/backends.ts --backends webgpu --only cnn-forward,cnn-update,impala-update,mlp-update --reps 2'
 # The kernel tests, first: run_on_device.sh has no hook before its rounds, so they run through its EXTRA of a
 # zero-round call, which sets up Node, the bundle and Vulkan just the same (the ALE build it also does is reused).
-EXTRA='echo "== $(date +%T) kernel tests"; timeout 120 node --import tsx --test tests/webgpu_kernels.test.ts > "$OUT/kernel_tests.log" 2>&1; echo "kernel tests rc=$?"; grep -E "^# (tests|pass|fail)|^    not ok" "$OUT/kernel_tests.log"' \
+EXTRA='echo "== $(date +%T) kernel tests"; PPO_TS_WEBGPU_BIG=1 timeout 150 node --import tsx --test tests/webgpu_kernels.test.ts > "$OUT/kernel_tests.log" 2>&1; echo "kernel tests rc=$?"; grep -E "^# (tests|pass|fail)|^    not ok" "$OUT/kernel_tests.log"' \
   bash "$here/.dev/run_on_device.sh" 0 20480
 mv "$OUT/log" "$OUT/log_setup" 2>/dev/null
 EXTRA="$EXTRA" bash "$here/.dev/run_on_device.sh" "${ROUNDS:-2}" "${STEPS:-20480}"

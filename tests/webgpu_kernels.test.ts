@@ -97,6 +97,37 @@ function convOutputs(c: ConvCase, seed: number) {
   });
 }
 
+// The training shapes (minibatch 256 for the Nature CNN, a --grad-chunk-size chunk of 256 for the IMPALA CNN) against tfjs's own
+// webgpu kernels, which the tests above tie to the cpu backend on small shapes: seconds on a GPU, far too slow on
+// lavapipe, so only with PPO_TS_WEBGPU_BIG=1 (benchmark/gpu_yardstick.sh sets it).
+const BIG: ConvCase[] = [
+  { name: "Nature conv1 at 256", x: [256, 84, 84, 4], w: [8, 8, 4, 32], stride: 4, pad: "valid" },
+  { name: "Nature conv2 at 256", x: [256, 20, 20, 32], w: [4, 4, 32, 64], stride: 2, pad: "valid" },
+  { name: "Nature conv3 at 256", x: [256, 9, 9, 64], w: [3, 3, 64, 64], stride: 1, pad: "valid" },
+  { name: "IMPALA 64x64x3 -> 16 at 256", x: [256, 64, 64, 3], w: [3, 3, 3, 16], stride: 1, pad: "same" },
+  { name: "IMPALA 32x32x16 -> 32 at 256", x: [256, 32, 32, 16], w: [3, 3, 16, 32], stride: 1, pad: "same" },
+  { name: "IMPALA 8x8x32 -> 32 at 256", x: [256, 8, 8, 32], w: [3, 3, 32, 32], stride: 1, pad: "same" },
+];
+const bigSkip = skip || (process.env.PPO_TS_WEBGPU_BIG === "1" ? false : "training-size shapes only with PPO_TS_WEBGPU_BIG=1 (a GPU)");
+
+describe("our WebGPU kernels at training sizes against tfjs's webgpu kernels", { skip: bigSkip }, () => {
+  BIG.forEach((c, k) => {
+    test(`conv2d ${c.name}: forward, fused bias+ReLU, dx, dW`, async () => {
+      await tf.setBackend("webgpu");
+      const ours = convOutputs(c, 7 * k + 3);
+      unregisterWebGpuKernels();
+      try {
+        const theirs = convOutputs(c, 7 * k + 3);
+        // 3e-4: tfjs's filter gradient sums up to 102,400 products left to right in float32 (~3e-5 off, relative).
+        assertRelClose([ours.plain, ours.fused, ours.dx, ours.dw], [theirs.plain, theirs.fused, theirs.dx, theirs.dw], 3e-4,
+          (i) => ["forward", "fused forward", "input gradient", "filter gradient"][i]);
+      } finally {
+        registerWebGpuKernels();
+      }
+    });
+  });
+});
+
 describe("our WebGPU kernels against the cpu backend", { skip }, () => {
   test("they are registered for the webgpu backend, and PPO_TS_WEBGPU_KERNELS=0 turns them off", () => {
     assert.ok(webGpuKernelsActive());
