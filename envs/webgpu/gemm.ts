@@ -12,7 +12,8 @@
 // read neighbouring addresses of the underlying tensor (`aRowFastest` / `bColFastest`); then every thread
 // multiplies RM × RN register accumulators from them. Thread (tx, ty) owns rows ty + 16·i and columns tx + 16·j,
 // so the 16 threads of a row read the same A entry (a broadcast) and consecutive B entries. Workgroup x picks the
-// column tile, y the row tile, z is the kernel's own (split-K slice, or convolution phase).
+// column tile, y the row tile, z is the kernel's own (split-K slice, or convolution phase) times the blocks of row
+// tiles beyond the per-dimension workgroup limit.
 //
 // The program object follows tfjs-backend-webgpu's WebGPUProgram (4.22): `runWebGPUProgram` compiles and caches
 // the shader by `shaderKey`, binds the output and inputs in `variableNames` order as storage buffers and the
