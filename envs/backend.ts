@@ -37,6 +37,7 @@ import { pathToFileURL } from "node:url";
 
 import { usageError } from "./cli.ts";
 import { TrainingError, removeWasmExitHandlers } from "./main.ts";
+import { registerWebGpuKernels, webGpuKernelsWanted } from "./webgpu/index.ts";
 
 export const BACKEND_CHOICES = ["auto", "webgpu", "tensorflow", "wasm", "cpu"] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -536,8 +537,12 @@ async function registerWebGpu(): Promise<void> {
   if (g.navigator == null) g.navigator = { gpu };
   else Object.defineProperty(g.navigator, "gpu", { value: gpu, configurable: true });
   const { WebGPUBackend } = await import("@tensorflow/tfjs-backend-webgpu");
-  // Conv2DBackpropInput as a matmul instead of the naive per-pixel shader (checked equal to the cpu backend).
+  // Conv2DBackpropInput as a matmul instead of the naive per-pixel shader (checked equal to the cpu backend), for
+  // the cases our kernels leave to tfjs.
   tf.env().set("WEBGPU_USE_NAIVE_CONV2D_TRANSPOSE", false);
+  // Our WGSL kernels for the convolutions and the max-pool gradient (envs/webgpu/); PPO_TS_WEBGPU_KERNELS=0 keeps
+  // tfjs's.
+  if (webGpuKernelsWanted()) registerWebGpuKernels();
   // The package registered its own factory at import. Its device request leaves maxStorageBuffersPerShaderStage
   // at WebGPU's default of 8, and then tf.addN of more than 7 tensors (e.g. gradient-norm clipping over 8+
   // parameters) fails validation and silently returns zeros. Ours requests every limit the adapter offers.

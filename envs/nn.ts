@@ -4,6 +4,9 @@
 
 import * as tf from "@tensorflow/tfjs";
 import { RandomGenerator } from "./rng.ts";
+import { adamStepWebGpu, type WebGpuAdamState } from "./webgpu/adam.ts";
+import { clipGradNormWebGpu } from "./webgpu/global_norm.ts";
+import { webGpuKernelsActive } from "./webgpu/index.ts";
 
 /**
  * `torch.nn.init.orthogonal_(weight, gain)` for a tfjs weight of shape `[...in, out]` (dense `[in, out]`,
@@ -84,6 +87,8 @@ function sumOfSquares(x: tf.Tensor): tf.Scalar {
  * clipped gradients and the pre-clip norm. Call inside `tf.tidy`.
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
+  // On WebGPU, 2k + 1 dispatches for k gradients (envs/webgpu/global_norm.ts).
+  if (tf.getBackend() === "webgpu" && webGpuKernelsActive()) return clipGradNormWebGpu(grads, maxNorm);
   const names = Object.keys(grads);
   const norm = tf.sqrt(sumScalars(names.map((n) => sumOfSquares(grads[n])))) as tf.Scalar;
   const coef = tf.minimum(tf.div(maxNorm, tf.add(norm, 1e-6)), 1);
@@ -169,8 +174,9 @@ interface AdamSlot { p: number; m: number; v: number; size: number; synced: obje
  * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
  * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
- * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On GPU backends
- * the gradients stay on the device and tfjs's own Adam runs.
+ * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On WebGPU (with
+ * envs/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
+ * (envs/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs.
  */
 export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): tf.Optimizer {
   // Defined on first use: env worker threads import the variant files (for makeEnv) with tfjs stubbed out, and a
@@ -189,15 +195,19 @@ function defineHostAdam() {
     private gradientSize = 0;
     private usedFloats = 0;
     private hostStep = 0;
+    /** The moments of the WebGPU path, per variable name (envs/webgpu/adam.ts). */
+    private readonly gpuMoments: WebGpuAdamState = new Map();
 
     override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
       // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/backend.ts asks it when it starts.
       const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
       const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
-      if (!onHost) return super.applyGradients(variableGradients);
+      const onWebGpu = tf.getBackend() === "webgpu" && webGpuKernelsActive();
+      if (!onHost && !onWebGpu) return super.applyGradients(variableGradients);
       const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
       const { beta1, beta2, epsilon } = this;
       this.hostStep += 1;
+      if (onWebGpu) return adamStepWebGpu(named, this.gpuMoments, { learningRate: this.learningRate, beta1, beta2, epsilon, step: this.hostStep });
       const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
       const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);
       for (const { name, tensor: grad } of named) {
@@ -238,6 +248,8 @@ function defineHostAdam() {
     }
 
     override dispose(): void {
+      tf.dispose([...this.gpuMoments.values()]);
+      this.gpuMoments.clear();
       this.slots.clear();
       this.kernel = null;
       super.dispose();
