@@ -71,7 +71,7 @@ const MIXRATEROT = 0.5;
 /** Collision slack: boxes must overlap by more than 0.001 to touch. */
 const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
-const RENDER_EPS = 0.02;
+const RENDER_EPS = Math.fround(0.02);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
 const BACKGROUND_CACHE = new Map<string, Uint8Array>();
@@ -695,33 +695,52 @@ export abstract class BasicAbstractGame {
 
   // ======================= Rendering =======================
 
-  /** `prepare_for_drawing`: the camera. Full-world view unless `center_agent`. */
+  /**
+   * `prepare_for_drawing`: the camera. Full-world view unless `center_agent`. The camera fields and screen rects are
+   * float32 computed step by step as procgen's `float` members are: Qt's pixel rounding sees those exact values.
+   */
   prepareForDrawing(rectHeight = RES): void {
-    this.centerX = this.mainWidth * 0.5;
-    this.centerY = this.mainHeight * 0.5;
+    const f = Math.fround;
+    this.centerX = f(this.mainWidth * 0.5);
+    this.centerY = f(this.mainHeight * 0.5);
     if (this.options.centerAgent) {
-      [this.centerX, this.centerY] = this.chooseCenter();
+      const [cx, cy] = this.chooseCenter();
+      this.centerX = f(cx);
+      this.centerY = f(cy);
     } else {
       this.visibility = Math.max(this.mainWidth, this.mainHeight, this.minVisibility);
     }
-    const rawUnit = RES / this.visibility;
-    this.unit = rawUnit * (rectHeight / RES);
-    this.viewDim = RES / rawUnit;
-    this.xOff = this.unit * (this.centerX - this.viewDim / 2);
-    this.yOff = this.unit * (this.centerY - this.viewDim / 2);
+    const rawUnit = f(RES / f(this.visibility));
+    this.unit = f(rawUnit * (rectHeight / RES));
+    this.viewDim = f(RES / rawUnit);
+    this.xOff = f(this.unit * f(this.centerX - f(this.viewDim / 2)));
+    this.yOff = f(this.unit * f(this.centerY - f(this.viewDim / 2)));
   }
 
   /** World box (top-left corner x, y with y up; size dx, dy) to pixels. */
   getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0): Rect {
-    return { x: (x - eps) * this.unit - this.xOff, y: (this.viewDim - y - eps) * this.unit + this.yOff, w: (dx + 2 * eps) * this.unit, h: (dy + 2 * eps) * this.unit };
+    const f = Math.fround;
+    const u = this.unit;
+    return {
+      x: f(f(f(x - eps) * u) - this.xOff),
+      y: f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff),
+      w: f(f(dx + f(2 * eps)) * u),
+      h: f(f(dy + f(2 * eps)) * u),
+    };
   }
 
   getObjectRect(obj: Entity): Rect {
+    const f = Math.fround;
+    const x = f(obj.x);
+    const y = f(obj.y);
+    const rx = f(obj.rx);
+    const ry = f(obj.ry);
     if (obj.useAbsCoords) {
       const v = this.viewDim;
-      return { x: v * (obj.x - obj.rx) * this.unit, y: v * (obj.y + obj.ry) * this.unit, w: 2 * v * obj.rx * this.unit, h: 2 * v * obj.ry * this.unit };
+      const u = this.unit;
+      return { x: f(f(v * f(x - rx)) * u), y: f(f(v * f(y + ry)) * u), w: f(f(f(2 * v) * rx) * u), h: f(f(f(2 * v) * ry) * u) };
     }
-    return this.getScreenRect(obj.x - obj.rx, obj.y + obj.ry, 2 * obj.rx, 2 * obj.ry);
+    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry));
   }
 
   /** The background image of this level, or null when drawing it is impossible (no image files). */
@@ -782,11 +801,12 @@ export abstract class BasicAbstractGame {
     if (this.bgTileRatio < 0) {
       c.tileImage(img, main, this.bgTileRatio, true);
     } else {
-      const bgAr = img.width / img.height;
-      const worldAr = this.mainWidth / this.mainHeight;
-      const offsetX = this.bgPctX * (bgAr - worldAr);
+      const f = Math.fround;
+      const bgAr = f(img.width / img.height);
+      const worldAr = f(this.mainWidth / this.mainHeight);
+      const offsetX = f(f(this.bgPctX) * f(bgAr - worldAr));
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
-      c.drawImage(img, { x: main.x - offsetX * main.w, y: main.y, w: (bgAr / worldAr) * main.w, h: main.h }, 0, false, 1, true);
+      c.drawImage(img, { x: main.x + main.w * -offsetX, y: main.y, w: main.w * f(bgAr / worldAr), h: main.h }, 0, false, 1, true);
     }
     if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
     BACKGROUND_CACHE.set(key, c.pixels.slice());

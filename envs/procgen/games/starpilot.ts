@@ -23,8 +23,6 @@ const FAST_FLYER = 8;
 const FINISH_LINE = 9;
 
 const SHOOTER_WIN_TIME = 500;
-/** Background strips by (background, scroll phase); see drawScrollingBackground. */
-const STRIPS = new Map<string, Uint8Array>();
 const NUM_BASIC_OBJECTS = 9;
 const NUM_SHIP_THEMES = 7;
 
@@ -96,44 +94,15 @@ export class StarPilot extends BasicAbstractGame {
   }
 
   /**
-   * Same pixels as tiling the image (nearest-neighbour, pixel centres), but fast: the offset advances 0.8 px per
-   * step, so every 5 steps the picture is the same shifted by exactly 4 px. One 192x64 strip per image and phase
-   * (t mod 5) is sampled once; a frame is then 64 row copies from it. (Sampling a big image at scattered pixels
-   * every frame was the cost of this game's rendering.)
+   * procgen's scrolling background: the image tiled into 18 squares of 3 x 64 px from x = -0.8 * cur_time px
+   * (float32, in procgen's order of operations) and y = -64 px; the clip keeps only the part in view.
    */
   drawScrollingBackground(c: Canvas, img: ProcgenImage): void {
-    const tile = RES * 3; // 192: one square of the tiled strip, in pixels
-    const phase = this.curTime % 5;
-    const key = `${this.backgroundIndex}|${phase}|${img.width}x${img.height}`;
-    let strip = STRIPS.get(key);
-    if (strip === undefined) {
-      strip = new Uint8Array(tile * RES * 3);
-      const offset = (0.8 * phase) % tile; // fractional start of the tiling, in pixels
-      for (let y = 0; y < RES; y++) {
-        const sy = Math.min(img.height - 1, Math.floor((y + 0.5 + RES) * (img.height / tile)));
-        for (let u = 0; u < tile; u++) {
-          const sx = Math.min(img.width - 1, Math.floor(((u + 0.5 + offset) % tile) * (img.width / tile)));
-          const s = (sy * img.width + sx) * 4;
-          const k = img.rgba[s + 3] / 255; // composited over black, as procgen's RGB32 backgrounds
-          const o = (y * tile + u) * 3;
-          strip[o] = Math.round(img.rgba[s] * k);
-          strip[o + 1] = Math.round(img.rgba[s + 1] * k);
-          strip[o + 2] = Math.round(img.rgba[s + 2] * k);
-        }
-      }
-      STRIPS.set(key, strip);
-    }
-    // The 18 squares cover 0.8 * t + 64 < 18 * 192 pixels for every t below the 1000-step limit, so the strip
-    // can wrap around freely.
-    if (0.8 * this.curTime + RES > tile * BG_RATIO) return;
-    const shift = (4 * Math.floor(this.curTime / 5)) % tile;
-    const px = c.pixels;
-    for (let y = 0; y < RES; y++) {
-      const row = y * tile * 3;
-      const first = Math.min(RES, tile - shift); // pixels before the strip wraps around
-      px.set(strip.subarray(row + shift * 3, row + (shift + first) * 3), y * RES * 3);
-      if (first < RES) px.set(strip.subarray(row, row + (RES - first) * 3), (y * RES + first) * 3);
-    }
+    const f = Math.fround;
+    const scale = Math.trunc(RES / this.mainHeight);
+    const xOff = f(f(f(f(-this.curTime * scale) * f(this.hpSlowV)) * 2) / this.charDim);
+    const k = 3;
+    c.tileImage(img, { x: xOff, y: (-RES * (k - 1)) / 2, w: RES * k * BG_RATIO, h: RES * k }, 1, true);
   }
 
   override handleAgentCollision(obj: Entity): void {
