@@ -179,11 +179,92 @@ export class Canvas {
     }
   }
 
-  /** A rotated image: pixel centres inside the rotated rect sample the source under them. */
+  /**
+   * A rotated image, as procgen draws it: `translate(centre)`, `rotate(degrees)`, `drawImage(QRectF(-w/2, -h/2, w,
+   * h))`. Targets under 16 px a side go through Qt's generic path: QRasterizer::rasterizeLine covers the rotated
+   * rect (aliased), and each covered span samples the image through the inverse transform in 16.16 fixed point,
+   * stepping from the span's first pixel centre. Larger targets (qt_transform_image's path) use the pixel-centre rule.
+   */
   private drawRotated(img: ProcgenImage, rect: Rect, rotation: number, reflected: boolean, alpha: number): void {
     const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
     if (opacity === 0) return;
     const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
+    const f = Math.fround;
+    // QTransform::rotate: exact for multiples of 90 degrees; procgen's angle is float32 degrees.
+    const deg = f(f(f(rotation) * 180) / f(Math.PI));
+    let sin: number;
+    let cos: number;
+    if (deg === 90 || deg === -270) [sin, cos] = [1, 0];
+    else if (deg === 270 || deg === -90) [sin, cos] = [-1, 0];
+    else if (deg === 180) [sin, cos] = [0, -1];
+    else {
+      const rad = DEG2RAD * deg;
+      sin = Math.sin(rad);
+      cos = Math.cos(rad);
+    }
+    const w = rect.w;
+    const h = rect.h;
+    const cx = rect.x + w / 2;
+    const cy = rect.y + h / 2;
+    const rx = -w / 2;
+    const ry = -h / 2;
+    // The target's device bounds (QTransform::mapRect of the four corners).
+    const xs = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => cos * px + -sin * py + cx));
+    const ys = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => sin * px + cos * py + cy));
+    if (sin === 0 || Math.max(...xs) - Math.min(...xs) >= 16 || Math.max(...ys) - Math.min(...ys) >= 16) {
+      this.drawRotatedByCentres(img, rect, cos, sin, reflected, m);
+      return;
+    }
+    // The image-to-device transform: translate(centre) rotate translate(rect corner) scale(rect / image), with
+    // QSpanData::setupMatrix's 1/65536 nudge, inverted as QMatrix::inverted does.
+    const sx = w / img.width;
+    const sy = h / img.height;
+    const m11 = cos * sx;
+    const m12 = sin * sx;
+    const m21 = -sin * sy;
+    const m22 = cos * sy;
+    const tdx = cx + (rx * cos + ry * -sin);
+    const tdy = cy + (ry * cos + rx * sin);
+    const e = 1 / 65536;
+    const dx = e * m11 + e * m21 + tdx;
+    const dy = e * m12 + e * m22 + tdy;
+    const dinv = 1 / (m11 * m22 - m12 * m21);
+    const i11 = m22 * dinv;
+    const i12 = -m12 * dinv;
+    const i21 = -m21 * dinv;
+    const i22 = m11 * dinv;
+    const idx = (m21 * dy - m22 * dx) * dinv;
+    const idy = (m12 * dx - m11 * dy) * dinv;
+    const fdx = Math.trunc(i11 * 65536);
+    const fdy = Math.trunc(i12 * 65536);
+    const src = premultiplied(img);
+    const iw = img.width;
+    const ih = img.height;
+    const px = this.pixels;
+    const width = this.width;
+    // The thick line through the midpoints of the rect's left and right edges (painter transform only).
+    const my = (ry + (ry + h)) * 0.5;
+    const ax = (rx + rx) * 0.5;
+    const bx = (rx + w + (rx + w)) * 0.5;
+    rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height, (y, x0, len) => {
+      const cxp = x0 + 0.5;
+      const cyp = y + 0.5;
+      let fx = Math.trunc((i21 * cyp + i11 * cxp + idx) * 65536);
+      let fy = Math.trunc((i22 * cyp + i12 * cxp + idy) * 65536);
+      let o = (y * width + x0) * 3;
+      for (let k = 0; k < len; k++, o += 3) {
+        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
+        const syi = Math.min(ih - 1, Math.max(0, fy >> 16));
+        if (reflected) sxi = iw - 1 - sxi;
+        blendPremultiplied(px, o, src, (syi * iw + sxi) * 4, m);
+        fx = (fx + fdx) | 0;
+        fy = (fy + fdy) | 0;
+      }
+    });
+  }
+
+  /** Pixel centres inside the rotated rect sample the source pixel under them. */
+  private drawRotatedByCentres(img: ProcgenImage, rect: Rect, cos: number, sin: number, reflected: boolean, m: number): void {
     const src = premultiplied(img);
     const iw = img.width;
     const ih = img.height;
@@ -192,8 +273,6 @@ export class Canvas {
     const syScale = ih / rect.h;
     const cx = rect.x + rect.w / 2;
     const cy = rect.y + rect.h / 2;
-    const cos = Math.cos(rotation);
-    const sin = Math.sin(rotation);
     const hw = rect.w / 2;
     const hh = rect.h / 2;
     const ex = Math.abs(hw * cos) + Math.abs(hh * sin);
@@ -206,7 +285,7 @@ export class Canvas {
       const dy = y + 0.5 - cy;
       for (let x = x0; x < x1; x++) {
         const dx = x + 0.5 - cx;
-        // Inverse of a clockwise (y-down) rotation by `rotation`.
+        // Inverse of a clockwise (y-down) rotation.
         const ux = dx * cos + dy * sin;
         const uy = -dx * sin + dy * cos;
         if (ux < -hw || ux >= hw || uy < -hh || uy >= hh) continue;
@@ -238,6 +317,173 @@ export class Canvas {
       for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + f(tw * i), y: rect.y, w: tw, h: th }, 0, reflected, alpha, opaque);
     }
   }
+}
+
+const DEG2RAD = 0.017453292519943295769;
+const INT_MAX = 2147483647;
+
+/** qSafeFloatToQ16Dot16: to 16.16 fixed point, truncated, saturated. */
+function toQ16(x: number): number {
+  const t = x * 65536;
+  if (t > INT_MAX) return INT_MAX;
+  if (t < -2147483648) return -INT_MAX;
+  return Math.trunc(t);
+}
+
+function safeDivide(x: number, y: number): number {
+  return y === 0 ? (x > 0 ? 1e20 : -1e20) : x / y;
+}
+
+/** Whether two coordinates agree in 26.6 fixed point (q26Dot6Compare). */
+function same26Dot6(p1: number, p2: number): boolean {
+  return Math.trunc((p2 - p1) * 64) === 0;
+}
+
+const snap26Dot6 = (v: number) => Math.floor(v * 64) * (1 / 64);
+
+/**
+ * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans (row, first
+ * pixel, length) covered by the line from a to b of thickness `width` times its length.
+ */
+function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number, span: (y: number, x: number, len: number) => void): void {
+  if ((ax === bx && ay === by) || !(width > 0)) return;
+  let pax = ax;
+  let pay = ay;
+  let pbx = bx;
+  let pby = by;
+  // Clip the line to the device grown by the line's half thickness (Liang-Barsky).
+  const ox = Math.abs(by - ay) * width * 0.5;
+  const oy = Math.abs(bx - ax) * width * 0.5;
+  const cl = -ox;
+  const ct = -oy;
+  const cr = cl + (devW + ox - cl);
+  const cb = ct + (devH + oy - ct);
+  const inside = (x: number, y: number) => x >= cl && x <= cr && y >= ct && y <= cb;
+  if (!inside(pax, pay) || !inside(pbx, pby)) {
+    let t1 = 0;
+    let t2 = 1;
+    const o = [pax, pay];
+    const d = [pbx - pax, pby - pay];
+    const low = [cl, ct];
+    const high = [cr, cb];
+    for (let i = 0; i < 2; i++) {
+      if (d[i] === 0) {
+        if (o[i] <= low[i] || o[i] >= high[i]) return;
+        continue;
+      }
+      const dInv = 1 / d[i];
+      let tLow = (low[i] - o[i]) * dInv;
+      let tHigh = (high[i] - o[i]) * dInv;
+      if (tLow > tHigh) [tLow, tHigh] = [tHigh, tLow];
+      if (t1 < tLow) t1 = tLow;
+      if (t2 > tHigh) t2 = tHigh;
+      if (t1 >= t2) return;
+    }
+    const dx = pbx - pax;
+    const dy = pby - pay;
+    [pax, pay, pbx, pby] = [pax + dx * t1, pay + dy * t1, pax + dx * t2, pay + dy * t2];
+  }
+  {
+    const w0 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
+    const w = (pax - pbx) * (pax - pbx) + (pay - pby) * (pay - pby);
+    if (w === 0) return;
+    width *= Math.sqrt(w0 / w);
+  }
+  const right = devW - 1;
+  const bottom = devH - 1;
+  if (same26Dot6(pay, pby)) {
+    // Horizontal: the same rectangle as a vertical line.
+    const x = (pax + pbx) * 0.5;
+    const dx = Math.abs(pbx - pax) * 0.5;
+    const y = pay;
+    const dy = width * dx;
+    [pax, pay, pbx, pby] = [x, y - dy, x, y + dy];
+    width = 1 / width;
+  }
+  if (same26Dot6(pax, pbx)) {
+    if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+    const halfWidth = 0.5 * width * (pby - pay);
+    const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
+    const left = clamp(pax - halfWidth, 0, right + 1);
+    const rightX = clamp(pax + halfWidth, 0, right + 1);
+    pay = clamp(pay, 0, bottom + 1);
+    pby = clamp(pby, 0, bottom + 1);
+    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return;
+    const iTop = Math.trunc(pay + 0.5);
+    const iBottom = pby < 0.5 ? -1 : Math.trunc(pby - 0.5);
+    const iLeft = Math.trunc(left + 0.5);
+    const iRight = rightX < 0.5 ? -1 : Math.trunc(rightX - 0.5);
+    const iWidth = iRight - iLeft + 1;
+    if (iWidth > 0) for (let y = iTop; y <= iBottom; y++) span(y, iLeft, iWidth);
+    return;
+  }
+  if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+  const k = 0.5 * width;
+  const ddx = (pbx - pax) * k;
+  const ddy = (pby - pay) * k;
+  const perpX = ddy;
+  const perpY = -ddx;
+  let top: number[], left: number[], rightP: number[], bot: number[];
+  if (pax < pbx) {
+    top = [pax + perpX, pay + perpY];
+    left = [pax - perpX, pay - perpY];
+    rightP = [pbx + perpX, pby + perpY];
+    bot = [pbx - perpX, pby - perpY];
+  } else {
+    top = [pax - perpX, pay - perpY];
+    left = [pbx - perpX, pby - perpY];
+    rightP = [pax + perpX, pay + perpY];
+    bot = [pbx + perpX, pby + perpY];
+  }
+  top = top.map(snap26Dot6);
+  bot = bot.map(snap26Dot6);
+  left = left.map(snap26Dot6);
+  rightP = rightP.map(snap26Dot6);
+  const topLeftSlope = safeDivide(left[0] - top[0], left[1] - top[1]);
+  const bottomLeftSlope = safeDivide(bot[0] - left[0], bot[1] - left[1]);
+  const topRightSlope = safeDivide(rightP[0] - top[0], rightP[1] - top[1]);
+  const bottomRightSlope = safeDivide(bot[0] - rightP[0], bot[1] - rightP[1]);
+  const topLeftFP = toQ16(topLeftSlope);
+  const topRightFP = toQ16(topRightSlope);
+  const bottomLeftFP = toQ16(bottomLeftSlope);
+  const bottomRightFP = toQ16(bottomRightSlope);
+  const iTop = Math.trunc(top[1] + 0.5);
+  const iLeft = left[1] < 0.5 ? -1 : Math.trunc(left[1] - 0.5);
+  const iRight = rightP[1] < 0.5 ? -1 : Math.trunc(rightP[1] - 0.5);
+  const iBottom = bot[1] < 0.5 ? -1 : Math.trunc(bot[1] - 0.5);
+  const iMiddle = Math.min(iLeft, iRight);
+  let leftA = toQ16(top[0] + 0.5 + (iTop + 0.5 - top[1]) * topLeftSlope);
+  let leftB = toQ16(left[0] + 0.5 + (iLeft + 1.5 - left[1]) * bottomLeftSlope);
+  let rightA = toQ16(top[0] - 0.5 + (iTop + 0.5 - top[1]) * topRightSlope);
+  let rightB = toQ16(rightP[0] - 0.5 + (iRight + 1.5 - rightP[1]) * bottomRightSlope);
+  let y = iTop;
+  // One trapezoid of rows up to `next`, the left and right edges stepping by their slopes (Qt's DO_SEGMENT).
+  const segment = (next: number, useLeftB: boolean, useRightB: boolean, ls: number, rs: number) => {
+    let li = useLeftB ? leftB : leftA;
+    let ri = useRightB ? rightB : rightA;
+    const ny = Math.min(next + 1, 0);
+    if (y < ny) {
+      li = (li + Math.imul(ls, ny - y)) | 0;
+      ri = (ri + Math.imul(rs, ny - y)) | 0;
+      y = ny;
+    }
+    if (next > bottom) next = bottom;
+    for (; y <= next; y++) {
+      const x1 = Math.max(li >> 16, 0);
+      const x2 = Math.min(ri >> 16, right);
+      if (x2 >= x1) span(y, x1, x2 - x1 + 1);
+      li = (li + ls) | 0;
+      ri = (ri + rs) | 0;
+    }
+    if (useLeftB) leftB = li;
+    else leftA = li;
+    if (useRightB) rightB = ri;
+    else rightA = ri;
+  };
+  segment(iMiddle, false, false, topLeftFP, topRightFP);
+  segment(iRight, true, false, bottomLeftFP, topRightFP);
+  segment(iLeft, false, true, topLeftFP, bottomRightFP);
+  segment(iBottom, true, true, bottomLeftFP, bottomRightFP);
 }
 
 /**
