@@ -69,6 +69,9 @@ function premultiplied(img: ProcgenImage): Uint8Array {
  * k = 0 .. n - 1. `fast`: the SSE2 sprite path's arithmetic, else the generic one. null when nothing is drawn.
  */
 function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean): [number, number, number, number] | null {
+  // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
+  // (start + size) - start, which can differ from size in the last bit.
+  size = start + size - start;
   let d0 = qRound(start);
   let d1 = qRound(start + size);
   if (d0 < 0) d0 = 0;
