@@ -29,7 +29,9 @@ mkdir -p "$scratch/gym3"
 git --git-dir="$gym3_git" show HEAD:gym3/libenv.h > "$scratch/gym3/libenv.h"
 
 # procgen's builder.py configures RelWithDebInfo with LIBENV_DIR pointing at gym3's header directory.
-cmake -S "$scratch/src/procgen" -B "$scratch/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIBENV_DIR="$scratch/gym3" > "$scratch/build.log"
+# PROCGEN_PACKAGE=ON compiles for -march=ivybridge as the released wheels are: the default -march=native lets GCC
+# fuse float multiply-adds on CPUs with FMA, which moves sprite edges and entity positions by a rounding step.
+cmake -S "$scratch/src/procgen" -B "$scratch/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROCGEN_PACKAGE=ON -DLIBENV_DIR="$scratch/gym3" > "$scratch/build.log"
 nice -n 10 cmake --build "$scratch/build" -j "$jobs" >> "$scratch/build.log"
 nice -n 10 g++ -O2 -std=c++17 -I"$scratch/gym3" "$here/procgen_reference.cpp" -o "$scratch/build/procgen_reference" \
   -L"$scratch/build" -lenv -Wl,-rpath,"$scratch/build"
