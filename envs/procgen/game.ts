@@ -72,6 +72,7 @@ const MIXRATEROT = 0.5;
 const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
 const RENDER_EPS = Math.fround(0.02);
+const MARGIN_098 = Math.fround(0.98);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
 const BACKGROUND_CACHE = new Map<string, Uint8Array>();
@@ -258,9 +259,15 @@ export abstract class BasicAbstractGame {
     return [this.agent.x, this.agent.y];
   }
   updateAgentVelocity(): void {
-    const vScale = this.getAgentAccelerationScale();
-    this.agent.vx = (1 - this.mixrate) * this.agent.vx + this.mixrate * this.maxspeed * this.actionVx * vScale;
-    this.agent.vy = (1 - this.mixrate) * this.agent.vy + this.mixrate * this.maxspeed * this.actionVy * vScale;
+    // procgen's float members and float arithmetic, one rounding per operation.
+    const f = Math.fround;
+    const vScale = f(this.getAgentAccelerationScale());
+    const mix = f(this.mixrate);
+    const accel = f(mix * f(this.maxspeed));
+    this.agent.vx = f(1 - mix) * this.agent.vx;
+    this.agent.vy = f(1 - mix) * this.agent.vy;
+    this.agent.vx = this.agent.vx + f(f(accel * this.actionVx) * vScale);
+    this.agent.vy = this.agent.vy + f(f(accel * this.actionVy) * vScale);
     this.decayAgentVelocity();
   }
   decayAgentVelocity(): void {
@@ -423,7 +430,8 @@ export abstract class BasicAbstractGame {
   // ======================= Collisions and physics =======================
 
   hasCollision(e1: Entity, e2: Entity, margin: number): boolean {
-    return Math.abs(e1.x - e2.x) < e1.rx + e2.rx + margin && Math.abs(e1.y - e2.y) < e1.ry + e2.ry + margin;
+    const f = Math.fround;
+    return Math.abs(f(e1.x - e2.x)) < f(f(e1.rx + e2.rx) + margin) && Math.abs(f(e1.y - e2.y)) < f(f(e1.ry + e2.ry) + margin);
   }
 
   hasAgentCollision(e: Entity): boolean {
@@ -450,14 +458,16 @@ export abstract class BasicAbstractGame {
   /** Moves a smart_step entity in sub-steps, axis by axis, stopping at walls and pushing/bouncing off entities. */
   basicStepObject(obj: Entity): void {
     if (obj.willErase) return;
+    // float arithmetic, as procgen's (each operation rounded to float32).
+    const f = Math.fround;
     let n: number;
     if (this.gridStep) {
       n = 1;
     } else {
-      n = Math.max(4, Math.trunc(4 * Math.sqrt(obj.vx * obj.vx + obj.vy * obj.vy)));
+      n = Math.max(4, Math.trunc(f(4 * f(Math.sqrt(f(f(obj.vx * obj.vx) + f(obj.vy * obj.vy)))))));
     }
-    const pct = 1 / n;
-    const cmp = Math.abs(obj.vx) - Math.abs(obj.vy);
+    const pct = f(1 / n);
+    const cmp = f(Math.abs(obj.vx) - Math.abs(obj.vy));
     // Ties are broken by the step's random int so enemies pick horizontal/vertical forks evenly.
     let xFirst = cmp === 0 ? this.stepRandInt % 2 === 0 : cmp > 0;
     if (obj.type === PLAYER) {
@@ -470,50 +480,51 @@ export abstract class BasicAbstractGame {
       let blockX: boolean;
       let blockY: boolean;
       if (xFirst) {
-        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
-        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
+        blockX = this.subStep(obj, f(obj.vx * pct), 0, 0);
+        blockY = this.subStep(obj, 0, f(obj.vy * pct), 0);
       } else {
-        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
-        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
+        blockY = this.subStep(obj, 0, f(obj.vy * pct), 0);
+        blockX = this.subStep(obj, f(obj.vx * pct), 0, 0);
       }
       if (!blockX) vxPct += 1;
       if (!blockY) vyPct += 1;
       if (blockX && blockY) break;
     }
-    obj.vx *= vxPct / n;
-    obj.vy *= vyPct / n;
+    obj.vx *= f(vxPct / n);
+    obj.vy *= f(vyPct / n);
   }
 
   subStep(obj: Entity, vx: number, vy: number, depth: number): boolean {
     if (obj.willErase) return false;
-    let ny = obj.y + vy;
-    let nx = obj.x + vx;
-    const margin = 0.98;
+    const f = Math.fround;
+    let ny = f(obj.y + vy);
+    let nx = f(obj.x + vx);
+    const margin = MARGIN_098;
     const isHorizontal = vx !== 0;
     let block = false;
     let reflect = false;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
-        const type2 = this.getObjFromFloats(nx + obj.rx * margin * (2 * i - 1), ny + obj.ry * margin * (2 * j - 1));
+        const type2 = this.getObjFromFloats(f(nx + f(f(obj.rx * margin) * (2 * i - 1))), f(ny + f(f(obj.ry * margin) * (2 * j - 1))));
         block = block || this.isBlocked(obj, type2, isHorizontal);
         reflect = reflect || this.willReflect(obj.type, type2);
       }
     }
     if (reflect) {
       if (isHorizontal) {
-        const delta = vx < 0 ? Math.ceil(nx - obj.rx) - (nx - obj.rx) : Math.floor(nx + obj.rx) - (nx + obj.rx);
+        const delta = vx < 0 ? f(Math.ceil(f(nx - obj.rx)) - f(nx - obj.rx)) : f(Math.floor(f(nx + obj.rx)) - f(nx + obj.rx));
         obj.vx = -obj.vx;
-        nx = nx + 2 * delta;
+        nx = f(nx + f(2 * delta));
       } else {
-        const delta = vy < 0 ? Math.ceil(ny - obj.ry) - (ny - obj.ry) : Math.floor(ny + obj.ry) - (ny + obj.ry);
+        const delta = vy < 0 ? f(Math.ceil(f(ny - obj.ry)) - f(ny - obj.ry)) : f(Math.floor(f(ny + obj.ry)) - f(ny + obj.ry));
         obj.vy = -obj.vy;
-        ny = ny + 2 * delta;
+        ny = f(ny + f(2 * delta));
       }
     } else if (block) {
       if (isHorizontal) {
-        nx = this.gridStep ? obj.x : vx > 0 ? Math.floor(nx + obj.rx) - obj.rx : Math.ceil(nx - obj.rx) + obj.rx;
+        nx = this.gridStep ? obj.x : vx > 0 ? f(Math.floor(f(nx + obj.rx)) - obj.rx) : f(Math.ceil(f(nx - obj.rx)) + obj.rx);
       } else {
-        ny = this.gridStep ? obj.y : vy > 0 ? Math.floor(ny + obj.ry) - obj.ry : Math.ceil(ny - obj.ry) + obj.ry;
+        ny = this.gridStep ? obj.y : vy > 0 ? f(Math.floor(f(ny + obj.ry)) - obj.ry) : f(Math.ceil(f(ny - obj.ry)) + obj.ry);
       }
     }
     obj.x = nx;
@@ -528,14 +539,14 @@ export abstract class BasicAbstractGame {
           currBlock = true;
         } else if (this.willReflect(obj.type, m.type)) {
           if (isHorizontal) {
-            const delx = m.x - obj.x;
-            const rsum = m.rx + obj.rx;
-            obj.x += vx > 0 ? -2 * (rsum - delx) : 2 * (rsum + delx);
+            const delx = f(m.x - obj.x);
+            const rsum = f(m.rx + obj.rx);
+            obj.x += vx > 0 ? f(-2 * f(rsum - delx)) : f(2 * f(rsum + delx));
             obj.vx = -obj.vx;
           } else {
-            const dely = m.y - obj.y;
-            const rsum = m.ry + obj.ry;
-            obj.y += vy > 0 ? -2 * (rsum - dely) : 2 * (rsum + dely);
+            const dely = f(m.y - obj.y);
+            const rsum = f(m.ry + obj.ry);
+            obj.y += vy > 0 ? f(-2 * f(rsum - dely)) : f(2 * f(rsum + dely));
             obj.vy = -obj.vy;
           }
         }
@@ -548,11 +559,13 @@ export abstract class BasicAbstractGame {
 
   /** Moves `target` flush against `src` along one axis (recursively pushing what it hits) and stops it there. */
   pushObj(src: Entity, target: Entity, isHorizontal: boolean, depth: number): boolean {
-    const rsum = isHorizontal ? src.rx + target.rx : src.ry + target.ry;
+    const f = Math.fround;
+    const rsum = f(isHorizontal ? src.rx + target.rx : src.ry + target.ry);
     let tvx = 0;
     let tvy = 0;
-    if (isHorizontal) tvx = src.x + Math.sign(target.x - src.x) * rsum - target.x;
-    else tvy = src.y + Math.sign(target.y - src.y) * rsum - target.y;
+    // procgen's sign() is double, so this sum is double until stored.
+    if (isHorizontal) tvx = f(src.x + Math.sign(f(target.x - src.x)) * rsum - target.x);
+    else tvy = f(src.y + Math.sign(f(target.y - src.y)) * rsum - target.y);
     let block = false;
     // Rare numerical cases could recurse forever; procgen stops at depth 5.
     if (depth < 5) block = this.subStep(target, tvx, tvy, depth + 1);
