@@ -66,9 +66,10 @@ function premultiplied(img: ProcgenImage): Uint8Array {
 
 /**
  * One axis of a Qt scaled blit: destination pixels [d0, d0 + n) read source index (base + k * step) >>> 16 for
- * k = 0 .. n - 1. `fast`: the SSE2 sprite path's arithmetic, else the generic one. null when nothing is drawn.
+ * k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the SSE2 sprite path's arithmetic, else the
+ * generic one. False when nothing is drawn.
  */
-function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean): [number, number, number, number] | null {
+function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
   // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
   // (start + size) - start, which can differ from size in the last bit.
   size = start + size - start;
@@ -77,7 +78,7 @@ function scaleAxis(start: number, size: number, srcSize: number, limit: number, 
   if (d0 < 0) d0 = 0;
   if (d1 > limit) d1 = limit;
   let n = d1 - d0;
-  if (n <= 0) return null;
+  if (n <= 0) return false;
   let step: number;
   let first: number;
   if (fast) {
@@ -91,9 +92,16 @@ function scaleAxis(start: number, size: number, srcSize: number, limit: number, 
   const base = first >>> 0;
   // Floating-point rounding can put the last sample one past the image: Qt then draws one pixel less.
   if ((base + step * (n - 1)) >>> 16 >= srcSize) n--;
-  if (n <= 0) return null;
-  return [d0, n, base, step];
+  if (n <= 0) return false;
+  out[0] = d0;
+  out[1] = n;
+  out[2] = base;
+  out[3] = step;
+  return true;
 }
+
+const AXIS_X = new Float64Array(4);
+const AXIS_Y = new Float64Array(4);
 
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
@@ -145,11 +153,15 @@ export class Canvas {
     const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
     if (opacity === 0) return;
     const fast = !opaque && opacity === 256;
-    const ax = scaleAxis(rect.x, rect.w, img.width, this.width, fast);
-    const ay = scaleAxis(rect.y, rect.h, img.height, this.height, fast);
-    if (ax === null || ay === null) return;
-    const [x0, nx, bx, ix] = ax;
-    const [y0, ny, by, iy] = ay;
+    if (!scaleAxis(rect.x, rect.w, img.width, this.width, fast, AXIS_X) || !scaleAxis(rect.y, rect.h, img.height, this.height, fast, AXIS_Y)) return;
+    const x0 = AXIS_X[0];
+    const nx = AXIS_X[1];
+    const bx = AXIS_X[2];
+    const ix = AXIS_X[3];
+    const y0 = AXIS_Y[0];
+    const ny = AXIS_Y[1];
+    const by = AXIS_Y[2];
+    const iy = AXIS_Y[3];
     const iw = img.width;
     const px = this.pixels;
     if (opaque) {
@@ -177,7 +189,14 @@ export class Canvas {
       for (let k = 0; k < nx; k++, o += 3) {
         let sx = (bx + k * ix) >>> 16;
         if (reflected) sx = iw - 1 - sx;
-        blendPremultiplied(px, o, src, (row + sx) * 4, m);
+        const s = (row + sx) * 4;
+        // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
+        const a = src[s + 3];
+        if (m === 255 && a === 255) {
+          px[o] = src[s];
+          px[o + 1] = src[s + 1];
+          px[o + 2] = src[s + 2];
+        } else if (a !== 0 || m !== 255) blendPremultiplied(px, o, src, s, m);
       }
     }
   }
