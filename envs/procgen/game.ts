@@ -367,6 +367,9 @@ export abstract class BasicAbstractGame {
   }
 
   getObjFromFloats(i: number, j: number): number {
+    // procgen's parameters are float: callers' double expressions are rounded on the way in.
+    i = Math.fround(i);
+    j = Math.fround(j);
     if (i < 0 || j < 0) return this.outOfBoundsObject;
     return this.getObj(Math.floor(i), Math.floor(j));
   }
