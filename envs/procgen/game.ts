@@ -66,7 +66,8 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
 /** Observation side in pixels (procgen's RES_W / RES_H). */
 export const RES = 64;
 
-const MAXVTHETA = (15 * Math.PI) / 180;
+/** procgen: float 15 * PI / 180 with its float PI. */
+const MAXVTHETA = Math.fround(Math.fround(15 * Math.fround(Math.PI)) / 180);
 const MIXRATEROT = 0.5;
 /** Collision slack: boxes must overlap by more than 0.001 to touch. */
 const POS_EPS = -0.001;
@@ -318,7 +319,8 @@ export abstract class BasicAbstractGame {
       this.agent.vy = this.actionVy;
     } else {
       this.updateAgentVelocity();
-      this.agent.vrot = MIXRATEROT * this.agent.vrot + MIXRATEROT * MAXVTHETA * this.actionVrot;
+      this.agent.vrot = MIXRATEROT * this.agent.vrot;
+      this.agent.vrot = this.agent.vrot + Math.fround(Math.fround(MIXRATEROT * MAXVTHETA) * this.actionVrot);
     }
     this.stepEntities(this.entities);
     const ents = this.entities;
