@@ -233,8 +233,13 @@ export class Canvas {
     // The target's device bounds (QTransform::mapRect of the four corners).
     const xs = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => cos * px + -sin * py + cx));
     const ys = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => sin * px + cos * py + cy));
-    if (sin === 0 || Math.max(...xs) - Math.min(...xs) >= 16 || Math.max(...ys) - Math.min(...ys) >= 16) {
+    if (sin === 0) {
+      // 180 degrees is a scale by -1 for Qt (another path); not used by procgen's games.
       this.drawRotatedByCentres(img, rect, cos, sin, reflected, m);
+      return;
+    }
+    if (Math.max(...xs) - Math.min(...xs) >= 16 && Math.max(...ys) - Math.min(...ys) >= 16) {
+      this.drawTransformed(img, rx, ry, w, h, cos, sin, cx, cy, reflected, m);
       return;
     }
     // The image-to-device transform: translate(centre) rotate translate(rect corner) scale(rect / image), with
@@ -283,6 +288,83 @@ export class Canvas {
         fy = (fy + fdy) | 0;
       }
     });
+  }
+
+  /**
+   * qt_transform_image (targets of at least 16 x 16 px): the rotated rect's corners mapped to the device, split into
+   * three trapezoids from the topmost corner; each row covers [x_l >> 16, x_r >> 16) in 16.16 fixed point and samples
+   * the source at u, v stepped in fixed point from the first pixel, clamped to the image.
+   */
+  private drawTransformed(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, sin: number, dx: number, dy: number, reflected: boolean, m: number): void {
+    const iw = img.width;
+    const ih = img.height;
+    const map = (x: number, y: number): [number, number] => [cos * x + -sin * y + dx, sin * x + cos * y + dy];
+    // Vertices: device x, y and source u, v; order top-left, top-right, bottom-right, bottom-left.
+    const corners: [number, number, number, number][] = [
+      [...map(rx, ry), 0, 0],
+      [...map(rx + w, ry), iw, 0],
+      [...map(rx + w, ry + h), iw, ih],
+      [...map(rx, ry + h), 0, ih],
+    ];
+    let top = 0;
+    for (let i = 1; i < 4; i++) if (corners[i][1] < corners[top][1]) top = i;
+    const v = [0, 1, 2, 3].map((i) => corners[(i + top) % 4]);
+    if ((v[1][0] - v[0][0]) * (v[3][1] - v[0][1]) - (v[3][0] - v[0][0]) * (v[1][1] - v[0][1]) > 0) [v[1], v[3]] = [v[3], v[1]];
+    const u = v[1].map((c, k) => c - v[0][k]);
+    const q = v[2].map((c, k) => c - v[0][k]);
+    const det = u[0] * q[1] - u[1] * q[0];
+    if (det === 0) return;
+    const invDet = 1.0 / det;
+    const m11 = (u[2] * q[1] - u[1] * q[2]) * invDet;
+    const m12 = (u[0] * q[2] - u[2] * q[0]) * invDet;
+    const m21 = (u[3] * q[1] - u[1] * q[3]) * invDet;
+    const m22 = (u[0] * q[3] - u[3] * q[0]) * invDet;
+    const mdx = v[0][2] - m11 * v[0][0] - m12 * v[0][1];
+    const mdy = v[0][3] - m21 * v[0][0] - m22 * v[0][1];
+    const dudx = Math.trunc(m11 * 0x10000);
+    const dvdx = Math.trunc(m21 * 0x10000);
+    const dudy = Math.trunc(m12 * 0x10000);
+    const dvdy = Math.trunc(m22 * 0x10000);
+    const u0 = Math.ceil((0.5 * m11 + 0.5 * m12 + mdx) * 0x10000) - 1;
+    const v0 = Math.ceil((0.5 * m21 + 0.5 * m22 + mdy) * 0x10000) - 1;
+    const src = premultiplied(img);
+    const px = this.pixels;
+    const trapezoid = (tl: number[], bl: number[], tr: number[], br: number[], topY: number, bottomY: number) => {
+      const fromY = Math.max(qRound(topY), 0);
+      const toY = Math.min(qRound(bottomY), this.height);
+      if (fromY >= toY) return;
+      const leftSlope = (bl[0] - tl[0]) / (bl[1] - tl[1]);
+      const rightSlope = (br[0] - tr[0]) / (br[1] - tr[1]);
+      const dxl = toInt(leftSlope * 0x10000);
+      const dxr = toInt(rightSlope * 0x10000);
+      let xl = toInt((tl[0] + (0.5 + fromY - tl[1]) * leftSlope + 0.5) * 0x10000);
+      let xr = toInt((tr[0] + (0.5 + fromY - tr[1]) * rightSlope + 0.5) * 0x10000);
+      for (let y = fromY; y < toY; y++) {
+        const fromX = Math.max(xl >> 16, 0);
+        const toX = Math.min(xr >> 16, this.width);
+        let uu = (Math.imul(fromX, dudx) + Math.imul(y, dudy) + u0) | 0;
+        let vv = (Math.imul(fromX, dvdx) + Math.imul(y, dvdy) + v0) | 0;
+        for (let x = fromX; x < toX; x++) {
+          let sx = Math.min(iw - 1, Math.max(0, uu >> 16));
+          const sy = Math.min(ih - 1, Math.max(0, vv >> 16));
+          if (reflected) sx = iw - 1 - sx;
+          blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
+          uu = (uu + dudx) | 0;
+          vv = (vv + dvdx) | 0;
+        }
+        xl = (xl + dxl) | 0;
+        xr = (xr + dxr) | 0;
+      }
+    };
+    if (v[1][1] < v[3][1]) {
+      trapezoid(v[0], v[1], v[0], v[3], v[0][1], v[1][1]);
+      trapezoid(v[1], v[2], v[0], v[3], v[1][1], v[3][1]);
+      trapezoid(v[1], v[2], v[3], v[2], v[3][1], v[2][1]);
+    } else {
+      trapezoid(v[0], v[1], v[0], v[3], v[0][1], v[3][1]);
+      trapezoid(v[0], v[1], v[3], v[2], v[3][1], v[1][1]);
+      trapezoid(v[1], v[2], v[3], v[2], v[1][1], v[2][1]);
+    }
   }
 
   /** Pixel centres inside the rotated rect sample the source pixel under them. */
@@ -342,6 +424,11 @@ export class Canvas {
 }
 
 const DEG2RAD = 0.017453292519943295769;
+
+/** C++ double-to-int conversion on x86: truncation, and INT_MIN for what does not fit. */
+function toInt(x: number): number {
+  return x >= -2147483648 && x < 2147483648 ? Math.trunc(x) : -2147483648;
+}
 const INT_MAX = 2147483647;
 
 /** qSafeFloatToQ16Dot16: to 16.16 fixed point, truncated, saturated. */
