@@ -531,7 +531,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const mbReturns = new Float32Array(args.minibatchSize);
   const mbValues = new Float32Array(args.minibatchSize);
   const envsPerBatch = args.numEnvs / args.numMinibatches;
-  const envInds = Int32Array.from({ length: args.numEnvs }, (_, i) => i);
   const mbDones = new Float32Array(args.minibatchSize);
   const mbInitialH = new Float32Array(envsPerBatch * agent.lstm.hiddenSize);
   const mbInitialC = new Float32Array(envsPerBatch * agent.lstm.hiddenSize);
@@ -584,6 +583,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
     // LSTM detail 4: what is shuffled is the envs; each minibatch holds a few envs' whole sequences in time order
     // (CleanRL's `flatinds[:, mbenvinds].ravel()`), so the LSTM can be replayed over them.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const envInds = Int32Array.from({ length: args.numEnvs }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     const size = agent.lstm.hiddenSize;

@@ -574,7 +574,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const mbAdvantages = new Float32Array(args.localMinibatchSize);
   const mbReturns = new Float32Array(args.localMinibatchSize);
   const mbValues = new Float32Array(args.localMinibatchSize);
-  const bInds = Int32Array.from({ length: args.localBatchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
@@ -625,6 +624,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch; each
     // rank shuffles its own local batch (its own seed) and all ranks step through their minibatches in lockstep.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const bInds = Int32Array.from({ length: args.localBatchSize }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {

@@ -454,7 +454,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const mbAdvantages = new Float32Array(args.minibatchSize);
   const mbReturns = new Float32Array(args.minibatchSize);
   const mbValues = new Float32Array(args.minibatchSize);
-  const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
@@ -499,6 +498,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {

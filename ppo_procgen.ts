@@ -601,7 +601,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   let nextObs = envs.reset();
   let nextDone = new Float32Array(args.numEnvs);
 
-  const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
   for (let iteration = 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
@@ -647,6 +646,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const batch: Batch = { obs, actions, logprobs, advantages, returns, values };
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
