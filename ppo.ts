@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, writeCheckpoint } from "./envs/checkpoint.ts";
+import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
@@ -179,10 +179,7 @@ export class Agent {
 
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
-    const sequential = (prefix: string, layers: Linear[]) => layers.flatMap((l, i): NamedParameter[] => [
-      { name: `${prefix}.${2 * i}.weight`, variable: l.weight, layout: "linear" },
-      { name: `${prefix}.${2 * i}.bias`, variable: l.bias, layout: "same" },
-    ]);
+    const sequential = (prefix: string, layers: Linear[]) => layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
     return [...sequential("critic", this.critic), ...sequential("actor", this.actor)];
   }
 }
@@ -307,7 +304,8 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 /** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo.py` state dict. */
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo.ts");
-  const [numActions, obsDim] = checkpoint.legacy ? [checkpoint.fields.numActions as number, checkpoint.fields.obsDim as number] : storedShape(checkpoint, "actor.4.weight");
+  const fields = checkpoint.legacy ? checkpoint.fields : null;
+  const [numActions, obsDim] = fields ? [fields.numActions as number, fields.obsDim as number] : [storedShape(checkpoint, "actor.4.weight")[0], storedShape(checkpoint, "critic.0.weight")[1]];
   const agent = new Agent(obsDim, numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };

@@ -53,6 +53,14 @@ export interface NamedParameter {
   summedWith?: string;
 }
 
+/** A layer's weight and bias as torch names them under `prefix` (`prefix.weight` in `layout`, `prefix.bias`). */
+export function weightAndBias(prefix: string, layer: { weight: tf.Variable; bias: tf.Variable }, layout: Layout): NamedParameter[] {
+  return [
+    { name: `${prefix}.weight`, variable: layer.weight, layout },
+    { name: `${prefix}.bias`, variable: layer.bias, layout: "same" },
+  ];
+}
+
 /** What a run has done so far, saved beside the parameters so that `--resume` continues it. */
 export interface Progress {
   runName: string;

@@ -3,6 +3,7 @@
 //   await initProcessGroup({ backend: "tcp" })   // dist.init_process_group("gloo"), reading torchrun's env vars
 //   await allReduce(grads, "sum")                // dist.all_reduce(all_grads, op=dist.ReduceOp.SUM), in place
 //   await broadcast(params, 0)                   // dist.broadcast(tensor, src=0), in place
+//   await allGatherObject(value)                 // dist.all_gather_object(...): every rank's value, in rank order
 //   await barrier()                              // dist.barrier()
 //   await destroyProcessGroup()                  // dist.destroy_process_group()
 //   getRank(), getWorldSize()                    // dist.get_rank(), dist.get_world_size()
@@ -336,6 +337,23 @@ export async function broadcast(buffer: Float32Array, src = 0): Promise<void> {
     if (g.rank !== src) await receive(g, OP_BROADCAST, n, piece);
     if (g.rank === src || forward) send(g, OP_BROADCAST, n, piece);
   }
+}
+
+/**
+ * `dist.all_gather_object(obj)`: every rank's JSON-serializable value, in rank order. For small values (generator
+ * states): their bytes travel as floats 0-255 through two all-reduces (lengths, then bytes), which sum exactly.
+ */
+export async function allGatherObject(value: unknown): Promise<unknown[]> {
+  const g = requireGroup("allGatherObject");
+  const mine = Buffer.from(JSON.stringify(value), "utf8");
+  const lengths = new Float32Array(g.worldSize);
+  lengths[g.rank] = mine.length;
+  await allReduce(lengths);
+  const width = Math.max(...lengths);
+  const bytes = new Float32Array(g.worldSize * width);
+  bytes.set(mine, g.rank * width);
+  await allReduce(bytes);
+  return Array.from(lengths, (n, r) => JSON.parse(Buffer.from(Uint8Array.from(bytes.subarray(r * width, r * width + n))).toString("utf8")));
 }
 
 /** `dist.barrier()`: resolves once every rank has called it. */
