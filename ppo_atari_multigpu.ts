@@ -471,14 +471,13 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari_multigpu.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
-  // torchrun's environment (envs/torchrun.ts sets it); a script run directly is rank 0 of 1. CleanRL uses
-  // LOCAL_RANK as the rank because it runs on one machine; the global RANK is the same there and right on several.
-  const rank = Number(process.env.RANK ?? 0);
-  const localRank = Number(process.env.LOCAL_RANK ?? 0);
-  const localWorldSize = Number(process.env.LOCAL_WORLD_SIZE ?? 1);
+  // The launcher's environment: torchrun (envs/torchrun.ts or torch's), a PyTorchJob, mpirun or srun (envs/distributed.ts
+  // `launchEnv`); a script run directly is rank 0 of 1. CleanRL uses LOCAL_RANK as the rank because it runs on one
+  // machine; the global rank is the same there and right on several.
+  const { rank, localRank, localWorldSize, worldSize } = dist.launchEnv();
   // The local/global sizes: every rank has a local batch of local_num_envs × num_steps; the global numbers
   // (what ppo_atari.ts would call them) are W times larger. Global steps are counted over all ranks.
-  args.worldSize = Number(process.env.WORLD_SIZE ?? 1);
+  args.worldSize = worldSize;
   args.localBatchSize = args.localNumEnvs * args.numSteps;
   args.localMinibatchSize = Math.floor(args.localBatchSize / args.numMinibatches);
   args.numEnvs = args.localNumEnvs * args.worldSize;

@@ -94,7 +94,7 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo_continuous_action.ts", ["--env-id", "BreakoutNoFrameskip-v4"], "error: only continuous action space is supported; BreakoutNoFrameskip-v4 has a discrete action space (ppo_atari.ts takes it)", 2],
   ["ppo_atari_lstm.ts", ["--learning-rate", "NaN"], 'error: --learning-rate expects a number value, got "NaN"', 2],
   ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
-  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug/, 1],
+  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: cannot read checkpoint missing\.json: no such file \(rerun with --debug/, 1],
   ["ppo_procgen.ts", ["--gamma", "2"], "error: --gamma must be between 0 and 1, got 2", 2],
   ["ppo_procgen.ts", ["--env-id", "CartPole-v1"], /^error: unknown procgen game "CartPole-v1"/, 2],
   ["ppo_atari_multigpu.ts", ["--local-num-envs", "0"], "error: --local-num-envs must be at least 1, got 0", 2],
