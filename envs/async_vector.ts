@@ -410,10 +410,10 @@ export class AsyncVectorEnv {
       if (response === request) break;
       if (Atomics.load(control, EXITED) === 1) {
         const event = this.workerEvents[w];
-        throw this.fail(this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
+        throw this.fail(w, this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
       }
       const left = timeoutMs - waited;
-      if (left <= 0) throw this.fail(this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
+      if (left <= 0) throw this.fail(w, this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
       // Bounded slices: an exit flag can be raised without a notify on this slot reaching us.
       const slice = Math.min(left, 1000);
       const start = performance.now();
@@ -424,7 +424,7 @@ export class AsyncVectorEnv {
     if (control[STATUS] === FAILED) {
       const error = (message as { error?: WorkerError } | undefined)?.error;
       const envs = error?.env !== undefined ? `env ${error.env}` : this.envsOf(w);
-      throw this.fail(envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
+      throw this.fail(w, envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
     }
     return message;
   }
@@ -443,12 +443,13 @@ export class AsyncVectorEnv {
       if (received !== undefined) return received.message;
       Atomics.wait(this.controls[w], CONTROL_SLOTS - 1, 0, 1);
     }
-    throw this.fail(this.envsOf(w), "receive", "its worker answered but its message never arrived");
+    throw this.fail(w, this.envsOf(w), "receive", "its worker answered but its message never arrived");
   }
 
-  private fail(envs: string, what: string, cause: string): Error {
+  /** The error that ends the vector env: it names the env(s) and the worker thread hosting them. */
+  private fail(w: number, envs: string, what: string, cause: string): Error {
     this.terminate();
-    return new Error(`AsyncVectorEnv: ${envs} failed in ${what}: ${cause}`);
+    return new Error(`AsyncVectorEnv: ${envs} (worker thread ${w}) failed in ${what}: ${cause}`);
   }
 }
 
