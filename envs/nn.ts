@@ -271,10 +271,16 @@ function defineHostAdam() {
       };
       tfjs.accumulatedFirstMoment = names.map((n) => moment(n, "m"));
       tfjs.accumulatedSecondMoment = names.map((n) => moment(n, "v"));
-      // tfjs keeps β^(t+1) for the coming step t+1 (it starts at β and is multiplied after each step).
+      // tfjs keeps β^(t+1) for the coming step t+1: it starts at β and is multiplied by β in float32 after each
+      // step, so the same float32 products (not the exact power) continue its arithmetic bit for bit.
+      const power = (beta: number) => {
+        let acc = Math.fround(beta);
+        for (let i = 0; i < state.step; i++) acc = Math.fround(acc * Math.fround(beta));
+        return acc;
+      };
       tf.tidy(() => {
-        tfjs.accBeta1.assign(tf.scalar(this.beta1 ** (state.step + 1)));
-        tfjs.accBeta2.assign(tf.scalar(this.beta2 ** (state.step + 1)));
+        tfjs.accBeta1.assign(tf.scalar(power(this.beta1)));
+        tfjs.accBeta2.assign(tf.scalar(power(this.beta2)));
       });
       tfjs.iterations_ = state.step;
     }

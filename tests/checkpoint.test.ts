@@ -1,20 +1,22 @@
 // Checkpoints: the safetensors format, torch's layouts, Adam's and the generator's state, and --resume of a whole
 // ppo.ts run (2·N iterations against N, resume, N: the same parameters and one continuous TensorBoard curve).
 import * as tf from "@tensorflow/tfjs";
+import { MathBackendCPU } from "@tensorflow/tfjs-backend-cpu";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import * as gym from "../envs/index.ts";
 import { setupBackend } from "../envs/backend.ts";
-import { CheckpointError, atomicWrite, fromTorch, readCheckpoint, toTorch, writeCheckpoint } from "../envs/checkpoint.ts";
+import { CheckpointError, atomicWrite, fromTorch, loadParameters, readCheckpoint, toTorch, writeCheckpoint } from "../envs/checkpoint.ts";
 import { SummaryWriter, readRunDir } from "../envs/logging.ts";
-import { adam } from "../envs/nn.ts";
+import { type StatefulOptimizer, adam } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { SafetensorsError, type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/safetensors.ts";
-import { main as ppoMain } from "../ppo.ts";
+import { Agent as ppoAgent, main as ppoMain } from "../ppo.ts";
 
 let workDir = "";
 const startDir = process.cwd();
@@ -134,15 +136,52 @@ test("Adam's exported state, imported into a fresh optimizer, continues the same
   [optA, optB, optC].forEach((o) => o.dispose());
 });
 
-test("a checkpoint write that fails leaves the previous file intact and says so in one line", { skip: process.getuid?.() === 0 ? "running as root: file permissions do not stop root; the full-disk case below still runs" : false }, () => {
+test("on a backend the WebAssembly loop does not serve, tfjs's Adam exports and imports the same state, to and from the loop's", async () => {
+  // A second name for the cpu backend: adam() takes it for a device backend and runs tfjs's own AdamOptimizer.
+  if (tf.findBackend("device-like") === null) {
+    tf.registerBackend("device-like", () => new MathBackendCPU());
+    for (const kernel of tf.getKernelsForBackend("cpu")) tf.registerKernel({ ...kernel, backendName: "device-like" });
+  }
+  const init = Float32Array.of(0.5, -1, 2, 0.1, 3, 7);
+  const grads = (k: number) => tf.tensor(Float32Array.from(init, (v, i) => Math.cos(k * 3 + i) * v), [2, 3]);
+  const run = (backend: string, steps: number[], from: { state: ReturnType<StatefulOptimizer["exportState"]>; values: Float32Array } | null) => {
+    tf.setBackend(backend);
+    const v = tf.variable(tf.tensor(from?.values ?? init, [2, 3]));
+    const opt = adam(1e-2, 0.9, 0.999, 1e-5);
+    if (from) opt.importState({ step: from.state.step, moments: new Map([[v.name, [...from.state.moments.values()][0]]]) });
+    for (const k of steps) tf.tidy(() => opt.applyGradients({ [v.name]: grads(k) }));
+    const out = { state: opt.exportState(), values: Float32Array.from(v.dataSync()) };
+    v.dispose();
+    opt.dispose();
+    return out;
+  };
+  try {
+    const straight = run("device-like", [0, 1, 2, 3, 4], null);
+    const resumed = run("device-like", [3, 4], run("device-like", [0, 1, 2], null));
+    assert.equal(resumed.state.step, 5);
+    assert.deepEqual(resumed.values, straight.values);
+    assert.deepEqual([...resumed.state.moments.values()], [...straight.state.moments.values()]);
+    // Across paths (the loop on cpu, then tfjs's Adam, and back): the same update, up to float rounding.
+    const crossed = run("cpu", [3, 4], run("device-like", [0, 1, 2], null));
+    const crossedBack = run("device-like", [3, 4], run("cpu", [0, 1, 2], null));
+    for (const other of [crossed, crossedBack]) other.values.forEach((x, i) => assert.ok(Math.abs(x - straight.values[i]) < 1e-6, `${x} != ${straight.values[i]}`));
+  } finally {
+    tf.setBackend("cpu");
+  }
+});
+
+test("a checkpoint write into an unwritable folder leaves the previous file intact and says so in one line", (t) => {
   const dir = join(workDir, "readonly");
   mkdirSync(dir);
   atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(1, 2, 3));
-  chmodSync(dir, 0o500);
+  // Root ignores permission bits: an immutable folder (chattr +i) stops it as a read-only one stops a user.
+  const asRoot = process.getuid?.() === 0;
+  const lock = (on: boolean) => (asRoot ? spawnSync("chattr", [on ? "+i" : "-i", dir]).status === 0 : (chmodSync(dir, on ? 0o500 : 0o700), true));
+  if (!lock(true)) return t.skip("running as root on a file system without immutable folders (chattr +i): nothing makes a folder unwritable to root here");
   try {
-    assert.throws(() => atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(4)), /^CheckpointError: cannot write checkpoint .*c\.safetensors: .*EACCES.*; the previous checkpoint there is intact$/);
+    assert.throws(() => atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(4)), /^CheckpointError: cannot write checkpoint .*c\.safetensors: .*(EACCES|EPERM).*; the previous checkpoint there is intact$/);
   } finally {
-    chmodSync(dir, 0o700);
+    lock(false);
   }
   assert.deepEqual([...readFileSync(join(dir, "c.safetensors"))], [1, 2, 3]);
   assert.deepEqual(readdirSync(dir), ["c.safetensors"]);
@@ -184,6 +223,18 @@ test("truncated, foreign and other scripts' checkpoints are one-line errors", ()
     assert.throws(() => readCheckpoint(join(workDir, name), script), (e: Error) => e instanceof CheckpointError && message.test(e.message) && !e.message.includes("\n"), name);
   }
   variable.dispose();
+});
+
+test("an older JSON checkpoint (parameters in parameters() order, tfjs layouts) still loads", () => {
+  const saved = new ppoAgent(4, 2, new RandomGenerator(3));
+  const json = { format: "ppo.ts/agent@1", script: "ppo.ts", envId: "CartPole-v1", obsDim: 4, numActions: 2, parameters: saved.parameters().map((p) => ({ shape: p.shape, data: Array.from(p.dataSync()) })) };
+  writeFileSync(join(workDir, "old.json"), JSON.stringify(json));
+  const checkpoint = readCheckpoint(join(workDir, "old.json"), "ppo.ts");
+  assert.equal(checkpoint.envId, "CartPole-v1");
+  const loaded = new ppoAgent(4, 2, new RandomGenerator(4));
+  loadParameters(checkpoint, loaded.namedParameters());
+  loaded.parameters().forEach((p, i) => assert.deepEqual(p.dataSync(), saved.parameters()[i].dataSync()));
+  tf.dispose([...saved.parameters(), ...loaded.parameters()]);
 });
 
 test("readRunDir applies a resumed writer's purge step: the old file's steps past the checkpoint are dropped", () => {
