@@ -352,7 +352,12 @@ export class SummaryWriter {
     if (this.pending.length === 0 || this.closed) return;
     const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     this.pending = [];
-    for (let off = 0; off < chunk.length; ) off += fs.writeSync(this.fd, chunk, off);
+    try {
+      for (let off = 0; off < chunk.length; ) off += fs.writeSync(this.fd, chunk, off);
+    } catch (e) {
+      const reason = (e as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : (e as Error).message;
+      throw new Error(`cannot write TensorBoard event file ${this.filePath}: ${reason}`);
+    }
   }
 }
 

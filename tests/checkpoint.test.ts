@@ -204,6 +204,22 @@ test("a checkpoint write onto a full disk leaves the previous file intact and sa
   assert.deepEqual([...readFileSync(target)], [1, 2, 3]);
 });
 
+test("a full disk under the event file is one line naming the file", (t) => {
+  // A 64 KiB tmpfs, filled by the events: needs root (mount), as the namespace tests do.
+  const dir = join(workDir, "tiny");
+  mkdirSync(dir);
+  if (process.getuid?.() !== 0 || spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status !== 0) return t.skip("cannot mount a small tmpfs here (needs root)");
+  try {
+    const writer = new SummaryWriter(dir, null, { maxQueue: 1 });
+    assert.throws(() => {
+      for (let step = 0; step < 100_000; step++) writer.addScalar("losses/value_loss", step, step);
+    }, /^Error: cannot write TensorBoard event file .*tiny\/events\.out\.tfevents\.[^ ]+: the disk is full$/);
+    writer.close(); // what failed to be written is dropped, not retried forever
+  } finally {
+    spawnSync("umount", ["-l", dir]);
+  }
+});
+
 test("truncated, foreign and other scripts' checkpoints are one-line errors", () => {
   const variable = tf.variable(tf.ones([2, 3]));
   const params = [{ name: "actor.weight", variable, layout: "linear" as const }];
