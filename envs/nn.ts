@@ -168,7 +168,8 @@ interface AdamSlot { p: number; m: number; v: number; size: number; synced: obje
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
  * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (README "Backends").
  * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On GPU backends
- * the gradients stay on the device and tfjs's own Adam runs.
+ * the gradients stay on the device and tfjs's own Adam runs. Either way `exportState()` gives the step and moments
+ * for a checkpoint (envs/checkpoint.ts), and `importState()` hands them to whichever path takes the next step.
  */
 export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): StatefulOptimizer {
   // Defined on first use: env worker threads import the variant files (for makeEnv) with tfjs stubbed out, and a
