@@ -72,6 +72,8 @@ function removePair(pair: Pair): void {
 
 interface Rank {
   pid: number;
+  /** Tells the rank to join the group (ranks start in their own time; the group's short timeout starts then). */
+  go(): void;
   output: string;
   /** Resolves when the rank exits: its code, its stderr, and when (Date.now()). */
   exit: Promise<{ code: number | null; stderr: string; at: number }>;
@@ -81,20 +83,21 @@ interface Rank {
 function startRank(pair: Pair, rank: number): Rank {
   const child = spawn("ip", ["netns", "exec", pair.ns[rank], process.execPath, "--import", import.meta.resolve("tsx"), SELF], {
     env: { ...process.env, NETNS_TEST_CHILD: "1", RANK: String(rank), WORLD_SIZE: "2", MASTER_ADDR: pair.addr[0], MASTER_PORT: "29500", DIST_TIMEOUT_S: String(TIMEOUT_S) },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
-  const r: Rank = { pid: child.pid!, output: "", exit: null! };
+  const r: Rank = { pid: child.pid!, go: () => child.stdin.end("go\n"), output: "", exit: null! };
   child.stdout.on("data", (d) => (r.output += d));
   child.stderr.on("data", (d) => (stderr += d));
   r.exit = new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr, at: Date.now() })));
   return r;
 }
 
-function training(r: Rank): Promise<void> {
+/** Resolves once the rank has printed `text`. */
+function printed(r: Rank, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const check = () => (r.output.includes("training") ? resolve() : Date.now() - started > 60_000 ? reject(new Error(`rank never started training: ${r.output}`)) : setTimeout(check, 25));
+    const check = () => (r.output.includes(text) ? resolve() : Date.now() - started > 60_000 ? reject(new Error(`the rank never printed "${text}": ${r.output}`)) : setTimeout(check, 25));
     check();
   });
 }
@@ -113,17 +116,26 @@ function netemUnavailable(): string | null {
   }
 }
 
+/** The error lines, as test diagnostics (what a user would see). */
+const report = (t: { diagnostic(message: string): void }, lines: string[]) => lines.forEach((l) => t.diagnostic(l));
+
 const child = process.env.NETNS_TEST_CHILD !== undefined;
 const it: typeof test = child ? ((() => {}) as unknown as typeof test) : test;
 const skip = child ? null : unavailable();
 
-/** Starts both ranks in a fresh pair of namespaces, applies `fault` once they train, checks how `survivors` end. */
-async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Rank[]) => void, survivors: number[]): Promise<void> {
+/**
+ * Starts both ranks in a fresh pair of namespaces, applies `fault` once they train, checks how `survivors` end and
+ * returns their error lines.
+ */
+async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Rank[]) => void, survivors: number[]): Promise<string[]> {
   const pair = makePair(k);
   const ranks: Rank[] = [];
+  const seen: string[] = [];
   try {
     ranks.push(startRank(pair, 0), startRank(pair, 1));
-    await Promise.all(ranks.map(training));
+    await Promise.all(ranks.map((r) => printed(r, "ready")));
+    ranks.forEach((r) => r.go());
+    await Promise.all(ranks.map((r) => printed(r, "training")));
     const faultAt = Date.now();
     fault(pair, ranks);
     for (const rank of survivors) {
@@ -135,7 +147,9 @@ async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Ran
       assert.match(lines[0], /rank [01]\b.*(is gone|timed out|waiting for rank)|(is gone|timed out|waiting for) rank [01]\b/, `${name}: rank ${rank}: ${lines[0]}`);
       if (rank === 0) assert.match(lines[0], /rank 1\b/);
       assert.ok((at - faultAt) / 1000 < TIMEOUT_S + 10, `${name}: rank ${rank} took ${(at - faultAt) / 1000} s to stop`);
+      seen.push(`rank ${rank}, ${((at - faultAt) / 1000).toFixed(1)} s after the fault: ${lines[0]}`);
     }
+    return seen;
   } finally {
     for (const r of ranks) {
       try {
@@ -152,16 +166,18 @@ async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Ran
 it("across two network namespaces joined by a veth pair, a lost rank ends the others in one line naming it", { skip: skip ?? false, timeout: 120_000, concurrency: true }, async (t) => {
   const netem = netemUnavailable();
   await Promise.all([
-    t.test("the rank in the other namespace is killed", () => faultCase(0, "kill", (_pair, ranks) => process.kill(ranks[1].pid, "SIGKILL"), [0])),
-    t.test("the link is cut (ip link set down)", () => faultCase(1, "link down", (pair) => assert.equal(ip("-n", pair.ns[1], "link", "set", pair.dev[1], "down"), null), [0, 1])),
-    t.test("the link is delayed past the timeout (tc netem)", { skip: netem ?? false }, () =>
-      faultCase(2, "netem delay", (pair) => assert.equal(spawnSync("ip", ["netns", "exec", pair.ns[1], "tc", "qdisc", "add", "dev", pair.dev[1], "root", "netem", "delay", `${2 * TIMEOUT_S}s`]).status, 0), [0, 1]),
+    t.test("the rank in the other namespace is killed", async (st) => report(st, await faultCase(0, "kill", (_pair, ranks) => process.kill(ranks[1].pid, "SIGKILL"), [0]))),
+    t.test("the link is cut (ip link set down)", async (st) => report(st, await faultCase(1, "link down", (pair) => assert.equal(ip("-n", pair.ns[1], "link", "set", pair.dev[1], "down"), null), [0, 1]))),
+    t.test("the link is delayed past the timeout (tc netem)", { skip: netem ?? false }, async (st) =>
+      report(st, await faultCase(2, "netem delay", (pair) => assert.equal(spawnSync("ip", ["netns", "exec", pair.ns[1], "tc", "qdisc", "add", "dev", pair.dev[1], "root", "netem", "delay", `${2 * TIMEOUT_S}s`]).status, 0), [0, 1])),
     ),
   ]);
 });
 
 if (child) {
   await runMain(async () => {
+    console.log("ready");
+    await new Promise((resolve) => process.stdin.once("data", resolve));
     await initProcessGroup();
     const buffer = new Float32Array(1024);
     for (let i = 0; ; i++) {
