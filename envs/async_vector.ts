@@ -53,10 +53,12 @@ export interface AsyncVectorEnvOptions {
   /** As SyncVectorEnv's `copy`: `false` returns the shared observation batch itself, overwritten by the next call. */
   copy?: boolean;
   /**
-   * Longest wait, in milliseconds, for one worker to answer one call (startup, which imports the env module,
-   * included) before the call fails. It only matters for a worker that died without a word; default 120 s.
+   * Longest wait, in milliseconds, for one worker to answer one call before the call fails: an env that hangs, or
+   * a worker that died without a word; default 120 s.
    */
   timeoutMs?: number;
+  /** The same for the workers' startup (importing the env module and building the envs); default `timeoutMs`. */
+  startupTimeoutMs?: number;
   /**
    * Replace tfjs (every `@tensorflow/*` package) and `webgpu` by a throwing stub inside the workers (default
    * true): envs do not use tensors, and the training script the workers import would otherwise load tfjs in
@@ -259,7 +261,8 @@ export class AsyncVectorEnv {
       this.ports.push(port1);
     }
     try {
-      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction") as EnvDescription[]);
+      const startupTimeoutMs = options.startupTimeoutMs ?? this.timeoutMs;
+      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction", startupTimeoutMs) as EnvDescription[]);
       const first = descriptions[0];
       this.singleObservationSpace = reviveSpace(first.observationSpace);
       this.singleActionSpace = reviveSpace(first.actionSpace);

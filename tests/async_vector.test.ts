@@ -320,10 +320,10 @@ function registerTests(): void {
   });
 
   test("a worker whose env hangs in step ends in one error line naming the env and its worker, after the timeout", () => {
-    const envs = new AsyncVectorEnv([spec("spin", 10), spec("spin", 1e15)], { numWorkers: 2, timeoutMs: 4000 });
+    const envs = new AsyncVectorEnv([spec("spin", 10), spec("spin", 1e15)], { numWorkers: 2, timeoutMs: 2000, startupTimeoutMs: 60_000 });
     envs.reset();
     const start = performance.now();
-    assert.throws(() => envs.step([0, 0]), (e: Error) => /^AsyncVectorEnv: env 1 \(worker thread 1\) failed in step: no answer from its worker within 4000 ms$/.test(errorLine(e).replace(/^error: | \(rerun with --debug for the stack trace\)$/g, "")));
+    assert.throws(() => envs.step([0, 0]), (e: Error) => /^AsyncVectorEnv: env 1 \(worker thread 1\) failed in step: no answer from its worker within 2000 ms$/.test(errorLine(e).replace(/^error: | \(rerun with --debug for the stack trace\)$/g, "")));
     assert.ok(performance.now() - start < 10_000);
     assert.equal(envs.closed, true);
   });
