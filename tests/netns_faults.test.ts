@@ -15,7 +15,7 @@ import { allReduce, initProcessGroup } from "../envs/distributed.ts";
 import { runMain } from "../envs/main.ts";
 
 const SELF = fileURLToPath(import.meta.url);
-const TIMEOUT_S = 3;
+const TIMEOUT_S = 2;
 const tag = `ck${process.pid % 100000}`;
 
 /** Runs `ip ...`; returns the error text, or null when it succeeded. */
