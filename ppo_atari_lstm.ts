@@ -20,6 +20,7 @@ import { setupBackend } from "./envs/backend.ts";
 import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
@@ -30,7 +31,7 @@ const ARGS = {
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -523,7 +524,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // TRY NOT TO MODIFY: start the game
   let globalStep = start.globalStep;
-  const progress = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args });
+  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args });
   const startTime = performance.now();
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.numEnvs);
@@ -626,7 +627,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progress(iteration - 1)) : null);
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -646,19 +647,19 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
     const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
 
     // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
     if (args.checkpointEvery > 0 && iteration % args.checkpointEvery === 0) {
       writer.flush();
-      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progress(iteration));
+      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration));
       pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
     }
   }
 
   if (args.saveModel) {
-    saveAgent(modelPath, agent, optimizer, progress(args.numIterations));
+    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));

@@ -23,6 +23,7 @@ import { setupBackend } from "./envs/backend.ts";
 import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
@@ -34,7 +35,7 @@ const ARGS = {
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -565,7 +566,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // TRY NOT TO MODIFY: start the game
   let globalStep = start.globalStep;
   // A checkpoint holds every rank's generator (`rngs`, gathered by all ranks), so each rank resumes its own stream.
-  const progress = (iteration: number, rngs: RandomState[]): Progress => ({ runName, iteration, globalStep, rng: rngs, args });
+  const progressAt = (iteration: number, rngs: RandomState[]): Progress => ({ runName, iteration, globalStep, rng: rngs, args });
   const startTime = performance.now();
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.localNumEnvs);
@@ -617,9 +618,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // flatten the batch: b_obs as one tensor of the rollout's inputs; each minibatch gathers its rows from it
-    // (torch's b_obs[mb_inds]). Converting the batch's bytes again here took 0.28-0.35 s per iteration on
-    // tensorflow (the conversion in JS, then the upload of 115 MB), the concatenation 0.05-0.06 s (wasm: 0.27 vs
-    // 0.13-0.24 s; a throwaway timing, 2026-11-26).
+    // (torch's b_obs[mb_inds]). The rollout's input tensors are kept and concatenated because converting the
+    // batch's bytes again would redo the JS conversion and upload 115 MB per iteration.
     const bObs = tf.concat(obs) as tf.Tensor4D;
     tf.dispose(obs);
 
@@ -651,7 +651,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = await updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel && rank === 0 ? () => saveAgent(modelPath, agent, null, progress(iteration - 1, [rng.getState()])) : null);
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel && rank === 0 ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1, [rng.getState()])) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -684,20 +684,20 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
     const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
 
     // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
     if (checkpointNow) {
       writer.flush();
-      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progress(iteration, rngs));
+      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration, rngs));
       pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
     }
   }
 
   const finalRngs = args.saveModel ? ((await dist.allGatherObject(rng.getState())) as RandomState[]) : [];
   if (args.saveModel && writer) {
-    saveAgent(modelPath, agent, optimizer, progress(args.numIterations, finalRngs));
+    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations, finalRngs));
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
