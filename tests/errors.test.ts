@@ -15,6 +15,7 @@ import * as gym from "../envs/index.ts";
 import { setupBackend } from "../envs/backend.ts";
 import { UsageError } from "../envs/cli.ts";
 import { readEventFile } from "../envs/logging.ts";
+import { deserialize, toFloat32 } from "../envs/safetensors.ts";
 import { checkFinite, debugEnabled, errorLine, removeWasmExitHandlers } from "../envs/main.ts";
 import { findFfmpeg } from "../envs/video.ts";
 import { RandomGenerator } from "../envs/rng.ts";
@@ -86,14 +87,14 @@ function firstLine(stderr: string): string {
 const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo.ts", ["--learning-rate=-1"], "error: --learning-rate must be greater than 0, got -1", 2],
   ["ppo.ts", ["--env-id", "Hopper-v4", "--total-timesteps", "2048"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
-  ["ppo.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug for the stack trace\)$/, 1],
+  ["ppo.ts", ["--eval-checkpoint", "missing.json"], /^error: cannot read checkpoint missing\.json: no such file \(rerun with --debug for the stack trace\)$/, 1],
   ["ppo_atari.ts", ["--gamma", "1.5"], "error: --gamma must be between 0 and 1, got 1.5", 2],
   ["ppo_atari.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
   ["ppo_continuous_action.ts", ["--clip-coef", "0"], "error: --clip-coef must be greater than 0, got 0", 2],
   ["ppo_continuous_action.ts", ["--env-id", "BreakoutNoFrameskip-v4"], "error: only continuous action space is supported; BreakoutNoFrameskip-v4 has a discrete action space (ppo_atari.ts takes it)", 2],
   ["ppo_atari_lstm.ts", ["--learning-rate", "NaN"], 'error: --learning-rate expects a number value, got "NaN"', 2],
   ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
-  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug/, 1],
+  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: cannot read checkpoint missing\.json: no such file \(rerun with --debug/, 1],
   ["ppo_procgen.ts", ["--gamma", "2"], "error: --gamma must be between 0 and 1, got 2", 2],
   ["ppo_procgen.ts", ["--env-id", "CartPole-v1"], /^error: unknown procgen game "CartPole-v1"/, 2],
   ["ppo_atari_multigpu.ts", ["--local-num-envs", "0"], "error: --local-num-envs must be at least 1, got 0", 2],
@@ -136,7 +137,7 @@ test("bad command lines and failures end each variant and benchmark script with 
 test("--debug (or DEBUG=1) adds the stack trace after the error line", async () => {
   const r = await run("ppo.ts", ["--eval-checkpoint", "missing.json", "--debug"]);
   assert.equal(r.code, 1);
-  assert.match(firstLine(r.stderr), /^error: ENOENT/);
+  assert.match(firstLine(r.stderr), /^error: cannot read checkpoint missing\.json/);
   assert.match(r.stderr, /^\s+at .*ppo\.ts/m);
   assertReadable(r, "--debug");
   assert.equal(debugEnabled([], { DEBUG: "1" }), true);
@@ -195,7 +196,7 @@ test("the NaN guard names the first non-finite metric and the iteration, after s
 test("updateStep skips a step whose loss or gradient is not finite, leaving the parameters as they were", () => {
   const agent = new ppo.Agent(3, 2, new RandomGenerator(1));
   const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
-  const before = agent.stateDict();
+  const before = agent.parameters().map((p) => Array.from(p.dataSync()));
   const mb = {
     obs: tf.randomNormal([4, 3]) as tf.Tensor2D,
     actions: tf.tensor1d([0, 1, 1, 0], "int32"),
@@ -208,19 +209,19 @@ test("updateStep skips a step whose loss or gradient is not finite, leaving the 
   tf.dispose(mb);
   assert.ok(Number.isNaN(stats[1]), "value_loss should be NaN");
   assert.ok(Number.isNaN(stats[6]), "the gradient norm should be NaN");
-  assert.deepEqual(agent.stateDict(), before);
+  assert.deepEqual(agent.parameters().map((p) => Array.from(p.dataSync())), before);
 });
 
 test("a diverging run stops with one line naming the metric and iteration, and saves the last finite agent", async () => {
   // Adam's first step moves every weight by about the learning rate: at 1e30 the next losses overflow.
   const r = await run("ppo.ts", ["--learning-rate", "1e30", "--num-steps", "64", "--total-timesteps", "4096", "--save-model", "--exp-name", "nan_guard"]);
   const line = firstLine(r.stderr);
-  assert.match(line, /^error: non-finite (policy_loss|value_loss|entropy|old_approx_kl|approx_kl|clipfrac|grad_norm) \((NaN|-?Infinity)\) at iteration \d+: training stopped before applying that update; the last good agent is saved in (\S+\.json)\. Try a lower --learning-rate/);
+  assert.match(line, /^error: non-finite (policy_loss|value_loss|entropy|old_approx_kl|approx_kl|clipfrac|grad_norm) \((NaN|-?Infinity)\) at iteration \d+: training stopped before applying that update; the last good agent is saved in (\S+\.safetensors)\. Try a lower --learning-rate/);
   assert.equal(r.code, 1);
   assertReadable(r, "NaN guard");
-  const model = join(workDir, line.match(/saved in (\S+\.json)\./)![1]);
-  const checkpoint = JSON.parse(readFileSync(model, "utf8")) as { parameters: { data: number[] }[] };
-  assert.ok(checkpoint.parameters.every((p) => p.data.every(Number.isFinite)), "the saved agent has non-finite weights");
+  const model = join(workDir, line.match(/saved in (\S+\.safetensors)\./)![1]);
+  const { tensors } = deserialize(readFileSync(model));
+  assert.ok([...tensors.values()].every((t) => toFloat32(t).every(Number.isFinite)), "the saved agent has non-finite weights");
   // The event file was flushed and closed on the way out.
   const runDir = readdirSync(join(workDir, "runs")).find((d) => d.includes("__nan_guard__"))!;
   const eventFile = readdirSync(join(workDir, "runs", runDir)).find((f) => f.startsWith("events.out.tfevents."))!;

@@ -117,7 +117,7 @@ test("advantage normalization uses the unbiased standard deviation, like torch's
 test("an update step moves the weights and leaks no tensors", () => {
   const agent = new Agent(3, 2, new RandomGenerator(1));
   const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
-  const before = agent.stateDict();
+  const before = agent.parameters().map((p) => Array.from(p.dataSync()));
   const make = () => minibatch([-0.7, -0.7, -0.7, -0.7], [1, -1, 2, 0.5], [1, 2, 3, 4], [0, 0, 0, 0], [0, 1, 1, 0]);
   // The first step creates Adam's moment slots; from then on the tensor count must stay exactly flat.
   let mb = make();
@@ -133,8 +133,8 @@ test("an update step moves the weights and leaks no tensors", () => {
   }
   agent.sampleActionAndValue(new Float32Array(12), new RandomGenerator(2));
   assert.equal(tf.memory().numTensors, count);
-  const after = agent.stateDict();
-  assert.ok(after.some((p, i) => p.data.some((v, j) => v !== before[i].data[j])), "no weight changed");
+  const after = agent.parameters().map((p) => Array.from(p.dataSync()));
+  assert.ok(after.some((p, i) => p.some((v, j) => v !== before[i][j])), "no weight changed");
   optimizer.dispose();
 });
 
@@ -182,7 +182,7 @@ test("a short training run logs every CleanRL metric to TensorBoard, saves the a
   for (const tag of ["charts/episodic_return", "charts/episodic_length", "charts/SPS", "charts/learning_rate", "losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance", "eval/episodic_return"]) {
     assert.ok(tags.has(tag), `missing ${tag}`);
   }
-  const model = join(workDir, "runs", runDir, "ppo.ppo_model.json");
+  const model = join(workDir, "runs", runDir, "ppo.safetensors");
   assert.ok(existsSync(model));
   const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "3"], workDir);
   assert.equal(evalRun.status, 0, evalRun.stderr);

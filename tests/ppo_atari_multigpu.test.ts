@@ -110,7 +110,7 @@ it("run directly it is world size 1 and still trains, saves and evaluates like p
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /note: not using distributed mode/);
   assert.match(run.stdout, /debug-sync: after update 2, parameter checksum 0x[0-9a-f]{8} on all 1 ranks/);
-  assert.match(run.stdout, /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.ppo_model\.json/);
+  assert.match(run.stdout, /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.safetensors/);
   assert.match(run.stdout, /eval_episode=0, episodic_return=-?1/);
 });
 

@@ -12,6 +12,7 @@ import { setupBackend } from "../envs/backend.ts";
 import { UsageError } from "../envs/cli.ts";
 import { errorLine } from "../envs/main.ts";
 import { readEventFile } from "../envs/logging.ts";
+import { deserialize } from "../envs/safetensors.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, main, updateStep } from "../ppo_continuous_action.ts";
 
@@ -119,11 +120,11 @@ test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries th
   const eventFile = readdirSync(dir).find((f) => f.startsWith("events.out.tfevents."))!;
   const tags = new Set(readEventFile(join(dir, eventFile)).map((e) => e.tag));
   for (const tag of ["charts/episodic_return", "charts/SPS", "losses/value_loss", "losses/approx_kl", "losses/explained_variance", "eval/episodic_return"]) assert.ok(tags.has(tag), `missing ${tag}`);
-  const model = join(dir, "ppo_continuous_action.ppo_model.json");
-  const checkpoint = JSON.parse(readFileSync(model, "utf8"));
+  const model = join(dir, "ppo_continuous_action.safetensors");
+  const { obsRms } = JSON.parse(deserialize(readFileSync(model)).metadata.extra) as { obsRms: { count: number; mean: number[] }[] };
   // 1024 observed steps (plus resets) went into the running mean: the saved count says so.
-  assert.ok(checkpoint.obsRms.count > 1024, `obsRms.count = ${checkpoint.obsRms.count}`);
-  assert.equal(checkpoint.obsRms.mean.length, 3);
+  assert.ok(obsRms[0].count > 1024, `obsRms.count = ${obsRms[0].count}`);
+  assert.equal(obsRms[0].mean.length, 3);
   const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "2"]);
   assert.equal(evalRun.status, 0, evalRun.stderr);
   assert.match(evalRun.stdout, /mean episodic_return over 2 episodes: -\d/);

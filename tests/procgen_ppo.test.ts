@@ -49,7 +49,7 @@ test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's 
     assert.ok(tags.has(tag), `missing ${tag}`);
   }
   // The saved agent evaluates again from its checkpoint.
-  const model = join(workDir, "runs", runDir, "ppo_procgen.ppo_model.json");
+  const model = join(workDir, "runs", runDir, "ppo_procgen.safetensors");
   const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "1", "--use-monochrome-assets"]);
   assert.equal(evalRun.status, 0, evalRun.stderr);
   assert.match(evalRun.stdout, /mean episodic_return over 1 episodes: \d/);
