@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { UsageError } from "../envs/cli.ts";
 import { readEventFile } from "../envs/logging.ts";
+import { errorLine } from "../envs/main.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -24,6 +26,29 @@ after(() => rmSync(workDir, { recursive: true, force: true }));
 function runScript(script: string, args: string[]) {
   const env = { ...process.env, ALE_ROMS_DIR: "" };
   return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, script), ...args], { cwd: workDir, encoding: "utf8", timeout: 180_000, env });
+}
+
+/**
+ * In-process: the line runMain (envs/main.ts) would print for `script`'s `main(args)`, which must reject with a
+ * UsageError (exit 2). tests/errors.test.ts runs each variant as a child process to check that end to end. Without
+ * the workplace's ROMs, as in runScript.
+ */
+async function usageErrorLine(script: string, args: string[]): Promise<string> {
+  const { main } = (await import(join(ROOT, script))) as { main: (argv: string[]) => Promise<void> };
+  const saved = process.env.ALE_ROMS_DIR;
+  process.env.ALE_ROMS_DIR = "";
+  try {
+    let line = "";
+    await assert.rejects(main(args), (e: Error) => {
+      assert.ok(e instanceof UsageError, `${script} ${args.join(" ")}: ${e} is not a UsageError (exit 2)`);
+      line = errorLine(e);
+      return true;
+    });
+    return line;
+  } finally {
+    if (saved === undefined) delete process.env.ALE_ROMS_DIR;
+    else process.env.ALE_ROMS_DIR = saved;
+  }
 }
 
 function eventTags(runPrefix: string): Set<string> {
@@ -47,11 +72,10 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
     }
   });
 
-  test(`${script} stops with one clear line when the ROM is missing`, () => {
-    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", join(workDir, "no-roms-here")]);
-    assert.equal(run.status, 2, run.stderr);
-    assert.match(run.stderr, /error: ROM for "breakout" not found\. Searched:/);
-    assert.match(run.stderr, /no-roms-here/);
+  test(`${script} stops with one clear line when the ROM is missing`, async () => {
+    const line = await usageErrorLine(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", join(workDir, "no-roms-here")]);
+    assert.match(line, /error: ROM for "breakout" not found\. Searched:/);
+    assert.match(line, /no-roms-here/);
   });
 
   test(`${script} runs on real Breakout`, { skip: skipWithoutRom("breakout") }, () => {
@@ -63,8 +87,7 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
   });
 }
 
-test("ppo_atari_lstm.ts refuses env counts that do not split into whole-env minibatches", () => {
-  const run = runScript("ppo_atari_lstm.ts", ["--env-id", "MemoryCue-v0", "--num-envs", "6", "--num-minibatches", "4"]);
-  assert.equal(run.status, 2);
-  assert.match(run.stderr, /error: --num-envs 6 is not divisible by --num-minibatches 4/);
+test("ppo_atari_lstm.ts refuses env counts that do not split into whole-env minibatches", async () => {
+  const line = await usageErrorLine("ppo_atari_lstm.ts", ["--env-id", "MemoryCue-v0", "--num-envs", "6", "--num-minibatches", "4"]);
+  assert.match(line, /error: --num-envs 6 is not divisible by --num-minibatches 4/);
 });
