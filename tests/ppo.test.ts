@@ -19,7 +19,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // One WASM thread, as ppo.ts itself asks for: the threaded module's start-up (8 pthread workers) buys nothing here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
 });
 
 test("GAE matches a hand-computed two-env rollout with an episode boundary in the middle", () => {

@@ -19,7 +19,9 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // One WASM thread, as ppo_continuous_action.ts itself asks for: the threaded module's start-up (8 pthread
+  // workers) buys nothing here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
 });
 
 /** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
