@@ -13,8 +13,6 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { UsageError } from "../envs/cli.ts";
-import { errorLine } from "../envs/main.ts";
 import { Box, Discrete } from "../envs/spaces.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
@@ -22,6 +20,7 @@ import { ATARI_ENVS, parallelEnv, type ParallelAtariEnv } from "../envs/pettingz
 import type { AgentDict, ParallelEnv, ParallelStepResult } from "../envs/pettingzoo/parallel.ts";
 import * as ss from "../envs/pettingzoo/supersuit.ts";
 import { main } from "../ppo_pettingzoo_ma_atari.ts";
+import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const md5 = (bytes: Uint8Array) => createHash("md5").update(bytes).digest("hex");
@@ -494,27 +493,10 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
     }
   });
 
-  // In-process: `main(argv)` rejects with a UsageError, which runMain (envs/main.ts) prints as its errorLine with
-  // exit 2; tests/errors.test.ts runs this script as a child process to check that end to end. Without the
-  // workplace's ROMs, as in `run`.
+  // In-process, without the workplace's ROMs (as in `run`).
   test("stops with one clear line when the ROM is missing or the env is not ported", async () => {
-    const usageErrorLine = async (args: string[]) => {
-      let line = "";
-      await assert.rejects(main(args), (e: Error) => {
-        assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e} is not a UsageError (exit 2)`);
-        line = errorLine(e);
-        return true;
-      });
-      return line;
-    };
-    const saved = process.env.ALE_ROMS_DIR;
-    process.env.ALE_ROMS_DIR = "";
-    try {
-      assert.match(await usageErrorLine(["--env-id", "pong_v3", "--rom-dir", join(tmpdir(), "no-roms-here")]), /error: ROM for "pong" not found\./);
-      assert.match(await usageErrorLine(["--env-id", "joust_v3"]), /error: joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
-    } finally {
-      if (saved === undefined) delete process.env.ALE_ROMS_DIR;
-      else process.env.ALE_ROMS_DIR = saved;
-    }
+    const noRoms = { ALE_ROMS_DIR: "" };
+    assert.match(await usageErrorLine(main, ["--env-id", "pong_v3", "--rom-dir", join(tmpdir(), "no-roms-here")], noRoms), /error: ROM for "pong" not found\./);
+    assert.match(await usageErrorLine(main, ["--env-id", "joust_v3"], noRoms), /error: joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
   });
 });

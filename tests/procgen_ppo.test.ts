@@ -8,13 +8,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { UsageError } from "../envs/cli.ts";
 import { readEventFile } from "../envs/logging.ts";
-import { errorLine } from "../envs/main.ts";
 import { findFfmpeg } from "../envs/video.ts";
 import { NormalizeReward, RecordEpisodeStatistics, type VecEnv } from "../envs/procgen/wrappers.ts";
 import { Box, Discrete } from "../envs/spaces.ts";
 import { main } from "../ppo_procgen.ts";
+import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TINY = ["--num-envs", "2", "--num-steps", "8", "--total-timesteps", "32", "--num-minibatches", "2", "--update-epochs", "1"];
@@ -82,27 +81,13 @@ test("ppo_procgen.ts offline without images and without --use-monochrome-assets 
   assert.equal(run.stderr.match(/error:/g)?.length, 1, run.stderr);
 });
 
-/**
- * In-process: the line runMain (envs/main.ts) would print for `main(args)`, which must reject with a UsageError
- * (exit 2). The test above and tests/errors.test.ts run the script as a child process to check that end to end.
- */
-async function usageErrorLine(args: string[]): Promise<string> {
-  let line = "";
-  await assert.rejects(main(args), (e: Error) => {
-    assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e} is not a UsageError (exit 2)`);
-    line = errorLine(e);
-    return true;
-  });
-  return line;
-}
-
 test("ppo_procgen.ts rejects a named folder that is not a copy of procgen's images", async () => {
-  const line = await usageErrorLine(["--env-id", "starpilot", "--procgen-assets-dir", join(workDir, "no-images-here"), ...TINY]);
+  const line = await usageErrorLine(main, ["--env-id", "starpilot", "--procgen-assets-dir", join(workDir, "no-images-here"), ...TINY]);
   assert.match(line, /^error: --procgen-assets-dir .*no-images-here is not a copy of procgen's data\/assets/m);
 });
 
 test("ppo_procgen.ts names an unported game in one line", async () => {
-  const line = await usageErrorLine(["--env-id", "nosuchgame", "--use-monochrome-assets", ...TINY]);
+  const line = await usageErrorLine(main, ["--env-id", "nosuchgame", "--use-monochrome-assets", ...TINY]);
   assert.match(line, /^error: unknown procgen game "nosuchgame"/);
 });
 
