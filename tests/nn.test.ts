@@ -7,7 +7,9 @@ import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from
 import { RandomGenerator } from "../envs/rng.ts";
 
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module: these checks are about the math, not threading, and the threaded module's
+  // start-up (8 pthread workers) costs more than the small ops here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
 });
 
 /** Gram matrix of the columns (tall) or rows (wide) of a row-major [rows, cols] weight, divided by gain². */

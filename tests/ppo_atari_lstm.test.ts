@@ -12,7 +12,9 @@ import { Agent, lstmCell } from "../ppo_atari_lstm.ts";
 // init of its 3136x512 layer) is most of this file's time. No test changes its weights.
 let agent: Agent;
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module: these checks are about the network's math, not threading, and the threaded
+  // module's start-up (8 pthread workers) costs more than the few small passes here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
   agent = new Agent(4, new RandomGenerator(1));
 });
 

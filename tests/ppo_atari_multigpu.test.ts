@@ -106,7 +106,9 @@ it("2 ranks under torchrun train MemoryCue with identical weights throughout, on
 
 it("run directly it is world size 1 and still trains, saves and evaluates like ppo_atari.ts", () => {
   const cwd = mkdtempSync(join(workDir, "direct-"));
-  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "64", "--debug-sync", "--target-kl", "0.01", "--save-model", "--eval-episodes", "1"], { cwd, encoding: "utf8", timeout: 180_000 });
+  // PPO_TS_WASM_THREADS=1: the single-thread WASM module, whose start-up is ~1.5 CPU s cheaper than the threaded one's
+  // 8 pthread workers; this run checks world size 1, saving and evaluation, not the backend's threads.
+  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "64", "--debug-sync", "--target-kl", "0.01", "--save-model", "--eval-episodes", "1"], { cwd, encoding: "utf8", timeout: 180_000, env: { ...process.env, PPO_TS_WASM_THREADS: "1" } });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /note: not using distributed mode/);
   assert.match(run.stdout, /debug-sync: after update 2, parameter checksum 0x[0-9a-f]{8} on all 1 ranks/);
@@ -126,7 +128,9 @@ it("refuses a --device-ids list that does not match the local ranks", () => {
 // weights, the first m alone (the control).
 
 async function identityChild(): Promise<void> {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module in all three processes: the identity is about the data, and the threaded module's
+  // start-up (8 pthread workers) would cost each process more than its two updates.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
   await dist.initProcessGroup();
   const rank = dist.getRank();
   const worldSize = dist.getWorldSize();
