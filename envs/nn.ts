@@ -299,7 +299,7 @@ function defineHostAdam() {
           both.set(m);
           both.set(v, m.length);
           this.gpuMoments.get(name)?.dispose();
-          this.gpuMoments.set(name, tf.tensor(both, [2, m.length], "float32"));
+          this.gpuMoments.set(name, tf.keep(tf.tensor(both, [2, m.length], "float32")));
         }
         return;
       }
