@@ -12,7 +12,7 @@
 #
 # Order: the kernel tests first (a wrong kernel makes every later number meaningless), then the alternated SPS runs
 # (the goal: ppo_atari.ts >= 1.5x CleanRL), then the workload rows and the counters; the tfjs-kernel baseline row
-# last, skipped when the call's own budget (BUDGET_S, default 500 s) is nearly spent.
+# last, skipped when the call's own budget (BUDGET_S, default 520 s) is nearly spent.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # ../shared beside the main checkout; ../../shared beside a worktree under wt/; or ANCHOR_DIR.
@@ -33,7 +33,7 @@ fi
 cd "$here" || exit 1
 [ -f "$here/.dev/run_on_device.sh" ] || { echo "error: .dev/run_on_device.sh missing: run 'bash benchmark/gpu_yardstick.sh prepare' here and carry .dev" >&2; exit 1; }
 : "${OUT:=/tmp/out}"; export OUT; mkdir -p "$OUT"
-start=$(date +%s); budget="${BUDGET_S:-500}"
+start=$(date +%s); budget="${BUDGET_S:-520}"
 # Steps after the SPS rounds, run by run_on_device.sh in the project folder with the bundle's node on PATH.
 # `left` is the seconds this call still has; a step that would not fit is skipped and says so.
 EXTRA='left() { echo $(( '"$start"' + '"$budget"' - $(date +%s) )); }
@@ -44,7 +44,7 @@ step 150 backends_webgpu node node_modules/tsx/dist/cli.mjs benchmark/backends.t
 step 90 backends_torch python3 benchmark/backends_torch.py --device cuda --only cnn-forward,cnn-update,impala-update,mlp-update --reps 3
 step 60 counters node node_modules/tsx/dist/cli.mjs benchmark/webgpu_counters.ts --minibatch 256 --impala-batch 256 --reps 50
 step 60 counters_tfjs env PPO_TS_WEBGPU_KERNELS=0 node node_modules/tsx/dist/cli.mjs benchmark/webgpu_counters.ts --minibatch 256 --impala-batch 0 --reps 50
-step 150 backends_webgpu_tfjs env PPO_TS_WEBGPU_KERNELS=0 node node_modules/tsx/dist/cli.mjs benchmark/backends.ts --backends webgpu --only cnn-forward,cnn-update,impala-update,mlp-update --reps 2'
+step 100 backends_webgpu_tfjs env PPO_TS_WEBGPU_KERNELS=0 node node_modules/tsx/dist/cli.mjs benchmark/backends.ts --backends webgpu --only cnn-forward,cnn-update,impala-update,mlp-update --reps 1'
 # The kernel tests, first: run_on_device.sh has no hook before its rounds, so they run through its EXTRA of a
 # zero-round call, which sets up Node, the bundle and Vulkan just the same (the ALE build it also does is reused).
 EXTRA='echo "== $(date +%T) kernel tests"; PPO_TS_WEBGPU_BIG=1 timeout 150 node --import tsx --test tests/webgpu_kernels.test.ts > "$OUT/kernel_tests.log" 2>&1; echo "kernel tests rc=$?"; grep -E "^# (tests|pass|fail)|^    not ok" "$OUT/kernel_tests.log"' \
