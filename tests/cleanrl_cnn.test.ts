@@ -128,7 +128,7 @@ it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gra
     await replayFixture(`ppo_procgen (grad chunk size ${gradChunkSize})`, fixture, {
       params: () => agent.parameters(),
       flatten: IMPALA_FLATTEN,
-      forward,
+      forward: gradChunkSize === 0 ? forward : null,
       update: () => procgen.updateStep(agent, optimizer, batch, mbInds, { ...args, gradChunkSize }),
       steps: 1,
     });

@@ -225,20 +225,21 @@ export function readForward(fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; 
 }
 
 /**
- * The replay: parameters from the formula, the forward pass on them, then `steps` updates (default, and with
- * CLEANRL_ALL_STEPS=1 set: all recorded) with the loss terms, gradient norms and parameter changes compared. `params` lists the agent's tensors in
- * CleanRL's `parameters()` order; `update` is one call of the variant's updateStep (its 7 numbers).
+ * The replay: parameters from the formula, the forward pass on them (`forward`; null where another replay of the
+ * same weights compared it), then `steps` updates (default, and with CLEANRL_ALL_STEPS=1 set: all recorded) with
+ * the loss terms, gradient norms and parameter changes compared. `params` lists the agent's tensors in CleanRL's
+ * `parameters()` order; `update` is one call of the variant's updateStep (its 7 numbers).
  */
 export async function replayFixture(
   label: string,
   fixture: Fixture,
-  o: { params: () => tf.Variable[]; flatten?: number[]; forward: () => ForwardOutputs; update: () => ArrayLike<number> | Promise<ArrayLike<number>>; steps?: number; rank?: number },
+  o: { params: () => tf.Variable[]; flatten?: number[]; forward: (() => ForwardOutputs) | null; update: () => ArrayLike<number> | Promise<ArrayLike<number>>; steps?: number; rank?: number },
 ): Promise<void> {
   const cmp = new Comparison();
   const flatten = o.flatten ?? null;
   const rank = o.rank ?? 0;
   const initial = setParameters(o.params(), fixture, flatten);
-  compareForward(cmp, fixture, rank, o.forward());
+  if (o.forward !== null) compareForward(cmp, fixture, rank, o.forward());
   const stats: ArrayLike<number>[] = [];
   const recorded = fixture.float64.steps.length;
   const steps = process.env.CLEANRL_ALL_STEPS ? recorded : Math.min(o.steps ?? recorded, recorded);
