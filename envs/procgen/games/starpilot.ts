@@ -99,7 +99,7 @@ export class StarPilot extends BasicAbstractGame {
    * Same pixels as tiling the image (nearest-neighbour, pixel centres), but fast: the offset advances 0.8 px per
    * step, so every 5 steps the picture is the same shifted by exactly 4 px. One 192x64 strip per image and phase
    * (t mod 5) is sampled once; a frame is then 64 row copies from it. (Sampling a big image at scattered pixels
-   * every frame was the cost of this game's rendering.)
+   * every frame would be most of this game's rendering cost.)
    */
   drawScrollingBackground(c: Canvas, img: ProcgenImage): void {
     const tile = RES * 3; // 192: one square of the tiled strip, in pixels
