@@ -20,7 +20,7 @@ import * as lstm from "../ppo_atari_lstm.ts";
 import * as multigpu from "../ppo_atari_multigpu.ts";
 import * as pettingzoo from "../ppo_pettingzoo_ma_atari.ts";
 import * as procgen from "../ppo_procgen.ts";
-import { Comparison, type Fixture, hashBytes, hashInts, hashUnit, loadFixture, minibatchColumns, readForward, replayFixture, variantArgs } from "./cleanrl_fixtures.ts";
+import { type Fixture, hashBytes, hashInts, hashUnit, loadFixture, minibatchColumns, readForward, replayFixture, variantArgs } from "./cleanrl_fixtures.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const role = process.env.CLEANRL_RANK;
@@ -55,15 +55,13 @@ it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch
   const agent = new atari.Agent(fixture.spaces.actions!, new RandomGenerator(0));
   const mb: atari.Minibatch = { obs: atari.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84)), actions: actions(fixture, 0), ...columns(fixture, 0) };
   const optimizer = atari.makeOptimizer(args.learningRate);
-  const cmp = new Comparison();
-  await replayFixture(cmp, fixture, {
+  await replayFixture("ppo_atari", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
     forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
     update: () => atari.updateStep(agent, optimizer, mb, args),
     steps: 1,
   });
-  cmp.assertAll("ppo_atari");
 });
 
 it("ppo_atari_lstm.ts takes CleanRL's ppo_atari_lstm.py update: 2 envs × 128 steps, episode starts inside, non-zero initial state", async () => {
@@ -83,15 +81,13 @@ it("ppo_atari_lstm.ts takes CleanRL's ppo_atari_lstm.py update: 2 envs × 128 st
     ...columns(fixture, 0),
   };
   const optimizer = lstm.makeOptimizer(args.learningRate);
-  const cmp = new Comparison();
-  await replayFixture(cmp, fixture, {
+  await replayFixture("ppo_atari_lstm", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
     forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.initialLstmState, mb.dones, mb.actions)),
     update: () => lstm.updateStep(agent, optimizer, mb, args),
     steps: 1,
   });
-  cmp.assertAll("ppo_atari_lstm");
 });
 
 it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update: pong_v3 shapes, minibatch 512", async () => {
@@ -109,15 +105,13 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
   }
   const mb: pettingzoo.Minibatch = { obs: tf.tensor4d(obs, [n, 84, 84, 6], "int32"), actions: actions(fixture, 0), ...columns(fixture, 0) };
   const optimizer = pettingzoo.makeOptimizer(args.learningRate);
-  const cmp = new Comparison();
-  await replayFixture(cmp, fixture, {
+  await replayFixture("ppo_pettingzoo_ma_atari", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
     forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
     update: () => pettingzoo.updateStep(agent, optimizer, mb, args),
     steps: 1,
   });
-  cmp.assertAll("ppo_pettingzoo_ma_atari");
 });
 
 it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gradient chunks: starpilot shapes, minibatch 128", async () => {
@@ -131,15 +125,13 @@ it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gra
   const forward = () => readForward(() => agent.getActionAndValue(procgen.framesToInput(batch.obs), tf.tensor1d(batch.actions, "int32")));
   for (const gradChunkSize of [0, n / 4]) {
     const optimizer = procgen.makeOptimizer(args.learningRate);
-    const cmp = new Comparison();
-    await replayFixture(cmp, fixture, {
+    await replayFixture(`ppo_procgen (grad chunk size ${gradChunkSize})`, fixture, {
       params: () => agent.parameters(),
       flatten: IMPALA_FLATTEN,
-      forward,
+      forward: gradChunkSize === 0 ? forward : null,
       update: () => procgen.updateStep(agent, optimizer, batch, mbInds, { ...args, gradChunkSize }),
       steps: 1,
     });
-    cmp.assertAll(`ppo_procgen (grad chunk size ${gradChunkSize})`);
   }
 });
 
@@ -153,8 +145,7 @@ async function rankChild(rank: number): Promise<void> {
   const agent = new multigpu.Agent(fixture.spaces.actions!, new RandomGenerator(0));
   const mb: multigpu.Minibatch = { obs: multigpu.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, n * 4 * 84 * 84)), actions: actions(fixture, rank), ...columns(fixture, rank) };
   const optimizer = multigpu.makeOptimizer(args.learningRate);
-  const cmp = new Comparison();
-  await replayFixture(cmp, fixture, {
+  await replayFixture(`ppo_atari_multigpu rank ${rank}`, fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
     forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
@@ -163,7 +154,6 @@ async function rankChild(rank: number): Promise<void> {
     rank,
   });
   await dist.destroyProcessGroup();
-  cmp.assertAll(`ppo_atari_multigpu rank ${rank}`);
 }
 
 /** The two ranks of the multigpu replay, as child processes running this file. */
