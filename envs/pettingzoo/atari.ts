@@ -228,7 +228,7 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
       observe = () => {
         if (rgb === null) {
           rgb = new Uint8Array(this.obsSpace.size);
-          screenToRgb(screen, rgb);
+          screenToRgb(screen, rgb, this.ale.console.palette);
         }
         return rgb;
       };
