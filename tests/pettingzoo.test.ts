@@ -17,6 +17,7 @@ import { Box, Discrete } from "../envs/spaces.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
 import { ATARI_ENVS, parallelEnv, type ParallelAtariEnv } from "../envs/pettingzoo/atari.ts";
+import { MULTI_AGENT_GAMES } from "../envs/ale/multi_agent_games.ts";
 import type { AgentDict, ParallelEnv, ParallelStepResult } from "../envs/pettingzoo/parallel.ts";
 import * as ss from "../envs/pettingzoo/supersuit.ts";
 
@@ -219,9 +220,9 @@ describe("the Parallel API", () => {
     });
   }
 
-  test("the table lists PettingZoo's 24 Atari envs; an unported one fails with one clear message", () => {
+  test("the table lists PettingZoo's 24 Atari envs, each on a ported cartridge; an unknown one fails with one clear message", () => {
     assert.equal(Object.keys(ATARI_ENVS).length, 24);
-    assert.throws(() => parallelEnv("joust_v3"), /joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
+    for (const [envId, entry] of Object.entries(ATARI_ENVS)) assert.ok(MULTI_AGENT_GAMES.has(entry.rom), `${envId}: ${entry.rom}`);
     assert.throws(() => parallelEnv("chess_v6"), /unknown PettingZoo Atari env "chess_v6"/);
   });
 
@@ -489,15 +490,15 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
     }
   });
 
-  test("stops with one clear line when the ROM is missing or the env is not ported", () => {
+  test("stops with one clear line when the ROM is missing or the env is unknown", () => {
     const cwd = mkdtempSync(join(tmpdir(), "ppo-pz-test-"));
     try {
-      const missing = run(["--env-id", "pong_v3", "--rom-dir", join(cwd, "no-roms-here")], cwd);
+      const missing = run(["--env-id", "joust_v3", "--rom-dir", join(cwd, "no-roms-here")], cwd);
       assert.equal(missing.status, 2, missing.stderr);
-      assert.match(missing.stderr, /error: ROM for "pong" not found\./);
-      const unported = run(["--env-id", "joust_v3"], cwd);
-      assert.equal(unported.status, 2, unported.stderr);
-      assert.match(unported.stderr, /error: joust_v3: the joust ROM's Multi-Agent ALE rules are not ported yet/);
+      assert.match(missing.stderr, /error: ROM for "joust" not found\./);
+      const unknown = run(["--env-id", "chess_v6"], cwd);
+      assert.equal(unknown.status, 2, unknown.stderr);
+      assert.match(unknown.stderr, /error: unknown --env-id chess_v6/);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -189,14 +189,17 @@ export class Atari2600 {
    * another System::reset; one more follows before ALE's first environment reset (found by matching ale-py 0.12.1's
    * post-reset RAM and RIOT timer), and each draws a RIOT timer. The 60 frames matter to games that never clear some
    * RAM: Surround's frame counter at $FD, which its computer player's moves depend on. `seed` fills the
-   * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE seeds the generator with its
-   * random_seed instead (`systemRandomSeed`) and re-seeds it once the console is built (`reseedAfterCreation`), so
-   * the first reset's timer is the seed's first draw. The detection runs with an NTSC TIA (the format is not known
+   * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE (`multiAgent`) seeds the
+   * generator with its random_seed instead (`systemRandomSeed`), its RIOT constructor draws one more number after the
+   * RAM (M6532's constructor resets the timer; this moves the detection frames' timers by one draw, which shows in
+   * Surround's frame counter for some seeds), and it re-seeds the generator once the console is built, so the first
+   * reset's timer is the seed's first draw. The detection runs with an NTSC TIA (the format is not known
    * yet); a cartridge whose entry names its format skips it and the System::reset before it.
    */
-  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
+  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, multiAgent = false): void {
     this.systemRandom = new Mt19937(systemRandomSeed);
     for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
+    if (multiAgent) this.systemRandom.next();
     const cartRam = this.cart.ram;
     if (cartRam !== null) {
       const random = new Mt19937(seed);
@@ -215,7 +218,7 @@ export class Atari2600 {
     this.tia.pal = this.displayFormat === "PAL";
     this.systemReset();
     this.systemReset();
-    if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
+    if (multiAgent) this.systemRandom = new Mt19937(systemRandomSeed);
   }
 
   /** The next 32-bit draw of the system generator (Multi-Agent ALE draws one per active player per frame). */
