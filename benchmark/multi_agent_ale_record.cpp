@@ -2,6 +2,7 @@
 // Multi-Agent ALE C++ library by benchmark/multi_agent_ale_build.sh (never part of the project's build):
 //
 //   multi_agent_ale_record <rom.bin> <mode> <frames> <policy> [random_seed]
+//   multi_agent_ale_record <rom.bin> <mode> <frames> bench:S [random_seed]
 //
 // It drives the library the way PettingZoo's ParallelAtariEnv does with `reset(seed=random_seed)`: ALE logger off,
 // repeat_action_probability 0, random_seed set, loadROM, setMode(mode), reset_game. Then `frames` times: if the game
@@ -15,8 +16,13 @@
 //   random:S  each player draws a uniform index every 4 frames from std::mt19937(S) (A, B, C, D in turn)
 // The actions actually played are written into the output, so a replay needs no policy code.
 //
+// `bench:S` is the throughput reference of benchmark/multi_agent_ale_throughput.ts: after the reset it times
+// `frames` frames of act() (every player a uniform index each frame from std::mt19937(S), reset_game when over),
+// records nothing and prints {"frames": n, "seconds": s}.
+//
 // Output: one JSON object on stdout (see tests/fixtures/multi_agent_ale/README.md for the fields).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -68,8 +74,9 @@ int main(int argc, char** argv) {
   const std::string policy = argv[4];
   const int seed = argc > 5 ? std::atoi(argv[5]) : 1;
   const bool random = policy.rfind("random:", 0) == 0;
-  if (!random && policy != "scripted") {
-    std::fprintf(stderr, "error: policy must be scripted or random:SEED, got %s\n", policy.c_str());
+  const bool bench = policy.rfind("bench:", 0) == 0;
+  if (!random && !bench && policy != "scripted") {
+    std::fprintf(stderr, "error: policy must be scripted, random:SEED or bench:SEED, got %s\n", policy.c_str());
     return 2;
   }
 
@@ -86,6 +93,20 @@ int main(int argc, char** argv) {
   std::vector<int> minimal(minimalSet.begin(), minimalSet.end());
   std::sort(minimal.begin(), minimal.end());
   const int n = static_cast<int>(minimal.size());
+
+  if (bench) {
+    std::mt19937 rng(static_cast<uint32_t>(std::stoul(policy.substr(6))));
+    std::vector<Action> act(players);
+    const auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < frames; t++) {
+      if (ale.game_over()) ale.reset_game();
+      for (int k = 0; k < players; k++) act[k] = static_cast<Action>(minimal[rng() % static_cast<uint32_t>(n)]);
+      ale.act(act);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("{\"frames\":%d,\"seconds\":%.6f}\n", frames, seconds);
+    return 0;
+  }
 
   std::vector<unsigned char> rgb;
   auto screenCrc = [&]() {

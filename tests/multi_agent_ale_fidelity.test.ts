@@ -15,6 +15,7 @@ import { describe, test } from "node:test";
 
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { MULTI_AGENT_GAMES } from "../envs/ale/multi_agent_games.ts";
+import { parallelEnv } from "../envs/pettingzoo/atari.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 const FIXTURES = new URL("./fixtures/multi_agent_ale/", import.meta.url);
@@ -95,6 +96,38 @@ function replay(rom: string, rec: Recording): string[] {
   return [...differences].map(([kind, d]) => `${kind}: ${d.count} frames differ, first at frame ${d.first}${d.detail ? ` (${d.detail})` : ""}`);
 }
 
+/**
+ * Replays `rec` through PettingZoo's Parallel API (`envId` in its default mode) up to the first game over: every
+ * frame each live agent's reward must be the recorded one, and an agent must leave `agents` (terminated) exactly on
+ * the frame its recorded lives turn negative. Returns the frames at which agents left, as [frame, agent].
+ */
+function pettingZooReplay(envId: string, rec: Recording): [number, string][] {
+  const env = parallelEnv(envId, { romDir: ROM_DIR });
+  env.reset({ seed: rec.seed });
+  assert.equal(env.mode, rec.mode);
+  const rewardsAt = new Map(rec.rewards.map((e) => [e[0], e.slice(1)]));
+  const livesAt = new Map(rec.lives.map((e) => [e[0], e.slice(1)]));
+  const left: [number, string][] = [];
+  let lives = rec.start.lives;
+  for (let t = 0; t < rec.frames; t++) {
+    const actions: Record<string, number> = {};
+    for (const agent of env.agents) actions[agent] = parseInt(rec.actions[env.possibleAgents.indexOf(agent)][t], 36);
+    const alive = [...env.agents];
+    const [, rewards, terminations] = env.step(actions);
+    lives = livesAt.get(t) ?? lives;
+    const expected = rewardsAt.get(t) ?? [];
+    for (const agent of alive) {
+      const k = env.possibleAgents.indexOf(agent);
+      assert.equal(rewards[agent], expected[k] ?? 0, `frame ${t}: ${agent}'s reward`);
+      const out = lives[k] < 0 || rec.gameOver.includes(t);
+      assert.equal(terminations[agent], out, `frame ${t}: ${agent}'s termination`);
+      if (lives[k] < 0) left.push([t, agent]);
+    }
+    if (rec.gameOver.includes(t)) break;
+  }
+  return left;
+}
+
 const files = readdirSync(FIXTURES).filter((f) => f.endsWith(".json")).sort();
 
 describe("Multi-Agent ALE fidelity (recorded trajectories)", () => {
@@ -110,4 +143,15 @@ describe("Multi-Agent ALE fidelity (recorded trajectories)", () => {
       assert.deepEqual(replay(rom, rec), []);
     });
   }
+
+  test("warlords_v3 through the Parallel API: third_0 leaves on the frame it is knocked out", { skip: skipWithoutRom("warlords") }, () => {
+    const rec = JSON.parse(readFileSync(new URL("warlords_m1_scripted.json", FIXTURES), "utf8")) as Recording;
+    assert.deepEqual(pettingZooReplay("warlords_v3", rec), [[rec.lives[0][0], "third_0"]]);
+  });
+
+  test("space_invaders_v2 through the Parallel API: both agents terminate at the recorded game over", { skip: skipWithoutRom("space_invaders") }, () => {
+    const rec = JSON.parse(readFileSync(new URL("space_invaders_m34_scripted.json", FIXTURES), "utf8")) as Recording;
+    const left = pettingZooReplay("space_invaders_v2", rec);
+    assert.deepEqual(left, [[rec.gameOver[0], "first_0"], [rec.gameOver[0], "second_0"]]);
+  });
 });
