@@ -1,20 +1,21 @@
 // Records Multi-Agent ALE trajectories for tests/multi_agent_ale_fidelity.test.ts. Built against Farama's
 // Multi-Agent ALE C++ library by benchmark/multi_agent_ale_build.sh (never part of the project's build):
 //
-//   multi_agent_ale_record <rom.bin> <mode> <frames> <policy> [random_seed]
+//   multi_agent_ale_record <rom.bin> <mode> <frames> <policy> [random_seed] [hash_every]
 //   multi_agent_ale_record <rom.bin> <mode> <frames> bench:S [random_seed]
 //
 // It drives the library the way PettingZoo's ParallelAtariEnv does with `reset(seed=random_seed)`: ALE logger off,
 // repeat_action_probability 0, random_seed set, loadROM, setMode(mode), reset_game. Then `frames` times: if the game
 // is over, reset_game (PettingZoo's unseeded reset); every player's action index, where a player whose allLives()
 // entry is negative sends index 0 (PettingZoo's removed agents); act(vector) with the minimal actions. After every
-// frame it records CRC-32s of getRAM() and getScreen() (the palette bytes), each player's reward, allLives() and
-// game_over(); every 100th frame also the CRC-32 of getScreenRGB().
+// frame it records each player's reward, allLives() and game_over(), and CRC-32s of getRAM() and getScreen() (the
+// palette bytes) after every `hash_every`-th frame (default 1: all); every 100th frame also the CRC-32 of
+// getScreenRGB(). Long runs with sparse checksums exercise the reward and lives rules over whole episodes.
 //
 // Policies (action indices into the sorted minimal set, n of them; t = frames already played):
 //   scripted  player k plays (t div P_k + k) mod n with P = 37, 50, 43, 29 (slow sweeps through every action)
 //   random:S  each player draws a uniform index every 4 frames from std::mt19937(S) (A, B, C, D in turn)
-// The actions actually played are written into the output, so a replay needs no policy code.
+// The actions actually played are written into the output (run-length encoded), so a replay needs no policy code.
 //
 // `bench:S` is the throughput reference of benchmark/multi_agent_ale_throughput.ts: after the reset it times
 // `frames` frames of act() (every player a uniform index each frame from std::mt19937(S), reset_game when over),
@@ -27,7 +28,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 #include <zlib.h>
@@ -52,20 +52,11 @@ static std::string ints(const std::vector<int>& v) {
   return s + "]";
 }
 
-// allLives() throws for a game whose settings lack livesP2 (RomSettings' default); such games report 0 lives.
-static std::vector<int> allLives(ALEInterface& ale, int players) {
-  try {
-    return ale.allLives();
-  } catch (const std::exception&) {
-    return std::vector<int>(players, 0);
-  }
-}
-
 static const char* DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s <rom.bin> <mode> <frames> <scripted|random:SEED> [random_seed]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <rom.bin> <mode> <frames> <scripted|random:SEED|bench:SEED> [random_seed] [hash_every]\n", argv[0]);
     return 2;
   }
   const std::string rom = argv[1];
@@ -73,6 +64,7 @@ int main(int argc, char** argv) {
   const int frames = std::atoi(argv[3]);
   const std::string policy = argv[4];
   const int seed = argc > 5 ? std::atoi(argv[5]) : 1;
+  const int hashEvery = argc > 6 ? std::atoi(argv[6]) : 1;
   const bool random = policy.rfind("random:", 0) == 0;
   const bool bench = policy.rfind("bench:", 0) == 0;
   if (!random && !bench && policy != "scripted") {
@@ -125,20 +117,26 @@ int main(int argc, char** argv) {
 
   const std::string startRam = hex8(ramCrc()), startScreen = hex8(screenCrc()), startRgb = hex8(rgbCrc());
   const int startEpisodeFrame = ale.getEpisodeFrameNumber();
-  std::vector<int> lives = allLives(ale, players);
+  std::vector<int> lives = ale.allLives();
   const std::string startLives = ints(lives);
   // The lives events are changes against the last recorded value, across resets too.
   std::vector<int> recordedLives = lives;
 
   std::mt19937 rng(random ? static_cast<uint32_t>(std::stoul(policy.substr(7))) : 0u);
   std::vector<int> index(players, 0);
+  // Per player, runs of the same action index: "<base-36 digit><count>" joined by commas.
   std::vector<std::string> actions(players);
+  std::vector<int> runAction(players, -1), runLength(players, 0);
+  auto flushRun = [&](int k) {
+    if (runLength[k] == 0) return;
+    actions[k] += (actions[k].empty() ? "" : ",") + std::string(1, DIGITS[runAction[k]]) + std::to_string(runLength[k]);
+  };
   std::string ramHashes, screenHashes, rgbHashes, rewardEvents, livesEvents, overFrames;
   const int P[4] = {37, 50, 43, 29};
   for (int t = 0; t < frames; t++) {
     if (ale.game_over()) {
       ale.reset_game();
-      lives = allLives(ale, players);
+      lives = ale.allLives();
     }
     for (int k = 0; k < players; k++) {
       if (random) {
@@ -150,12 +148,19 @@ int main(int argc, char** argv) {
     std::vector<Action> act(players);
     for (int k = 0; k < players; k++) {
       const int played = lives[k] < 0 ? 0 : index[k];
-      actions[k] += DIGITS[played];
+      if (played != runAction[k]) {
+        flushRun(k);
+        runAction[k] = played;
+        runLength[k] = 0;
+      }
+      runLength[k]++;
       act[k] = static_cast<Action>(minimal[played]);
     }
     std::vector<reward_t> rewards = ale.act(act);
-    ramHashes += hex8(ramCrc());
-    screenHashes += hex8(screenCrc());
+    if ((t + 1) % hashEvery == 0) {
+      ramHashes += hex8(ramCrc());
+      screenHashes += hex8(screenCrc());
+    }
     if (t % 100 == 99) rgbHashes += hex8(rgbCrc());
     bool anyReward = false;
     for (reward_t r : rewards) anyReward = anyReward || r != 0;
@@ -164,7 +169,7 @@ int main(int argc, char** argv) {
       event.insert(event.end(), rewards.begin(), rewards.end());
       rewardEvents += (rewardEvents.empty() ? "" : ",") + ints(event);
     }
-    lives = allLives(ale, players);
+    lives = ale.allLives();
     if (lives != recordedLives) {
       std::vector<int> event{t};
       event.insert(event.end(), lives.begin(), lives.end());
@@ -174,8 +179,9 @@ int main(int argc, char** argv) {
     if (ale.game_over()) overFrames += (overFrames.empty() ? "" : ",") + std::to_string(t);
   }
 
-  std::printf("{\"mode\":%d,\"players\":%d,\"seed\":%d,\"policy\":\"%s\",\"frames\":%d,\"minimal\":%s,\n", mode, players,
-              seed, policy.c_str(), frames, ints(minimal).c_str());
+  for (int k = 0; k < players; k++) flushRun(k);
+  std::printf("{\"mode\":%d,\"players\":%d,\"seed\":%d,\"policy\":\"%s\",\"frames\":%d,\"hashEvery\":%d,\"minimal\":%s,\n", mode,
+              players, seed, policy.c_str(), frames, hashEvery, ints(minimal).c_str());
   std::printf("\"start\":{\"ram\":\"%s\",\"screen\":\"%s\",\"rgb\":\"%s\",\"episodeFrame\":%d,\"lives\":%s},\n",
               startRam.c_str(), startScreen.c_str(), startRgb.c_str(), startEpisodeFrame, startLives.c_str());
   std::printf("\"actions\":[");
