@@ -524,10 +524,10 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
   const run = (args: string[], cwd: string) =>
     spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_pettingzoo_ma_atari.ts"), ...args], { cwd, encoding: "utf8", timeout: 240_000, env: { ...process.env, ALE_ROMS_DIR: "" } });
 
-  test("trains on pong_v3 through game workers and logs the PPO metrics", { skip: skipWithoutRom("pong") }, () => {
+  test("trains through game workers and logs the PPO metrics (quadrapong_v4: 4 agents, 8 input channels)", { skip: skipWithoutRom("pong") }, () => {
     const cwd = mkdtempSync(join(tmpdir(), "ppo-pz-test-"));
     try {
-      const result = run(["--env-id", "pong_v3", "--rom-dir", ROM_DIR, "--num-envs", "2", "--num-steps", "8", "--total-timesteps", "16", "--num-minibatches", "2", "--update-epochs", "1"], cwd);
+      const result = run(["--env-id", "quadrapong_v4", "--rom-dir", ROM_DIR, "--num-envs", "4", "--num-steps", "8", "--total-timesteps", "32", "--num-minibatches", "2", "--update-epochs", "1"], cwd);
       assert.equal(result.status, 0, result.stderr);
       assert.match(result.stdout, /SPS: \d+/);
     } finally {
