@@ -677,7 +677,7 @@ export const TENNIS_MA: MultiAgentGameSpec = multiAgentGame(
   (players) => new TennisSettings(players),
 );
 
-/** Boxing: mode m is RAM 0x92 = m, 1-frame SELECT presses. Checked to construct and play only (no recorded run). */
+/** Boxing: mode m is RAM 0x92 = m, 1-frame SELECT presses. */
 export const BOXING_MA: MultiAgentGameSpec = multiAgentGame(
   BOXING,
   { 1: [1], 2: [2], 4: [] },
@@ -685,7 +685,7 @@ export const BOXING_MA: MultiAgentGameSpec = multiAgentGame(
   () => new BoxingSettings(),
 );
 
-/** Ice Hockey: mode m is RAM 0x80 = m, 2-frame presses. Checked to construct and play only (no recorded run). */
+/** Ice Hockey: mode m is RAM 0x80 = m, 2-frame presses. */
 export const ICE_HOCKEY_MA: MultiAgentGameSpec = multiAgentGame(
   ICE_HOCKEY,
   { 1: [0, 2], 2: [1, 3], 4: [] },
