@@ -64,6 +64,8 @@ function replay(rom: string, rec: Recording): string[] {
   assert.equal(ale.numPlayersActive(), rec.players);
   assert.deepEqual([...ale.getMinimalActionSet()].sort((a, b) => a - b), rec.minimal);
   ale.resetGame(0, true);
+  // The spec states the format Stella ends up with; where Stella detects it, the detection must agree.
+  if (ale.console.detectedFormat !== null) assert.equal(ale.console.detectedFormat, ale.console.displayFormat);
 
   const differences = new Map<string, { first: number; count: number; detail: string }>();
   const differ = (kind: string, frame: number, detail: string) => {

@@ -380,7 +380,7 @@ export class Tia {
   private vblank = 0;
   private nusiz0 = 0;
   private nusiz1 = 0;
-  /** Colours (value & 0xFE) of background, playfield, player 0, player 1. */
+  /** Colours (value & 0xFE, bit 0 set under PAL colour loss) of background, playfield, player 0, player 1. */
   private readonly color = new Uint8Array(4);
   /**
    * The console's display format is PAL (set by the console; TIA::reset reads it). PAL frames may run to 342
