@@ -1,14 +1,15 @@
-// ppo_pettingzoo_ma_atari.ts — self-play PPO on two-player Atari games (PettingZoo), CleanRL's
+// ppo_pettingzoo_ma_atari.ts — self-play PPO on multi-player Atari games (PettingZoo), CleanRL's
 // `ppo_pettingzoo_ma_atari.py` in TypeScript.
 //
 //   npx tsx ppo_pettingzoo_ma_atari.ts --env-id pong_v3 --rom-dir ~/roms   # CleanRL's defaults
 //   npx tsx ppo_pettingzoo_ma_atari.ts --help                              # every flag, its default and doc
 //
-// One policy plays both sides: each game's two agents are two slots of the vector env (8 games x 2 agents = 16),
-// each with its own reward, done flag and GAE. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_pettingzoo_ma_ataripy.
+// One policy plays every side: each game's agents are slots of the vector env (8 games x 2 agents = 16; the 4-player
+// games give 4 x 4), each with its own reward, done flag and GAE. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_pettingzoo_ma_ataripy.
 // `diff ppo_atari.ts ppo_pettingzoo_ma_atari.ts` shows what changes: the PettingZoo + SuperSuit env stack (no
 // no-op/fire reset, no episodic life), 16 slots, 20M steps, 6 input channels (4 frames + 2 agent-indicator channels,
-// only the frames divided by 255), and episode statistics logged per player.
+// only the frames divided by 255; one indicator channel per agent, so 8 for 4 players), and episode statistics logged
+// per player.
 // ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder holding pong.bin, surround.bin, tennis.bin...
 import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
@@ -47,7 +48,7 @@ export const ARGS = {
   envId: str("pong_v3", "the id of the environment"),
   totalTimesteps: int(20000000, "total timesteps of the experiments", { ge: 1 }),
   learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
-  numEnvs: int(16, "the number of parallel game environments (agent slots: 2 per two-player game)", { ge: 1 }),
+  numEnvs: int(16, "the number of parallel game environments (agent slots: one per agent of each game)", { ge: 1 }),
   numSteps: int(128, "the number of steps to run in each environment per policy rollout", { ge: 1 }),
   annealLr: bool(true, "Toggle learning rate annealing for policy and value networks"),
   gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
@@ -79,8 +80,11 @@ export function makeEnv(envId: string, idx: number, captureVideo: boolean, runNa
     env = ss.colorReduction(env, "B"); // Atari detail 6: one channel (the blue one, not luminance)...
     env = ss.resize(env, 84, 84); // ...at 84x84 (TinyScaler's bilinear)
     env = ss.frameStack(env, 4); // Atari detail 7: the last 4 frames stacked (zeros at reset)
-    env = ss.agentIndicator(env); // two more channels saying which player this observation is for
-    let game: gym.Env = ss.pettingzooEnvToVecEnv(env);
+    env = ss.agentIndicator(env); // one more channel per agent saying which player this observation is for
+    // black_death: in joust, mario_bros, maze_craze, warlords and wizard_of_wor a player can leave before the game
+    // ends; its slot then sees zeros and no reward until the game resets. Agents that leave together (pong_v3,
+    // surround_v2, tennis_v3, CleanRL's games) never trigger it.
+    let game: gym.Env = ss.pettingzooEnvToVecEnv(env, true);
     // The whole screen shows both players: one game's video covers both agents.
     if (captureVideo && idx === 0) game = new gym.wrappers.RecordVideo(game, `videos/${runName}`);
     return game;
@@ -127,12 +131,23 @@ export class Agent {
   readonly actor: Linear;
   readonly critic: Linear;
 
+  /** Input channels: 4 frames and one agent-indicator channel per agent of a game. */
+  readonly channels: number;
+  /** Bytes of one observation, 84 x 84 x channels. */
+  readonly obsSize: number;
+  /** What each input channel is divided by: 255 for the 4 frames, 1 for the indicator channels. */
+  private readonly channelScale: number[];
+
   constructor(
     readonly numActions: number,
     rng: RandomGenerator,
+    readonly numAgents = 2,
   ) {
+    this.channels = 4 + numAgents;
+    this.obsSize = 84 * 84 * this.channels;
+    this.channelScale = [255, 255, 255, 255, ...new Array<number>(numAgents).fill(1)];
     this.network = {
-      convs: [conv2dInit(6, 32, 8, 4, rng), conv2dInit(32, 64, 4, 2, rng), conv2dInit(64, 64, 3, 1, rng)],
+      convs: [conv2dInit(this.channels, 32, 8, 4, rng), conv2dInit(32, 64, 4, 2, rng), conv2dInit(64, 64, 3, 1, rng)],
       fc: layerInit(64 * 7 * 7, 512, rng),
     };
     // Detail 2: policy head gain 0.01 (near-uniform initial policy), value head gain 1.
@@ -141,12 +156,12 @@ export class Agent {
   }
 
   /**
-   * Observations arrive as stored, [N, 84, 84, 6] bytes (channels last, which tfjs convolutions want; CleanRL
-   * permutes to channels first for torch). Atari detail 9: the 4 frame channels scaled to [0, 1]; the 2
+   * Observations arrive as stored, [N, 84, 84, 4 + agents] bytes (channels last, which tfjs convolutions want;
+   * CleanRL permutes to channels first for torch). Atari detail 9: the 4 frame channels scaled to [0, 1]; the
    * agent-indicator channels stay 0/1.
    */
   hidden(x: tf.Tensor4D): tf.Tensor2D {
-    let h = tf.div(x, CHANNEL_SCALE) as tf.Tensor4D;
+    let h = tf.div(x, this.channelScale) as tf.Tensor4D;
     for (const conv of this.network.convs) h = conv2dRelu(h, conv);
     return linear(tf.reshape(h, [h.shape[0], -1]) as tf.Tensor2D, this.network.fc, "relu");
   }
@@ -172,9 +187,9 @@ export class Agent {
    * one readback of [logits | value], then `Categorical(logits).sample()` and its log-prob in plain JS.
    */
   sampleActionAndValue(obs: Uint8Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
-    const n = obs.length / OBS_SIZE;
+    const n = obs.length / this.obsSize;
     const out = tf.tidy(() => {
-      const hidden = this.hidden(tf.tensor4d(obs, [n, 84, 84, 6], "int32"));
+      const hidden = this.hidden(tf.tensor4d(obs, [n, 84, 84, this.channels], "int32"));
       return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic)], 1);
     });
     const logitsAndValue = out.dataSync();
@@ -217,11 +232,6 @@ export class Agent {
     return [...convs, ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }), ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
   }
 }
-
-/** One observation: 84x84 pixels of 4 stacked frames and 2 agent-indicator channels. */
-const OBS_SIZE = 84 * 84 * 6;
-/** What each input channel is divided by: 255 for the 4 frames, 1 for the 2 indicator channels. */
-const CHANNEL_SCALE = [255, 255, 255, 255, 1, 1];
 
 /**
  * Detail 5: Generalized Advantage Estimation (Schulman et al. 2016), computed backwards over the rollout.
@@ -349,7 +359,9 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo_pettingzoo_ma_atari.ts");
   const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
-  const agent = new Agent(numActions, new RandomGenerator(0));
+  // The first conv sees 4 frames and one indicator channel per agent (torch's [out, in, kh, kw]).
+  const numAgents = checkpoint.legacy ? ((checkpoint.fields.numAgents as number | undefined) ?? 2) : storedShape(checkpoint, "network.0.weight")[1] - 4;
+  const agent = new Agent(numActions, new RandomGenerator(0), numAgents);
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
 }
@@ -378,7 +390,7 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "Self-play PPO on PettingZoo's two-player Atari games (CleanRL's ppo_pettingzoo_ma_atari.py).", "ppo_pettingzoo_ma_atari.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = { ...parseArgs(ARGS, "Self-play PPO on PettingZoo's multi-player Atari games (CleanRL's ppo_pettingzoo_ma_atari.py).", "ppo_pettingzoo_ma_atari.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_pettingzoo_ma_atari.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
@@ -425,21 +437,21 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
   if (args.numEnvs % agentsPerGame !== 0) usageError(`--num-envs ${args.numEnvs} is not a multiple of ${args.envId}'s ${agentsPerGame} agents`);
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  // Every agent of every game is one slot (concat_vec_envs_v1): game c's agents are slots 2c and 2c+1. Each game
+  // Every agent of every game is one slot (concat_vec_envs_v1): game c's k agents are slots kc..kc+k-1. Each game
   // steps in its own worker thread: emulation is the bottleneck, so the games must spread over the cores.
   const games = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs / agentsPerGame }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })));
   const envs = new pettingzoo.ss.RecordEpisodeStatistics(new pettingzoo.ss.ConcatVecEnv(games));
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
   const numActions = envs.singleActionSpace.n;
 
-  const agent = new Agent(numActions, rng);
+  const agent = new Agent(numActions, rng, agentsPerGame);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
   const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.
-  const obs = new Uint8Array(args.numSteps * args.numEnvs * OBS_SIZE);
+  const obs = new Uint8Array(args.numSteps * args.numEnvs * agent.obsSize);
   const actions = new Int32Array(args.numSteps * args.numEnvs);
   const logprobs = new Float32Array(args.numSteps * args.numEnvs);
   const rewards = new Float32Array(args.numSteps * args.numEnvs);
@@ -454,7 +466,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   let [nextObs] = envs.reset();
   let nextDone = new Float32Array(args.numEnvs);
 
-  const mbObs = new Uint8Array(args.minibatchSize * OBS_SIZE);
+  const mbObs = new Uint8Array(args.minibatchSize * agent.obsSize);
   const mbActions = new Int32Array(args.minibatchSize);
   const mbLogprobs = new Float32Array(args.minibatchSize);
   const mbAdvantages = new Float32Array(args.minibatchSize);
@@ -471,7 +483,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     for (let step = 0; step < args.numSteps; step++) {
       globalStep += args.numEnvs;
-      obs.set(nextObs, step * args.numEnvs * OBS_SIZE);
+      obs.set(nextObs, step * args.numEnvs * agent.obsSize);
       dones.set(nextDone, step * args.numEnvs);
 
       // ALGO LOGIC: action logic
@@ -487,11 +499,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
       nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
 
-      // Each slot's episode is logged under its player: slot i is player i mod 2 of game i div 2.
+      // Each slot's episode is logged under its player: slot i is player i mod k of game i div k (k agents a game).
       infos.forEach((info, idx) => {
         const episode = info.episode as pettingzoo.ss.SlotEpisode | undefined;
         if (episode) {
-          const player = idx % 2;
+          const player = idx % agentsPerGame;
           console.log(`global_step=${globalStep}, ${player}-episodic_return=${episode.r}`);
           writer.addScalar(`charts/episodic_return-player${player}`, episode.r, globalStep);
           writer.addScalar(`charts/episodic_length-player${player}`, episode.l, globalStep);
@@ -500,7 +512,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor4d(nextObs, [args.numEnvs, 84, 84, 6], "int32")).dataSync() as Float32Array);
+    const nextValue = tf.tidy(() => agent.getValue(tf.tensor4d(nextObs, [args.numEnvs, 84, 84, agent.channels], "int32")).dataSync() as Float32Array);
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
@@ -513,7 +525,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
         for (let j = 0; j < args.minibatchSize; j++) {
           const b = bInds[start + j];
-          mbObs.set(obs.subarray(b * OBS_SIZE, (b + 1) * OBS_SIZE), j * OBS_SIZE);
+          mbObs.set(obs.subarray(b * agent.obsSize, (b + 1) * agent.obsSize), j * agent.obsSize);
           mbActions[j] = actions[b];
           mbLogprobs[j] = logprobs[b];
           mbAdvantages[j] = advantages[b];
@@ -521,7 +533,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
           mbValues[j] = values[b];
         }
         const mb = tf.tidy(() => ({
-          obs: tf.tensor4d(mbObs, [args.minibatchSize, 84, 84, 6], "int32"),
+          obs: tf.tensor4d(mbObs, [args.minibatchSize, 84, 84, agent.channels], "int32"),
           actions: tf.tensor1d(mbActions, "int32"),
           logprobs: tf.tensor1d(mbLogprobs),
           advantages: tf.tensor1d(mbAdvantages),

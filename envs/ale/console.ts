@@ -30,7 +30,7 @@ import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts"
 // std::mt19937 is the generator behind Stella's Random in ALE.
 import { Mt19937 } from "../rng.ts";
 import { M6502 } from "./m6502.ts";
-import { ScreenRgbCache, screenToGrayscale } from "./palette.ts";
+import { NTSC_PALETTE, PAL_PALETTE, ScreenRgbCache, screenToGrayscale, type Palette } from "./palette.ts";
 import { Riot } from "./riot.ts";
 import { Tia } from "./tia.ts";
 
@@ -40,6 +40,11 @@ const SWCHB_UNUSED_BITS = 0x34;
 const SWCHB_COLOR = 0x08;
 /** Frames Stella's Console constructor runs to tell NTSC from PAL (Console.cxx), before ALE's first reset. */
 const DISPLAY_FORMAT_DETECTION_FRAMES = 60;
+/** Of those, frames from this one on count, and a frame longer than PAL_SCANLINES scanlines counts as PAL. */
+const DISPLAY_FORMAT_FIRST_COUNTED = 30;
+const PAL_SCANLINES = 285;
+/** PAL when at least this many counted frames are (Console.cxx). */
+const PAL_FRAMES_NEEDED = 15;
 
 /** ALE moves a paddle by PADDLE_DELTA per frame: RIGHT lowers the resistance, LEFT raises it. */
 function paddleDelta(switches: number): number {
@@ -61,6 +66,12 @@ export class Atari2600 {
   readonly height: number;
   readonly cartridgeType: string;
   readonly usesPaddles: boolean;
+  /** The display format: PAL cartridges get PAL frame lengths, colour loss and ALE's PAL palette. */
+  readonly displayFormat: "NTSC" | "PAL";
+  /** What Stella's 60-frame detection found at the last power-on (null when the cartridge names its format). */
+  detectedFormat: "NTSC" | "PAL" | null = null;
+  /** ALE's palette for the display format (getScreenRGB, getScreenGrayscale). */
+  readonly palette: Palette;
   /** Frames emulated since construction. */
   framesEmulated = 0;
   /**
@@ -95,6 +106,7 @@ export class Atari2600 {
   private readonly rightPaddles: boolean;
   private readonly swapPaddles: boolean;
   private readonly swapPorts: boolean;
+  private readonly detectFormat: boolean;
   /**
    * Resistance of paddles 0-3 (players A-D). Single-player ALE only ever sets paddles 0 and 1, so 2 and 3 stay at 0
    * (minimum resistance, INPT2/3 read high) unless a caller drives four players.
@@ -108,11 +120,16 @@ export class Atari2600 {
   private readonly twoPlayers = [0, 0];
 
   constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
-    const { yStart = 34, height = 210, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
+    const { displayFormat = "NTSC", yStart = 34, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
+    // Console.cxx: a PAL cartridge whose entry leaves Display.Height at 210 shows 250 lines.
+    const height = options.height ?? (displayFormat === "PAL" ? 250 : 210);
     if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
     if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
     this.height = height;
-    this.rgbCache = new ScreenRgbCache(160 * height);
+    this.displayFormat = displayFormat;
+    this.detectFormat = options.detectFormat ?? true;
+    this.palette = displayFormat === "PAL" ? PAL_PALETTE : NTSC_PALETTE;
+    this.rgbCache = new ScreenRgbCache(160 * height, this.palette);
     this.leftPaddles = leftController === "paddles";
     this.rightPaddles = rightController === "paddles";
     this.usesPaddles = this.leftPaddles || this.rightPaddles;
@@ -183,23 +200,36 @@ export class Atari2600 {
    * another System::reset; one more follows before ALE's first environment reset (found by matching ale-py 0.12.1's
    * post-reset RAM and RIOT timer), and each draws a RIOT timer. The 60 frames matter to games that never clear some
    * RAM: Surround's frame counter at $FD, which its computer player's moves depend on. `seed` fills the
-   * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE seeds the generator with its
-   * random_seed instead (`systemRandomSeed`) and re-seeds it once the console is built (`reseedAfterCreation`), so
-   * the first reset's timer is the seed's first draw.
+   * cartridge RAM of SC carts, which ALE draws from another generator. Multi-Agent ALE (`multiAgent`) seeds the
+   * generator with its random_seed instead (`systemRandomSeed`), its RIOT constructor draws one more number after the
+   * RAM (M6532's constructor resets the timer; this moves the detection frames' timers by one draw, which shows in
+   * Surround's frame counter for some seeds), and it re-seeds the generator once the console is built, so the first
+   * reset's timer is the seed's first draw. The detection runs with an NTSC TIA (the format is not known
+   * yet); a cartridge whose entry names its format skips it and the System::reset before it.
    */
-  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, reseedAfterCreation = false): void {
+  powerOn(seed: number, systemRandomSeed = ALE_SYSTEM_RANDOM_SEED, multiAgent = false): void {
     this.systemRandom = new Mt19937(systemRandomSeed);
     for (let i = 0; i < 128; i++) this.ramArray[i] = this.systemRandom.next() & 0xff;
+    if (multiAgent) this.systemRandom.next();
     const cartRam = this.cart.ram;
     if (cartRam !== null) {
       const random = new Mt19937(seed);
       for (let i = 0; i < cartRam.length; i++) cartRam[i] = random.next() & 0xff;
     }
+    if (this.detectFormat) {
+      this.tia.pal = false;
+      this.systemReset();
+      let palFrames = 0;
+      for (let i = 0; i < DISPLAY_FORMAT_DETECTION_FRAMES; i++) {
+        this.emulateFrame(false);
+        if (i >= DISPLAY_FORMAT_FIRST_COUNTED && this.tia.scanline > PAL_SCANLINES) palFrames++;
+      }
+      this.detectedFormat = palFrames >= PAL_FRAMES_NEEDED ? "PAL" : "NTSC";
+    }
+    this.tia.pal = this.displayFormat === "PAL";
     this.systemReset();
-    for (let i = 0; i < DISPLAY_FORMAT_DETECTION_FRAMES; i++) this.emulateFrame(false);
     this.systemReset();
-    this.systemReset();
-    if (reseedAfterCreation) this.systemRandom = new Mt19937(systemRandomSeed);
+    if (multiAgent) this.systemRandom = new Mt19937(systemRandomSeed);
   }
 
   /** The next 32-bit draw of the system generator (Multi-Agent ALE draws one per active player per frame). */
@@ -358,7 +388,7 @@ export class Atari2600 {
 
   /** The screen as ALE's grey levels (height x 160) into `out`, ALE's getScreenGrayscale. */
   getScreenGrayscale(out: Uint8Array): Uint8Array {
-    screenToGrayscale(this.screen, out);
+    screenToGrayscale(this.screen, out, this.palette);
     return out;
   }
 

@@ -79,4 +79,15 @@ export interface ConsoleOptions {
   cartridgeType?: string;
   /** Emulation.HmoveBlanks: whether an early-line HMOVE blanks the line's first 8 pixels (default true; Stella core). */
   hmoveBlanks?: boolean;
+  /**
+   * The display format Stella ends up with (default NTSC). PAL lets frames run to 342 scanlines, turns on the TIA's
+   * colour loss, selects ALE's PAL palette and makes the default height 250 (Console.cxx).
+   */
+  displayFormat?: "NTSC" | "PAL";
+  /**
+   * Whether the cartridge's Display.Format is AUTO-DETECT (default true): Stella's Console then runs 60 frames to
+   * tell the format from the scanline count before its first reset. A cartridge whose entry names its format (Maze
+   * Craze: PAL) skips them. The console records what the detection found in `detectedFormat`.
+   */
+  detectFormat?: boolean;
 }

@@ -92,9 +92,13 @@ export function readRam(ram: Uint8Array, address: number): number {
   return ram[address & 0x7f];
 }
 
+/** A BCD byte's value: 10 x high nibble + low nibble. */
+export function bcd(v: number): number {
+  return 10 * (v >> 4) + (v & 15);
+}
+
 /** RomUtils' getDecimalScore over 1-3 BCD bytes, least significant first (index -1 = absent). */
 export function decimalScore(ram: Uint8Array, lower: number, middle = -1, higher = -1): number {
-  const bcd = (v: number) => 10 * (v >> 4) + (v & 15);
   let score = bcd(readRam(ram, lower));
   if (middle >= 0) score += 100 * bcd(readRam(ram, middle));
   if (higher >= 0) score += 10000 * bcd(readRam(ram, higher));
@@ -1272,8 +1276,12 @@ export const BERZERK: GameSpec = {
   }),
 };
 
-/** DoubleDunk's option menu: the cursor row is RAM 0xB0, the options are bits of RAM 0x80. */
-function doubleDunkSelectMode(ctl: ModeControl, mode: number): void {
+/**
+ * DoubleDunk's option menu: the cursor row is RAM 0xB0, the options are bits of RAM 0x80. Bits 0-3 of `mode` switch
+ * four options. Multi-Agent ALE (`twoPlayerOption`) also sets the first row's two-player option (0x40) from bit 4 and
+ * ends with the soft reset; single-player ALE then plays one UPFIRE and one NOOP frame.
+ */
+export function doubleDunkMenu(ctl: ModeControl, mode: number, twoPlayerOption = false): void {
   // Each menu move is one agent frame of the joystick direction and one NOOP frame, repeated until RAM shows it.
   const stepUntil = (action: number, reached: () => boolean, what: string) => {
     for (let tries = 0; !reached(); tries++) {
@@ -1291,6 +1299,7 @@ function doubleDunkSelectMode(ctl: ModeControl, mode: number): void {
       ? stepUntil(RIGHT, () => (ctl.readRam(0x80) & bit) === bit, `option ${bit} on`)
       : stepUntil(LEFT, () => (ctl.readRam(0x80) & bit) !== bit, `option ${bit} off`);
   ctl.pressSelect(1);
+  if (twoPlayerOption) setOption(0x40, (mode & 16) !== 0);
   goDown();
   goDown(); // the first two rows are not part of the mode
   setOption(0x08, (mode & 1) !== 0); // 3-point shots
@@ -1301,6 +1310,7 @@ function doubleDunkSelectMode(ctl: ModeControl, mode: number): void {
   goDown();
   setOption(0x20, (mode & 8) !== 0); // fouls
   ctl.softReset();
+  if (twoPlayerOption) return;
   ctl.act(UPFIRE);
   ctl.act(NOOP);
 }
@@ -1316,7 +1326,7 @@ export const DOUBLE_DUNK: GameSpec = {
   minimalActions: ALL_ACTIONS,
   startingActions: [UPFIRE],
   modes: range(16),
-  selectMode: doubleDunkSelectMode,
+  selectMode: (ctl, mode) => doubleDunkMenu(ctl, mode),
   createSettings: ramGame({
     state: () => ({}),
     score: (ram) => decimalScore(ram, 0xf6) - decimalScore(ram, 0xf7),

@@ -75,7 +75,7 @@ export class ALEInterface {
     this.multi = "playerModes" in game ? (game as MultiAgentGameSpec) : undefined;
     this.players = this.multi ? this.multi.playersForMode(this.mode) : 1;
     this.inputs = new Array(this.multi ? 4 : 2).fill(Action.NOOP);
-    this.settings = this.multi ? this.multi.createPlayerSettings(this.players) : game.createSettings();
+    this.settings = this.multi ? this.multi.createPlayerSettings(this.players, this.mode) : game.createSettings();
     this.played = Int32Array.from({ length: 18 }, (_, a) => (game.illegalActions?.includes(a) ? Action.NOOP : a));
   }
 
@@ -180,6 +180,11 @@ export class ALEInterface {
   private readonly modeControl: ModeControl = {
     readRam: (address) => this.console.readRam(address),
     act: (action) => {
+      // Multi-Agent ALE's act(a, b) draws the sticky-action number of both players first.
+      if (this.multi) {
+        this.console.systemRandomNext();
+        this.console.systemRandomNext();
+      }
       this.act(action, false);
     },
     pressSelect: (frames = 1) => this.pressSelect(frames),

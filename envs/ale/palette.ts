@@ -1,10 +1,14 @@
-// ALE's NTSC palette: the Stella "standard" palette that `ale::ColourPalette` uses for every NTSC game.
+// ALE's colour palettes: the Stella "standard" palettes that `ale::ColourPalette` picks by the console's display
+// format, NTSC for most games and PAL for the PAL cartridges (Combat, Maze Craze, Space War among PettingZoo's).
 //
-// The TIA colour registers hold a 7-bit colour (bits 1-7; bit 0 is ignored), so a screen pixel is an even byte
-// 0x00..0xFE and there are 128 colours. ALE's table has 256 entries: the even ones are these RGB colours and the odd
-// ones the grey level that `getScreenGrayscale` returns for the colour below them, computed as
-// `round(0.2989 r + 0.5870 g + 0.1140 b)` (ColourPalette.cpp's `convertGrayscale`). We store the 128 colours and
-// derive both lookup tables from them, indexed by the raw screen byte so no shift is needed in the hot loop.
+// The TIA colour registers hold a 7-bit colour (bits 1-7), so a screen pixel is normally an even byte 0x00..0xFE
+// and there are 128 colours. ALE's tables have 256 entries: the even ones are these RGB colours and the odd ones the
+// grey of the colour below them, `round(0.2989 r + 0.5870 g + 0.1140 b)` (ColourPalette.cpp's `convertGrayscale`).
+// `getScreenRGB` looks the screen byte up directly and `getScreenGrayscale` takes the blue byte of entry byte + 1.
+// Odd screen bytes do occur: a PAL TIA sets bit 0 of every colour after a frame with an odd number of scanlines
+// (Stella's colour loss), and a frame cut short greys its unfinished part into values 0..7. For them ALE's lookups
+// give the grey of the colour below (RGB) and the blue of the colour above (grayscale); the tables here do the same.
+// We store the 128 colours of each format and derive the lookup tables, indexed by the raw screen byte.
 
 /** The 128 NTSC colours as 0xRRGGBB, in TIA colour order (hue in the high nibble, luminance in bits 1-3). */
 const NTSC_RGB: readonly number[] = [
@@ -26,27 +30,61 @@ const NTSC_RGB: readonly number[] = [
   0x482c00, 0x694d14, 0x866a26, 0xa28638, 0xbb9f47, 0xd2b656, 0xe8cc63, 0xfce070,
 ];
 
-/** 0xRRGGBB for each screen byte 0..255 (odd bytes share the colour of the even byte below them). */
-export const SCREEN_BYTE_TO_RGB = new Uint32Array(256);
-/** ALE's grey level for each screen byte, as `getScreenGrayscale` returns it. */
-export const SCREEN_BYTE_TO_GRAY = new Uint8Array(256);
+/** The 128 PAL colours as 0xRRGGBB, in TIA colour order (Stella's PAL table: hues 0, 1, 14 and 15 are greys). */
+const PAL_RGB: readonly number[] = [
+  0x000000, 0x2b2b2b, 0x525252, 0x767676, 0x979797, 0xb6b6b6, 0xd2d2d2, 0xececec,
+  0x000000, 0x2b2b2b, 0x525252, 0x767676, 0x979797, 0xb6b6b6, 0xd2d2d2, 0xececec,
+  0x805800, 0x96711a, 0xab8732, 0xbe9c48, 0xcfaf5c, 0xdfc06f, 0xeed180, 0xfce090,
+  0x445c00, 0x5e791a, 0x769332, 0x8cac48, 0xa0c25c, 0xb3d76f, 0xc4ea80, 0xd4fc90,
+  0x703400, 0x89511a, 0xa06b32, 0xb68448, 0xc99a5c, 0xdcaf6f, 0xecc280, 0xfcd490,
+  0x006414, 0x1a8035, 0x329852, 0x48b06e, 0x5cc587, 0x6fd99e, 0x80ebb4, 0x90fcc8,
+  0x700014, 0x891a35, 0xa03252, 0xb6486e, 0xc95c87, 0xdc6f9e, 0xec80b4, 0xfc90c8,
+  0x005c5c, 0x1a7676, 0x328e8e, 0x48a4a4, 0x5cb8b8, 0x6fcbcb, 0x80dcdc, 0x90ecec,
+  0x70005c, 0x841a74, 0x963289, 0xa8489e, 0xb75cb0, 0xc66fc1, 0xd380d1, 0xe090e0,
+  0x003c70, 0x195a89, 0x2f75a0, 0x448eb6, 0x57a5c9, 0x68badc, 0x79ceec, 0x88e0fc,
+  0x580070, 0x6e1a89, 0x8332a0, 0x9648b6, 0xa75cc9, 0xb76fdc, 0xc680ec, 0xd490fc,
+  0x002070, 0x193f89, 0x2f5aa0, 0x4474b6, 0x578bc9, 0x68a1dc, 0x79b5ec, 0x88c8fc,
+  0x340080, 0x4a1a96, 0x5f32ab, 0x7248be, 0x835ccf, 0x936fdf, 0xa280ee, 0xb090fc,
+  0x000088, 0x1a1a9d, 0x3232b0, 0x4848c2, 0x5c5cd2, 0x6f6fe1, 0x8080ef, 0x9090fc,
+  0x000000, 0x2b2b2b, 0x525252, 0x767676, 0x979797, 0xb6b6b6, 0xd2d2d2, 0xececec,
+  0x000000, 0x2b2b2b, 0x525252, 0x767676, 0x979797, 0xb6b6b6, 0xd2d2d2, 0xececec,
+];
 
-for (let value = 0; value < 256; value++) {
-  const rgb = NTSC_RGB[value >> 1];
-  SCREEN_BYTE_TO_RGB[value] = rgb;
-  const r = (rgb >> 16) & 0xff;
-  const g = (rgb >> 8) & 0xff;
-  const b = rgb & 0xff;
-  // C's round() rounds halves away from zero; the weighted sum is never negative, so floor(x + 0.5) matches.
-  SCREEN_BYTE_TO_GRAY[value] = Math.floor(r * 0.2989 + g * 0.587 + b * 0.114 + 0.5);
+/** One display format's lookup tables, indexed by the screen byte. */
+export interface Palette {
+  /** 0xRRGGBB, what `getScreenRGB` writes. */
+  readonly rgb: Uint32Array;
+  /** The same colours as the bytes R, G, B in memory order of a little-endian 32-bit word. */
+  readonly rgbLE: Uint32Array;
+  /** What `getScreenGrayscale` writes. */
+  readonly gray: Uint8Array;
 }
 
-/** Each screen byte's colour as its three bytes R, G, B in memory order of a little-endian 32-bit word. */
-const SCREEN_BYTE_TO_RGB_LE = new Uint32Array(256);
-for (let value = 0; value < 256; value++) {
-  const rgb = SCREEN_BYTE_TO_RGB[value];
-  SCREEN_BYTE_TO_RGB_LE[value] = (rgb >>> 16) | (rgb & 0xff00) | ((rgb & 0xff) << 16);
+/** ColourPalette.cpp's convertGrayscale (C's round() rounds halves away from zero; the sum is never negative). */
+function grey(rgb: number): number {
+  return Math.floor(((rgb >> 16) & 0xff) * 0.2989 + ((rgb >> 8) & 0xff) * 0.587 + (rgb & 0xff) * 0.114 + 0.5);
 }
+
+function buildPalette(colours: readonly number[]): Palette {
+  // ALE's 256-entry table: colour, grey of that colour, next colour, ...
+  const table = new Uint32Array(257);
+  for (let i = 0; i < 128; i++) {
+    const g = grey(colours[i]);
+    table[2 * i] = colours[i];
+    table[2 * i + 1] = (g << 16) | (g << 8) | g;
+  }
+  const rgb = table.slice(0, 256);
+  // Entry 256 lies past ALE's array (only screen byte 0xFF would read it); 0 here.
+  const gray = Uint8Array.from({ length: 256 }, (_, v) => table[v + 1] & 0xff);
+  const rgbLE = rgb.map((c) => (c >>> 16) | (c & 0xff00) | ((c & 0xff) << 16));
+  return { rgb, rgbLE, gray };
+}
+
+export const NTSC_PALETTE: Palette = buildPalette(NTSC_RGB);
+export const PAL_PALETTE: Palette = buildPalette(PAL_RGB);
+/** 0xRRGGBB for each screen byte 0..255 under the NTSC palette. */
+export const SCREEN_BYTE_TO_RGB = NTSC_PALETTE.rgb;
+
 /** Whether this machine stores a Uint32's low byte first (every platform Node runs on in practice). */
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -69,8 +107,7 @@ function sameRowOf(x: Uint32Array, a: number, y: Uint32Array, b: number): boolea
  * The RGB of the screen row starting at pixel `row` (screen as words) into `words` (the RGB picture as words).
  * Four pixels are one little-endian word of the screen and twelve bytes, three aligned words, of the picture.
  */
-function rowToRgb(screenWords: Uint32Array, words: Uint32Array, row: number): void {
-  const lut = SCREEN_BYTE_TO_RGB_LE;
+function rowToRgb(screenWords: Uint32Array, words: Uint32Array, row: number, lut: Uint32Array): void {
   for (let k = row >> 2, w = (row * 3) >> 2, end = (row + ROW) >> 2; k < end; k++, w += 3) {
     const pixels = screenWords[k];
     const x0 = lut[pixels & 0xff];
@@ -88,20 +125,21 @@ function wordWise(screen: Uint8Array, out: Uint8Array): boolean {
   return LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 4 === 0 && screen.length % ROW === 0;
 }
 
-/** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel). */
-export function screenToRgb(screen: Uint8Array, out: Uint8Array): void {
+/** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel) under `palette`. */
+export function screenToRgb(screen: Uint8Array, out: Uint8Array, palette: Palette = NTSC_PALETTE): void {
   if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
   if (wordWise(screen, out)) {
     const words = new Uint32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
     // Atari pictures repeat rows a lot: a row equal to the one above (compared as 40 words) is a copy of its RGB.
     const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
+    const lut = palette.rgbLE;
     for (let row = 0; row < screen.length; row += ROW) {
       if (row > 0 && sameRow(screenWords, (row - ROW) >> 2, row >> 2)) out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
-      else rowToRgb(screenWords, words, row);
+      else rowToRgb(screenWords, words, row, lut);
     }
     return;
   }
-  const lut = SCREEN_BYTE_TO_RGB;
+  const lut = palette.rgb;
   for (let i = 0, o = 0; i < screen.length; i++, o += 3) {
     const rgb = lut[screen[i]];
     out[o] = rgb >>> 16;
@@ -122,7 +160,7 @@ export class ScreenRgbCache {
   private readonly pictureWords: Uint32Array;
   private filled = false;
 
-  constructor(readonly size: number) {
+  constructor(readonly size: number, readonly palette: Palette = NTSC_PALETTE) {
     this.lastScreen = new Uint8Array(size);
     this.lastWords = new Uint32Array(this.lastScreen.buffer);
     this.picture = new Uint8Array(size * 3);
@@ -131,7 +169,7 @@ export class ScreenRgbCache {
 
   convert(screen: Uint8Array, out: Uint8Array): void {
     if (screen.length !== this.size || !wordWise(screen, this.picture)) {
-      screenToRgb(screen, out);
+      screenToRgb(screen, out, this.palette);
       return;
     }
     if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
@@ -140,7 +178,7 @@ export class ScreenRgbCache {
     for (let row = 0; row < screen.length; row += ROW) {
       const word = row >> 2;
       if (this.filled && sameRowOf(screenWords, word, last, word)) continue;
-      rowToRgb(screenWords, this.pictureWords, row);
+      rowToRgb(screenWords, this.pictureWords, row, this.palette.rgbLE);
       for (let i = 0; i < ROW / 4; i++) last[word + i] = screenWords[word + i];
     }
     this.filled = true;
@@ -148,9 +186,9 @@ export class ScreenRgbCache {
   }
 }
 
-/** Writes ALE's grey level of each pixel of `screen` into `out`. */
-export function screenToGrayscale(screen: Uint8Array, out: Uint8Array): void {
+/** Writes ALE's grey level of each pixel of `screen` into `out` under `palette`. */
+export function screenToGrayscale(screen: Uint8Array, out: Uint8Array, palette: Palette = NTSC_PALETTE): void {
   if (out.length < screen.length) throw new RangeError(`screenToGrayscale: out has ${out.length} bytes, needs ${screen.length}`);
-  const lut = SCREEN_BYTE_TO_GRAY;
+  const lut = palette.gray;
   for (let i = 0; i < screen.length; i++) out[i] = lut[screen[i]];
 }

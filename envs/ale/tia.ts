@@ -24,8 +24,9 @@ const P0 = 0x01, M0 = 0x02, P1 = 0x04, M1 = 0x08, BL = 0x10, PF = 0x20, SCORE = 
 const HBLANK = 68;
 /** The "Cosmic Ark" bug's missile-0 moves per scanline, cycled (Stella's TIA). */
 const COSMIC_ARK_MOTION = Int32Array.of(18, 33, 0, 17);
-/** NTSC: a frame without VSYNC ends at the first TIA write after this many scanlines. */
-const MAXIMUM_SCANLINES = 290;
+/** A frame without VSYNC ends at the first TIA write after this many scanlines (NTSC; PAL 342). */
+const MAXIMUM_SCANLINES_NTSC = 290;
+const MAXIMUM_SCANLINES_PAL = 342;
 /** Stella's TIA::update executes at most this many instructions per call. */
 const INSTRUCTIONS_PER_UPDATE = 25000;
 /** Spans shorter than this are drawn rather than matched against remembered ones (see updateScanline). */
@@ -388,8 +389,18 @@ export class Tia {
   private vblank = 0;
   private nusiz0 = 0;
   private nusiz1 = 0;
-  /** Colours (value & 0xFE) of background, playfield, player 0, player 1. */
+  /** Colours (value & 0xFE, bit 0 set under PAL colour loss) of background, playfield, player 0, player 1. */
   private readonly color = new Uint8Array(4);
+  /**
+   * The console's display format is PAL (set by the console; TIA::reset reads it). PAL frames may run to 342
+   * scanlines, and the TIA's colour loss sets bit 0 of every colour while the previous frame had an odd number of
+   * scanlines (ALE's palettes show such colours as grey).
+   */
+  pal = false;
+  private maximumScanlines = MAXIMUM_SCANLINES_NTSC;
+  private colourLoss = false;
+  /** Scanlines of the last completed frame (Stella's myScanlineCountForLastFrame), for colour loss. */
+  private scanlineCountForLastFrame = 0;
   private playfieldPriorityAndScore = 0;
   private ctrlpf = 0;
   private refp0 = false;
@@ -500,6 +511,8 @@ export class Tia {
     this.m0CosmicArkCounter = 0;
     this.dumpEnabled = false;
     this.dumpDisabledCycle = 0;
+    this.maximumScanlines = this.pal ? MAXIMUM_SCANLINES_PAL : MAXIMUM_SCANLINES_NTSC;
+    this.colourLoss = this.pal;
     this.frameReset();
   }
 
@@ -516,6 +529,7 @@ export class Tia {
     this.clocksToEndOfScanLine = 228;
     this.vsyncFinishClock = 0x7fffffff;
     this.owedClock = NOTHING_OWED;
+    this.scanlineCountForLastFrame = 0;
     this.forgetSpans();
   }
 
@@ -543,6 +557,7 @@ export class Tia {
       this.frameGreyed = true;
     } else {
       this.frameGreyed = false;
+      this.scanlineCountForLastFrame = this.scanline;
     }
     return ok;
   }
@@ -583,6 +598,10 @@ export class Tia {
     this.frameGreyed = false;
     // Frames end on a write or a read that drew everything owed (or in update(), for partial frames).
     this.owedClock = NOTHING_OWED;
+    if (this.colourLoss) {
+      const odd = this.scanlineCountForLastFrame & 1;
+      for (let i = 0; i < 4; i++) this.color[i] = (this.color[i] & 0xfe) | odd;
+    }
     this.forgetSpans();
   }
 
@@ -859,14 +878,19 @@ export class Tia {
     return this.clock.cycles > (this.dumpDisabledCycle + needed) >>> 0 ? 0x80 : 0;
   }
 
+  /** What a COLUxx write stores: the 7-bit colour, plus bit 0 under colour loss after an odd frame. */
+  private colourValue(value: number): number {
+    return (value & 0xfe) | (this.colourLoss ? this.scanlineCountForLastFrame & 1 : 0);
+  }
+
   /** TIA::poke. */
   poke(address: number, value: number): void {
     address &= 0x3f;
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
     if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
-    // `trunc(sinceFrameStart / 228) > MAXIMUM_SCANLINES` without the division (the clock is past the frame start).
-    const frameOver = clock - this.clockWhenFrameStarted >= (MAXIMUM_SCANLINES + 1) * 228;
+    // `trunc(sinceFrameStart / 228) > maximumScanlines` without the division (the clock is past the frame start).
+    const frameOver = clock - this.clockWhenFrameStarted >= (this.maximumScanlines + 1) * 228;
     if (!frameOver && this.changesNothingDrawn(address, value)) {
       // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
       if (clock + delay > this.owedClock) this.owedClock = clock + delay;
@@ -920,7 +944,7 @@ export class Tia {
       case 0x09: {
         // COLUP0, COLUP1, COLUPF, COLUBK -> colour slots 2, 3, 1, 0
         const slot = address === 0x06 ? 2 : address === 0x07 ? 3 : address === 0x08 ? 1 : 0;
-        this.color[slot] = value & 0xfe;
+        this.color[slot] = this.colourValue(value);
         break;
       }
       case 0x0a: // CTRLPF
@@ -1091,13 +1115,13 @@ export class Tia {
       case 0x2b: // HMCLR
         return true;
       case 0x06:
-        return this.color[2] === (value & 0xfe);
+        return this.color[2] === this.colourValue(value);
       case 0x07:
-        return this.color[3] === (value & 0xfe);
+        return this.color[3] === this.colourValue(value);
       case 0x08:
-        return this.color[1] === (value & 0xfe);
+        return this.color[1] === this.colourValue(value);
       case 0x09:
-        return this.color[0] === (value & 0xfe);
+        return this.color[0] === this.colourValue(value);
       case 0x0b:
         return ((value & 0x08) !== 0) === this.refp0;
       case 0x0c:

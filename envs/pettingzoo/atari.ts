@@ -33,8 +33,22 @@ export interface AtariEnvOptions {
   modeNum?: number | null;
   /** Player count for the envs that offer 2 or 4. */
   numPlayers?: number;
-  /** pong_v3's `game_version`; combat/space_invaders/maze_craze options live in `options`. */
+  /** pong_v3's, combat_plane_v2's ("bi-plane" / "jet") and maze_craze_v3's ("robbers" / "race" / "capture") `game_version`. */
   gameVersion?: string;
+  /** combat_plane_v2 (default true). */
+  guidedMissile?: boolean;
+  /** combat_tank_v2 (defaults true, false, true). */
+  hasMaze?: boolean;
+  isInvisible?: boolean;
+  billiardHit?: boolean;
+  /** space_invaders_v2 (defaults false, true, false, false, false). */
+  alternatingControl?: boolean;
+  movingShields?: boolean;
+  zigzagingBombs?: boolean;
+  fastBomb?: boolean;
+  invisibleInvaders?: boolean;
+  /** maze_craze_v3's `visibilty_level` 0-3 (default 0: the maze fully visible). */
+  visibilityLevel?: number;
 }
 
 /** One row of PettingZoo's Atari table (notes 1.6): ROM, players and how the mode is chosen. */
@@ -60,12 +74,33 @@ const PONG_VERSIONS: Record<string, [number, number | null]> = {
 };
 const byPlayers = (two: number, four: number) => (o: AtariEnvOptions) => ((o.numPlayers ?? 2) === 4 ? four : two);
 
+/** A `game_version` option's mode from its table (PettingZoo asserts on an unknown one). */
+function versionMode(envId: string, versions: Record<string, number>, version: string): number {
+  const mode = versions[version];
+  if (mode === undefined) throw new Error(`${envId}: unknown game_version "${version}"; one of ${Object.keys(versions).join(", ")}`);
+  return mode;
+}
+const COMBAT_PLANE_VERSIONS = { "bi-plane": 15, jet: 21 };
+const MAZE_CRAZE_VERSIONS = { robbers: 2, race: 1, capture: 12 };
+/** combat_tank_v2's first mode by (is_invisible, billiard_hit); a maze adds 1. */
+const COMBAT_TANK_MODES: Record<string, number> = { "false,false": 1, "false,true": 8, "true,false": 10, "true,true": 13 };
+
 /** The 24 `pettingzoo.atari` envs. Combat, maze_craze and space_war are PAL cartridges (notes 2.8). */
 export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
   basketball_pong_v3: { rom: "pong", numPlayers: 2, players: [2, 4], mode: byPlayers(45, 49) },
   boxing_v2: { rom: "boxing", numPlayers: 2, players: [2] },
-  combat_plane_v2: { rom: "combat", numPlayers: 2, players: [2], mode: () => 15 },
-  combat_tank_v2: { rom: "combat", numPlayers: 2, players: [2], mode: () => 9 },
+  combat_plane_v2: {
+    rom: "combat",
+    numPlayers: 2,
+    players: [2],
+    mode: (o) => versionMode("combat_plane_v2", COMBAT_PLANE_VERSIONS, o.gameVersion ?? "bi-plane") + (o.guidedMissile ?? true ? 0 : 1),
+  },
+  combat_tank_v2: {
+    rom: "combat",
+    numPlayers: 2,
+    players: [2],
+    mode: (o) => COMBAT_TANK_MODES[`${o.isInvisible ?? false},${o.billiardHit ?? true}`] + (o.hasMaze ?? true ? 1 : 0),
+  },
   double_dunk_v3: { rom: "double_dunk", numPlayers: 2, players: [2] },
   entombed_competitive_v3: { rom: "entombed", numPlayers: 2, players: [2], mode: () => 2 },
   entombed_cooperative_v3: { rom: "entombed", numPlayers: 2, players: [2], mode: () => 3 },
@@ -74,7 +109,16 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
   ice_hockey_v2: { rom: "ice_hockey", numPlayers: 2, players: [2] },
   joust_v3: { rom: "joust", numPlayers: 2, players: [2] },
   mario_bros_v3: { rom: "mario_bros", numPlayers: 2, players: [2] },
-  maze_craze_v3: { rom: "maze_craze", numPlayers: 2, players: [2], mode: () => 4 },
+  maze_craze_v3: {
+    rom: "maze_craze",
+    numPlayers: 2,
+    players: [2],
+    mode: (o) => {
+      const level = o.visibilityLevel ?? 0;
+      if (!(Number.isInteger(level) && level >= 0 && level < 4)) throw new Error(`maze_craze_v3: visibilty_level must be 0-3, got ${level}`);
+      return (versionMode("maze_craze_v3", MAZE_CRAZE_VERSIONS, o.gameVersion ?? "robbers") - 1) * 4 + level;
+    },
+  },
   othello_v3: { rom: "othello", numPlayers: 2, players: [2] },
   pong_v3: {
     rom: "pong",
@@ -90,7 +134,18 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
     },
   },
   quadrapong_v4: { rom: "pong", numPlayers: 4, players: [4], mode: () => 33 },
-  space_invaders_v2: { rom: "space_invaders", numPlayers: 2, players: [2], mode: () => 34 },
+  space_invaders_v2: {
+    rom: "space_invaders",
+    numPlayers: 2,
+    players: [2],
+    mode: (o) =>
+      33 +
+      (o.movingShields ?? true ? 1 : 0) +
+      (o.zigzagingBombs ? 2 : 0) +
+      (o.fastBomb ? 4 : 0) +
+      (o.invisibleInvaders ? 8 : 0) +
+      (o.alternatingControl ? 16 : 0),
+  },
   space_war_v2: { rom: "space_war", numPlayers: 2, players: [2] },
   surround_v2: { rom: "surround", numPlayers: 2, players: [2] },
   tennis_v3: { rom: "tennis", numPlayers: 2, players: [2] },
@@ -108,9 +163,7 @@ export function parallelEnv(envId: string, options: AtariEnvOptions = {}): Paral
   const entry = ATARI_ENVS[envId];
   if (entry === undefined) throw new Error(`unknown PettingZoo Atari env "${envId}"; one of ${Object.keys(ATARI_ENVS).join(", ")}`);
   const spec = MULTI_AGENT_GAMES.get(entry.rom);
-  if (spec === undefined) {
-    throw new Error(`${envId}: the ${entry.rom} ROM's Multi-Agent ALE rules are not ported yet (supported: ${[...MULTI_AGENT_GAMES.keys()].join(", ")})`);
-  }
+  if (spec === undefined) throw new Error(`${envId}: no Multi-Agent ALE settings for the ${entry.rom} ROM`);
   const numPlayers = options.numPlayers ?? entry.numPlayers;
   if (!entry.players.includes(numPlayers)) throw new Error(`${envId}: num_players must be one of ${entry.players.join(", ")}, got ${numPlayers}`);
   return new ParallelAtariEnv(envId, spec, numPlayers, { ...options, modeNum: options.modeNum ?? entry.mode?.({ ...options, numPlayers }) ?? null });
@@ -228,7 +281,7 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
       observe = () => {
         if (rgb === null) {
           rgb = new Uint8Array(this.obsSpace.size);
-          screenToRgb(screen, rgb);
+          screenToRgb(screen, rgb, this.ale.console.palette);
         }
         return rgb;
       };

@@ -243,18 +243,28 @@ export class FrameSkip extends BaseParallelWrapper {
    * below max_observation, those of the step before it).
    */
   override step(actions: AgentDict<number>): ParallelStepResult<ObsArray> {
+    // Per agent, the sum of its rewards and its last inner step's results: an agent removed before the last inner
+    // step keeps its final observation and done flags (frame_skip_par's total_* dicts).
     const total: AgentDict<number> = {};
+    const lastObs: AgentDict<() => ObsArray> = {};
+    const allTerminations: AgentDict<boolean> = {};
+    const allTruncations: AgentDict<boolean> = {};
+    const allInfos: AgentDict<Record<string, unknown>> = {};
     for (let i = 0; ; i++) {
       const [deferred, rewards, terminations, truncations, infos] = stepDeferred(this.env, actions);
       let allDone = true;
       for (const agent in rewards) {
         total[agent] = (total[agent] ?? 0) + rewards[agent];
+        allTerminations[agent] = terminations[agent];
+        allTruncations[agent] = truncations[agent];
+        allInfos[agent] = infos[agent];
+        if (deferred[agent] !== undefined) lastObs[agent] = deferred[agent];
         if (!(terminations[agent] || truncations[agent])) allDone = false;
       }
       if (allDone || i === this.numFrames - 1) {
         const observations: AgentDict<ObsArray> = {};
-        for (const agent in deferred) observations[agent] = deferred[agent]();
-        return [observations, total, terminations, truncations, infos];
+        for (const agent in lastObs) observations[agent] = lastObs[agent]();
+        return [observations, total, allTerminations, allTruncations, allInfos];
       }
     }
   }
@@ -520,7 +530,10 @@ export const agentIndicator = (env: ParallelEnv<ObsArray, number>, value = 1) =>
  * is done; the vector env then resets it at once without a seed, as MarkovVectorEnv does, and the last observation
  * goes to the info (`final_observation`, SuperSuit's `terminal_observation`). Per-agent results travel in the info:
  * `rewards` (Float32Array), `terminations` / `truncations` (Uint8Array), and `agent_infos`. The scalar reward is the
- * agents' sum. Like SuperSuit without black_death, an agent leaving before the others is an error.
+ * agents' sum. Without `blackDeath` an agent leaving before the others is an error, as in SuperSuit. With it
+ * (SuperSuit's `black_death=True`) a removed agent's slot stays: zero observations, reward 0 and done flags 0 after
+ * the step that removed it (its done flag is 1 on that step only), and the game ends once every agent still playing
+ * is done in the same step.
  */
 export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
   readonly observationSpace: Box & Space<Uint8Array>;
@@ -530,7 +543,10 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
   private readonly agentSize: number;
   private readonly actionDict: AgentDict<number> = {};
 
-  constructor(readonly par: ParallelEnv<ObsArray, number>) {
+  constructor(
+    readonly par: ParallelEnv<ObsArray, number>,
+    readonly blackDeath = false,
+  ) {
     super();
     const agents = par.possibleAgents;
     this.numAgents = agents.length;
@@ -570,11 +586,13 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
       term[k] = terminations[agent] ? 1 : 0;
       trunc[k] = truncations[agent] ? 1 : 0;
       const done = term[k] === 1 || trunc[k] === 1;
+      // With black death only the agents that played this step count (SuperSuit: all(dones.values())).
+      if (this.blackDeath && !(agent in terminations)) continue;
       allDone &&= done;
       anyDone ||= done;
       anyTruncated ||= trunc[k] === 1;
     }
-    if (anyDone && !allDone) throw new Error("pettingzoo_env_to_vec_env: an agent left before the others (SuperSuit's black_death is not ported)");
+    if (anyDone && !allDone && !this.blackDeath) throw new Error("pettingzoo_env_to_vec_env: an agent left before the others (pass black_death to keep its slot)");
     const info: Info = { rewards: r, terminations: term, truncations: trunc, agent_infos: agents.map((a) => infos[a] ?? {}) };
     return [this.stack(observations), total, allDone && !anyTruncated, allDone && anyTruncated, info];
   }
@@ -597,8 +615,8 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
   }
 }
 
-/** pettingzoo_env_to_vec_env_v1(env). */
-export const pettingzooEnvToVecEnv = (env: ParallelEnv<ObsArray, number>) => new MarkovVectorEnv(env);
+/** pettingzoo_env_to_vec_env_v1(env, black_death). */
+export const pettingzooEnvToVecEnv = (env: ParallelEnv<ObsArray, number>, blackDeath = false) => new MarkovVectorEnv(env, blackDeath);
 
 /** What a ConcatVecEnv step returns: one entry per slot (game c's agent k is slot c * numAgents + k). */
 export type SlotStepResult = [observations: Uint8Array, rewards: Float32Array, terminations: Uint8Array, truncations: Uint8Array, infos: Info[]];
