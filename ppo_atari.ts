@@ -10,26 +10,27 @@
 // `diff ppo.ts ppo_atari.ts` shows exactly what changes for pixels: the env stack, the Nature CNN, uint8 storage.
 // ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder of ALE's ROM images.
 import * as tf from "@tensorflow/tfjs";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
+import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
+import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -37,6 +38,9 @@ const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
+  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
+  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
@@ -209,18 +213,10 @@ export class Agent {
     return [...this.network.convs, this.network.fc, this.actor, this.critic].flatMap((l) => [l.weight, l.bias]);
   }
 
-  /** Weights as plain arrays, in `parameters()` order, for `--save-model`. */
-  stateDict(): { shape: number[]; data: number[] }[] {
-    return this.parameters().map((p) => ({ shape: p.shape, data: Array.from(p.dataSync()) }));
-  }
-
-  loadStateDict(state: { shape: number[]; data: number[] }[]): void {
-    const params = this.parameters();
-    if (state.length !== params.length) throw new Error(`checkpoint has ${state.length} tensors, the agent ${params.length}`);
-    params.forEach((p, i) => {
-      if (state[i].shape.join() !== p.shape.join()) throw new Error(`checkpoint tensor ${i} has shape [${state[i].shape}], the agent [${p.shape}]`);
-      tf.tidy(() => p.assign(tf.tensor(state[i].data, p.shape)));
-    });
+  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
+  namedParameters(): NamedParameter[] {
+    const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
+    return [...convs, ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }), ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
   }
 }
 
@@ -337,6 +333,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): StatefulOptimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
 /** What `updateStep` returns, in order (named by the NaN guard). */
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
@@ -364,19 +365,18 @@ export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch,
   });
 }
 
-function saveAgent(path: string, agent: Agent, args: Args): string {
-  const checkpoint = { format: "ppo.ts/agent@1", script: "ppo_atari.ts", envId: args.envId, numActions: agent.numActions, parameters: agent.stateDict() };
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(checkpoint));
-  return path;
+/** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
+function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
+  return writeCheckpoint(path, "ppo_atari.ts", agent.namedParameters(), optimizer, progress);
 }
 
-function loadAgent(path: string): { agent: Agent; envId: string } {
-  const checkpoint = JSON.parse(readFileSync(path, "utf8"));
-  if (checkpoint.format !== "ppo.ts/agent@1" || checkpoint.script !== "ppo_atari.ts") throw new Error(`${path} is not a ppo_atari.ts checkpoint`);
-  const agent = new Agent(checkpoint.numActions, new RandomGenerator(0));
-  agent.loadStateDict(checkpoint.parameters);
-  return { agent, envId: checkpoint.envId };
+/** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_atari.py` state dict. */
+function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
+  const checkpoint = readCheckpoint(path, "ppo_atari.ts");
+  const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
+  const agent = new Agent(numActions, new RandomGenerator(0));
+  loadParameters(checkpoint, agent.namedParameters());
+  return { agent, envId: checkpoint.envId ?? envId };
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
@@ -404,6 +404,9 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const args: Args = { ...parseArgs(ARGS, "PPO on Atari games from pixels (CleanRL's ppo_atari.py).", "ppo_atari.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  // --resume continues a saved run: its args (but the flags given here), its run directory.
+  const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari.ts");
+  if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
@@ -411,8 +414,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
   if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
-  const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
-  const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
+  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
   if (args.romDir !== null) process.env.ALE_ROMS_DIR = args.romDir;
@@ -423,7 +426,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const rng = new RandomGenerator(args.seed);
 
   if (args.evalCheckpoint !== null) {
-    const { agent, envId } = loadAgent(args.evalCheckpoint);
+    const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
     console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
     return;
@@ -432,7 +435,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const tracker = args.track
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
-  const writer = new SummaryWriter(`runs/${runName}`, tracker);
+  // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
   writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
 
   // A missing ROM fails here, in one line, rather than inside every env worker.
@@ -450,8 +454,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, rng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
+  // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
+  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // obs[step] is that step's network input ([numEnvs, 84, 84, 4] float32, Atari detail 9's scaling done), made
@@ -464,7 +469,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const values = new Float32Array(args.numSteps * args.numEnvs);
 
   // TRY NOT TO MODIFY: start the game
-  let globalStep = 0;
+  let globalStep = start.globalStep;
+  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args });
   const startTime = performance.now();
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.numEnvs);
@@ -474,9 +480,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const mbAdvantages = new Float32Array(args.minibatchSize);
   const mbReturns = new Float32Array(args.minibatchSize);
   const mbValues = new Float32Array(args.minibatchSize);
-  const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
-  for (let iteration = 1; iteration <= args.numIterations; iteration++) {
+  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
     // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
     if (args.annealLr) {
@@ -516,13 +521,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // flatten the batch: b_obs as one tensor of the rollout's inputs; each minibatch gathers its rows from it
-    // (torch's b_obs[mb_inds]). Converting the batch's bytes again here took 0.28-0.35 s per iteration on
-    // tensorflow (the conversion in JS, then the upload of 115 MB), the concatenation 0.05-0.06 s (wasm: 0.27 vs
-    // 0.13-0.24 s; a throwaway timing, 2026-11-26).
+    // (torch's b_obs[mb_inds]). The rollout's input tensors are kept and concatenated because converting the
+    // batch's bytes again would redo the JS conversion and upload 115 MB per iteration.
     const bObs = tf.concat(obs) as tf.Tensor4D;
     tf.dispose(obs);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
@@ -547,7 +553,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, args) : null);
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -567,13 +573,20 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/approx_kl", approxKl, globalStep);
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
-    const sps = Math.floor(globalStep / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
+
+    // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
+    if (args.checkpointEvery > 0 && iteration % args.checkpointEvery === 0) {
+      writer.flush();
+      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration));
+      pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
+    }
   }
 
   if (args.saveModel) {
-    saveAgent(modelPath, agent, args);
+    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));

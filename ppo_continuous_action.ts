@@ -10,24 +10,25 @@
 // detail they implement: "detail 3" for the 13 core details, "continuous detail 2" for the 9 details specific to
 // continuous action spaces. `diff ppo.ts ppo_continuous_action.ts` shows exactly what changes for Box actions.
 import * as tf from "@tensorflow/tfjs";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
+import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
+import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
-const ARGS = {
+export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -35,6 +36,9 @@ const ARGS = {
   saveModel: bool(false, "whether to save the trained agent (and its observation statistics) into `runs/{run_name}` and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
+  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
+  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
 
   // Algorithm specific arguments
   envId: str("HalfCheetah-v4", "the id of the environment"),
@@ -185,18 +189,10 @@ export class Agent {
     return [...[...this.critic, ...this.actorMean].flatMap((l) => [l.weight, l.bias]), this.actorLogstd];
   }
 
-  /** Weights as plain arrays, in `parameters()` order, for `--save-model`. */
-  stateDict(): { shape: number[]; data: number[] }[] {
-    return this.parameters().map((p) => ({ shape: p.shape, data: Array.from(p.dataSync()) }));
-  }
-
-  loadStateDict(state: { shape: number[]; data: number[] }[]): void {
-    const params = this.parameters();
-    if (state.length !== params.length) throw new Error(`checkpoint has ${state.length} tensors, the agent ${params.length}`);
-    params.forEach((p, i) => {
-      if (state[i].shape.join() !== p.shape.join()) throw new Error(`checkpoint tensor ${i} has shape [${state[i].shape}], the agent [${p.shape}]`);
-      tf.tidy(() => p.assign(tf.tensor(state[i].data, p.shape)));
-    });
+  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
+  namedParameters(): NamedParameter[] {
+    const sequential = (prefix: string, layers: Linear[]) => layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
+    return [...sequential("critic", this.critic), ...sequential("actor_mean", this.actorMean), { name: "actor_logstd", variable: this.actorLogstd, layout: "same" }];
   }
 }
 
@@ -285,6 +281,11 @@ export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
   return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
 }
 
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): StatefulOptimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
 /** What `updateStep` returns, in order (named by the NaN guard). */
 const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
@@ -312,41 +313,56 @@ export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch,
   });
 }
 
-/** The NormalizeObservation layer inside an env's wrapper stack (its statistics are part of the policy). */
-function obsNormalizer(env: gym.Env): gym.wrappers.NormalizeObservation {
-  for (let e: gym.Env = env; e instanceof gym.Wrapper; e = e.env) if (e instanceof gym.wrappers.NormalizeObservation) return e;
-  throw new Error("no NormalizeObservation wrapper in the env stack");
+/** The wrapper of class `kind` inside an env's stack (the normalizers, whose statistics a checkpoint keeps). */
+function findWrapper<W>(env: gym.Env, kind: abstract new (...args: never[]) => W): W {
+  for (let e: gym.Env = env; e instanceof gym.Wrapper; e = e.env) if (e instanceof kind) return e as W;
+  throw new Error(`no ${kind.name} wrapper in the env stack`);
+}
+const obsNormalizer = (env: gym.Env) => findWrapper(env, gym.wrappers.NormalizeObservation);
+
+/**
+ * The normalizers' statistics of every env, which a checkpoint carries: the agent is only half the policy, it acts
+ * on normalized observations (CleanRL's evaluation starts fresh statistics, which makes early evaluation episodes
+ * act on badly scaled inputs; saving them reproduces the trained policy), and a resumed run goes on scaling its
+ * rewards as before.
+ */
+type NormalizerStates = { obsRms: gym.wrappers.RunningMeanStdState[]; returnRms: gym.wrappers.RunningMeanStdState[] };
+function normalizerStates(envs: gym.vector.SyncVectorEnv): NormalizerStates {
+  return { obsRms: envs.envs.map((e) => obsNormalizer(e).obsRms.state()), returnRms: envs.envs.map((e) => findWrapper(e, gym.wrappers.NormalizeReward).returnRms.state()) };
+}
+
+/** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
+function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
+  return writeCheckpoint(path, "ppo_continuous_action.ts", agent.namedParameters(), optimizer, progress);
 }
 
 /**
- * The agent is only half the policy: it acts on normalized observations, so the checkpoint also carries env 0's
- * running mean/variance. (CleanRL's evaluation starts fresh statistics, which makes early evaluation episodes act
- * on badly scaled inputs; saving them reproduces the trained policy.)
+ * An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_continuous_action.py` state
+ * dict, with env 0's observation statistics where the checkpoint has them (null: evaluation starts fresh ones).
  */
-function saveAgent(path: string, agent: Agent, args: Args, obsRms: gym.wrappers.RunningMeanStdState): string {
-  const checkpoint = { format: "ppo.ts/agent@1", script: "ppo_continuous_action.ts", envId: args.envId, gamma: args.gamma, obsDim: agent.obsDim, actionDim: agent.actionDim, obsRms, parameters: agent.stateDict() };
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(checkpoint));
-  return path;
-}
-
-function loadAgent(path: string): { agent: Agent; envId: string; gamma: number; obsRms: gym.wrappers.RunningMeanStdState } {
-  const checkpoint = JSON.parse(readFileSync(path, "utf8"));
-  if (checkpoint.format !== "ppo.ts/agent@1" || checkpoint.script !== "ppo_continuous_action.ts") throw new Error(`${path} is not a ppo_continuous_action.ts checkpoint`);
-  const agent = new Agent(checkpoint.obsDim, checkpoint.actionDim, new RandomGenerator(0));
-  agent.loadStateDict(checkpoint.parameters);
-  return { agent, envId: checkpoint.envId, gamma: checkpoint.gamma, obsRms: checkpoint.obsRms };
+function loadAgent(path: string, args: Args): { agent: Agent; envId: string; gamma: number; obsRms: gym.wrappers.RunningMeanStdState | null } {
+  const checkpoint = readCheckpoint(path, "ppo_continuous_action.ts");
+  const fields = checkpoint.legacy ? checkpoint.fields : null;
+  const [actionDim, obsDim] = fields ? [fields.actionDim as number, fields.obsDim as number] : [storedShape(checkpoint, "actor_logstd")[1], storedShape(checkpoint, "critic.0.weight")[1]];
+  const agent = new Agent(obsDim, actionDim, new RandomGenerator(0));
+  loadParameters(checkpoint, agent.namedParameters());
+  const saved = checkpoint.progress;
+  const obsRms = fields ? (fields.obsRms as gym.wrappers.RunningMeanStdState) : ((saved?.extra as NormalizerStates | undefined)?.obsRms[0] ?? null);
+  const gamma = fields ? (fields.gamma as number) : ((saved?.args.gamma as number | undefined) ?? args.gamma);
+  return { agent, envId: checkpoint.envId ?? args.envId, gamma, obsRms };
 }
 
 /**
  * CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns.
- * Observations are normalized with the saved statistics, frozen.
+ * Observations are normalized with the saved statistics, frozen (fresh ones, updated, for a CleanRL state dict).
  */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number, gamma: number, obsRms: gym.wrappers.RunningMeanStdState): number[] {
+export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number, gamma: number, obsRms: gym.wrappers.RunningMeanStdState | null): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName, gamma)]);
   const normalizer = obsNormalizer(envs.envs[0]);
-  normalizer.obsRms.loadState(obsRms);
-  normalizer.updateRunningMean = false;
+  if (obsRms !== null) {
+    normalizer.obsRms.loadState(obsRms);
+    normalizer.updateRunningMean = false;
+  }
   const rng = new RandomGenerator(seed);
   let obs = Float32Array.from(envs.reset({ seed })[0]);
   const episodicReturns: number[] = [];
@@ -367,6 +383,9 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const args: Args = { ...parseArgs(ARGS, "PPO for continuous-action environments (CleanRL's ppo_continuous_action.py).", "ppo_continuous_action.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  // --resume continues a saved run: its args (but the flags given here), its run directory.
+  const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_continuous_action.ts");
+  if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
@@ -374,18 +393,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
   if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "continuous", observation: "vector" }); // before any env is built: a wrong id fails here, in one line
-  const runName = `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
-  const modelPath = `runs/${runName}/${args.expName}.ppo_model.json`;
+  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
   if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  // One WASM thread: this MLP's matMuls are too small to share (2 threads were slower; README, WASM).
+  // One WASM thread: this MLP's matMuls are too small to share (2 threads are slower: benchmark/README.md, "WASM threads").
   await setupBackend(args.backend, { cuda: args.cuda, wasmThreads: 1 });
   const rng = new RandomGenerator(args.seed);
 
   if (args.evalCheckpoint !== null) {
     await gym.mujoco.init();
-    const { agent, envId, gamma, obsRms } = loadAgent(args.evalCheckpoint);
+    const { agent, envId, gamma, obsRms } = loadAgent(args.evalCheckpoint, args);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed, gamma, obsRms);
     console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
     return;
@@ -394,7 +413,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const tracker = args.track
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
-  const writer = new SummaryWriter(`runs/${runName}`, tracker);
+  // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
   writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
 
   // MuJoCo's WASM module loads asynchronously, once, before any `gym.make` (Python does it on `import mujoco`).
@@ -411,8 +431,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const actionDim = envs.singleActionSpace.size;
 
   const agent = new Agent(obsDim, actionDim, rng);
-  // Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8.
-  const optimizer = adam(args.learningRate, 0.9, 0.999, 1e-5);
+  const optimizer = makeOptimizer(args.learningRate);
+  // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
+  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  // ...and every env's normalization statistics.
+  if (resumed !== null) {
+    const saved = resumed.progress!.extra as NormalizerStates;
+    envs.envs.forEach((e, i) => {
+      obsNormalizer(e).obsRms.loadState(saved.obsRms[i]);
+      findWrapper(e, gym.wrappers.NormalizeReward).returnRms.loadState(saved.returnRms[i]);
+    });
+  }
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   const obs = new Float32Array(args.numSteps * args.numEnvs * obsDim);
@@ -423,7 +452,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const values = new Float32Array(args.numSteps * args.numEnvs);
 
   // TRY NOT TO MODIFY: start the game
-  let globalStep = 0;
+  let globalStep = start.globalStep;
+  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args, extra: normalizerStates(envs) });
   const startTime = performance.now();
   // `torch.Tensor(next_obs)`: whatever the env's dtype (MuJoCo's is float64), the agent sees float32.
   let nextObs = Float32Array.from(envs.reset({ seed: args.seed })[0]);
@@ -435,9 +465,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const mbAdvantages = new Float32Array(args.minibatchSize);
   const mbReturns = new Float32Array(args.minibatchSize);
   const mbValues = new Float32Array(args.minibatchSize);
-  const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
 
-  for (let iteration = 1; iteration <= args.numIterations; iteration++) {
+  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
     // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
     if (args.annealLr) {
@@ -477,6 +506,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
+    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
@@ -502,7 +533,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, args, obsNormalizer(envs.envs[0]).obsRms.state()) : null);
+        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -521,14 +552,21 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/approx_kl", approxKl, globalStep);
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
-    const sps = Math.floor(globalStep / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
+
+    // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
+    if (args.checkpointEvery > 0 && iteration % args.checkpointEvery === 0) {
+      writer.flush();
+      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration));
+      pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
+    }
   }
 
   if (args.saveModel) {
     const obsRms = obsNormalizer(envs.envs[0]).obsRms.state();
-    saveAgent(modelPath, agent, args, obsRms);
+    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
     const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed, args.gamma, obsRms);
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));

@@ -36,7 +36,7 @@ import { pathToFileURL } from "node:url";
 
 import type { Env, Info, Metadata, ResetArgs } from "./core.ts";
 import { Box, Discrete, type DType, MultiBinary, MultiDiscrete, type Space, type TypedArray, zerosOf } from "./spaces.ts";
-import { type VectorInfo, type VectorResetArgs, type VectorStepResult, addInfo, batchSpace } from "./vector.ts";
+import { type VectorInfo, type VectorResetArgs, type VectorStepResult, addInfo, batchSpace } from "./vector_utils.ts";
 import { HOOKS_URL, STUB_MESSAGE, loadedExportNames } from "./worker_stubs.ts";
 
 /** One sub-env, described so that a worker thread can build it (the stand-in for one of Python's `env_fns`). */
@@ -53,10 +53,12 @@ export interface AsyncVectorEnvOptions {
   /** As SyncVectorEnv's `copy`: `false` returns the shared observation batch itself, overwritten by the next call. */
   copy?: boolean;
   /**
-   * Longest wait, in milliseconds, for one worker to answer one call (startup, which imports the env module,
-   * included) before the call fails. It only matters for a worker that died without a word; default 120 s.
+   * Longest wait, in milliseconds, for one worker to answer one call before the call fails: an env that hangs, or
+   * a worker that died without a word; default 120 s.
    */
   timeoutMs?: number;
+  /** The same for the workers' startup (importing the env module and building the envs); default `timeoutMs`. */
+  startupTimeoutMs?: number;
   /**
    * Replace tfjs (every `@tensorflow/*` package) and `webgpu` by a throwing stub inside the workers (default
    * true): envs do not use tensors, and the training script the workers import would otherwise load tfjs in
@@ -259,7 +261,8 @@ export class AsyncVectorEnv {
       this.ports.push(port1);
     }
     try {
-      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction") as EnvDescription[]);
+      const startupTimeoutMs = options.startupTimeoutMs ?? this.timeoutMs;
+      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction", startupTimeoutMs) as EnvDescription[]);
       const first = descriptions[0];
       this.singleObservationSpace = reviveSpace(first.observationSpace);
       this.singleActionSpace = reviveSpace(first.actionSpace);
@@ -410,10 +413,10 @@ export class AsyncVectorEnv {
       if (response === request) break;
       if (Atomics.load(control, EXITED) === 1) {
         const event = this.workerEvents[w];
-        throw this.fail(this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
+        throw this.fail(w, this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
       }
       const left = timeoutMs - waited;
-      if (left <= 0) throw this.fail(this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
+      if (left <= 0) throw this.fail(w, this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
       // Bounded slices: an exit flag can be raised without a notify on this slot reaching us.
       const slice = Math.min(left, 1000);
       const start = performance.now();
@@ -424,7 +427,7 @@ export class AsyncVectorEnv {
     if (control[STATUS] === FAILED) {
       const error = (message as { error?: WorkerError } | undefined)?.error;
       const envs = error?.env !== undefined ? `env ${error.env}` : this.envsOf(w);
-      throw this.fail(envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
+      throw this.fail(w, envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
     }
     return message;
   }
@@ -443,12 +446,13 @@ export class AsyncVectorEnv {
       if (received !== undefined) return received.message;
       Atomics.wait(this.controls[w], CONTROL_SLOTS - 1, 0, 1);
     }
-    throw this.fail(this.envsOf(w), "receive", "its worker answered but its message never arrived");
+    throw this.fail(w, this.envsOf(w), "receive", "its worker answered but its message never arrived");
   }
 
-  private fail(envs: string, what: string, cause: string): Error {
+  /** The error that ends the vector env: it names the env(s) and the worker thread hosting them. */
+  private fail(w: number, envs: string, what: string, cause: string): Error {
     this.terminate();
-    return new Error(`AsyncVectorEnv: ${envs} failed in ${what}: ${cause}`);
+    return new Error(`AsyncVectorEnv: ${envs} (worker thread ${w}) failed in ${what}: ${cause}`);
   }
 }
 

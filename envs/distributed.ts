@@ -3,6 +3,7 @@
 //   await initProcessGroup({ backend: "tcp" })   // dist.init_process_group("gloo"), reading torchrun's env vars
 //   await allReduce(grads, "sum")                // dist.all_reduce(all_grads, op=dist.ReduceOp.SUM), in place
 //   await broadcast(params, 0)                   // dist.broadcast(tensor, src=0), in place
+//   await allGatherObject(value)                 // dist.all_gather_object(...): every rank's value, in rank order
 //   await barrier()                              // dist.barrier()
 //   await destroyProcessGroup()                  // dist.destroy_process_group()
 //   getRank(), getWorldSize()                    // dist.get_rank(), dist.get_world_size()
@@ -46,11 +47,11 @@ export type ReduceOp = "sum";
 export interface InitOptions {
   /** Only "tcp" (gloo's role). Default "tcp". */
   backend?: Backend;
-  /** This process's rank; default the RANK env var (torchrun sets it), else 0. */
+  /** This process's rank; default from the launcher's environment (`launchEnv`: torchrun, Open MPI, Slurm), else 0. */
   rank?: number;
-  /** Number of processes; default the WORLD_SIZE env var, else 1. */
+  /** Number of processes; default from the launcher's environment, else 1. */
   worldSize?: number;
-  /** Rendezvous host; default MASTER_ADDR, else 127.0.0.1. */
+  /** Rendezvous host; default MASTER_ADDR (Slurm: the job step's first node), else 127.0.0.1. */
   masterAddr?: string;
   /** Rendezvous port; default MASTER_PORT, else 29500 (torch's default). */
   masterPort?: number;
@@ -235,12 +236,95 @@ function env(name: string): string | undefined {
   return v === undefined || v === "" ? undefined : v;
 }
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = env(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new DistributedError(`${name}=${raw} is not a non-negative integer`);
-  return value;
+/** Who started this process and where it stands in the group. */
+export interface LaunchEnv {
+  launcher: "torchrun" | "open mpi" | "slurm" | "none";
+  rank: number;
+  worldSize: number;
+  /** The rank among this machine's processes (picks the GPU). */
+  localRank: number;
+  localWorldSize: number;
+  masterAddr: string;
+  masterPort: number;
+}
+
+/**
+ * The group as the launcher describes it in the environment, whichever started this process:
+ *   torchrun and Kubernetes' PyTorchJob: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT;
+ *   Open MPI's mpirun: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE (no address: MASTER_ADDR, which
+ *     `mpirun -x MASTER_ADDR=host` passes on, else this machine);
+ *   Slurm's srun: SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_TASKS_PER_NODE, and the first host of the job
+ *     step's node list (SLURM_STEP_NODELIST, else SLURM_JOB_NODELIST) as the master unless MASTER_ADDR is set.
+ * Checked in that order: torchrun run inside a Slurm job sets RANK, and mpirun inside an sbatch script inherits the
+ * batch step's SLURM_PROCID (0 on every rank), so the launcher closest to the process wins. MASTER_PORT overrides
+ * the port everywhere (default 29500, torch's). No launcher: rank 0 of 1.
+ */
+export function launchEnv(vars: Record<string, string | undefined> = process.env): LaunchEnv {
+  const get = (name: string) => (vars[name] === undefined || vars[name] === "" ? undefined : vars[name]);
+  const int = (name: string, fallback: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new DistributedError(`${name}=${raw} is not a non-negative integer`);
+    return value;
+  };
+  const masterPort = int("MASTER_PORT", 29500);
+  if (get("RANK") !== undefined || get("WORLD_SIZE") !== undefined) {
+    return { launcher: "torchrun", rank: int("RANK", 0), worldSize: int("WORLD_SIZE", 1), localRank: int("LOCAL_RANK", 0), localWorldSize: int("LOCAL_WORLD_SIZE", 1), masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+  }
+  if (get("OMPI_COMM_WORLD_RANK") !== undefined) {
+    return { launcher: "open mpi", rank: int("OMPI_COMM_WORLD_RANK", 0), worldSize: int("OMPI_COMM_WORLD_SIZE", 1), localRank: int("OMPI_COMM_WORLD_LOCAL_RANK", 0), localWorldSize: int("OMPI_COMM_WORLD_LOCAL_SIZE", 1), masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+  }
+  if (get("SLURM_PROCID") !== undefined) {
+    const nodes = get("SLURM_STEP_NODELIST") ?? get("SLURM_JOB_NODELIST");
+    const first = nodes === undefined ? undefined : expandHostlist(nodes)[0];
+    // SLURM_TASKS_PER_NODE reads like "2(x3),1": tasks per node, run-length encoded; this node's count is taken
+    // from the first entry (homogeneous jobs, the usual case for data-parallel training).
+    const perNode = /^(\d+)/.exec(get("SLURM_TASKS_PER_NODE") ?? "1");
+    return { launcher: "slurm", rank: int("SLURM_PROCID", 0), worldSize: int("SLURM_NTASKS", 1), localRank: int("SLURM_LOCALID", 0), localWorldSize: perNode ? Number(perNode[1]) : 1, masterAddr: get("MASTER_ADDR") ?? first ?? "127.0.0.1", masterPort };
+  }
+  return { launcher: "none", rank: 0, worldSize: 1, localRank: 0, localWorldSize: 1, masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+}
+
+/**
+ * Slurm's compressed host list, expanded in order: `node[01-04,07],gpu7` is node01, node02, node03, node04,
+ * node07, gpu7 (zero padding kept, several bracket groups in one name multiply out, as `scontrol show hostnames`).
+ */
+export function expandHostlist(list: string): string[] {
+  const bad = () => new DistributedError(`cannot read the Slurm host list "${list}"`);
+  // Split at the commas outside brackets.
+  const names: string[] = [];
+  let depth = 0;
+  let startAt = 0;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i] === "[") depth++;
+    else if (list[i] === "]") depth--;
+    else if (list[i] === "," && depth === 0) {
+      names.push(list.slice(startAt, i));
+      startAt = i + 1;
+    }
+    if (depth < 0 || depth > 1) throw bad();
+  }
+  if (depth !== 0) throw bad();
+  names.push(list.slice(startAt));
+  const expand = (name: string): string[] => {
+    const open = name.indexOf("[");
+    if (open < 0) return name === "" ? [] : [name];
+    const close = name.indexOf("]", open);
+    const head = name.slice(0, open);
+    const tails = expand(name.slice(close + 1));
+    const values = name.slice(open + 1, close).split(",").flatMap((range) => {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(range);
+      if (!m) throw bad();
+      const [lo, hi] = [Number(m[1]), Number(m[2] ?? m[1])];
+      if (hi < lo || hi - lo > 100_000) throw bad();
+      return Array.from({ length: hi - lo + 1 }, (_, k) => String(lo + k).padStart(m[1].length, "0"));
+    });
+    return values.flatMap((v) => (tails.length === 0 ? [head + v] : tails.map((t) => head + v + t)));
+  };
+  const hosts = names.flatMap(expand);
+  if (hosts.length === 0) throw bad();
+  return hosts;
 }
 
 /** `dist.get_rank()`: 0 without a process group, as a script run directly is rank 0 of 1. */
@@ -261,10 +345,11 @@ export async function initProcessGroup(opts: InitOptions = {}): Promise<void> {
   if (group) throw new DistributedError("the process group is already initialized");
   const backend = opts.backend ?? "tcp";
   if (backend !== "tcp") throw new DistributedError(`unknown backend "${backend}" (only "tcp")`);
-  const rank = opts.rank ?? intFromEnv("RANK", 0);
-  const worldSize = opts.worldSize ?? intFromEnv("WORLD_SIZE", 1);
-  const masterAddr = opts.masterAddr ?? env("MASTER_ADDR") ?? "127.0.0.1";
-  const masterPort = opts.masterPort ?? intFromEnv("MASTER_PORT", 29500);
+  const launched = launchEnv();
+  const rank = opts.rank ?? launched.rank;
+  const worldSize = opts.worldSize ?? launched.worldSize;
+  const masterAddr = opts.masterAddr ?? launched.masterAddr;
+  const masterPort = opts.masterPort ?? launched.masterPort;
   const timeoutMs = opts.timeoutMs ?? (env("DIST_TIMEOUT_S") !== undefined ? Number(env("DIST_TIMEOUT_S")) * 1000 : 30_000);
   if (worldSize < 1) throw new DistributedError(`world size must be at least 1, got ${worldSize}`);
   if (rank >= worldSize) throw new DistributedError(`rank ${rank} is out of range for world size ${worldSize}`);
@@ -336,6 +421,23 @@ export async function broadcast(buffer: Float32Array, src = 0): Promise<void> {
     if (g.rank !== src) await receive(g, OP_BROADCAST, n, piece);
     if (g.rank === src || forward) send(g, OP_BROADCAST, n, piece);
   }
+}
+
+/**
+ * `dist.all_gather_object(obj)`: every rank's JSON-serializable value, in rank order. For small values (generator
+ * states): their bytes travel as floats 0-255 through two all-reduces (lengths, then bytes), which sum exactly.
+ */
+export async function allGatherObject(value: unknown): Promise<unknown[]> {
+  const g = requireGroup("allGatherObject");
+  const mine = Buffer.from(JSON.stringify(value), "utf8");
+  const lengths = new Float32Array(g.worldSize);
+  lengths[g.rank] = mine.length;
+  await allReduce(lengths);
+  const width = Math.max(...lengths);
+  const bytes = new Float32Array(g.worldSize * width);
+  bytes.set(mine, g.rank * width);
+  await allReduce(bytes);
+  return Array.from(lengths, (n, r) => JSON.parse(Buffer.from(Uint8Array.from(bytes.subarray(r * width, r * width + n))).toString("utf8")));
 }
 
 /** `dist.barrier()`: resolves once every rank has called it. */

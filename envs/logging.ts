@@ -137,14 +137,17 @@ class ProtoWriter {
 // ---------------------------------------------------------------------------
 
 // event.proto: Event { double wall_time = 1; int64 step = 2; oneof what {
-//   string file_version = 3; Summary summary = 5; ... } SourceMetadata source_metadata = 10; }
-// SourceMetadata { string writer = 1; }
+//   string file_version = 3; Summary summary = 5; SessionLog session_log = 7; ... } SourceMetadata source_metadata = 10; }
+// SourceMetadata { string writer = 1; }  SessionLog { SessionStatus status = 1; }  SessionStatus START = 1.
 const EVENT_WALL_TIME = 1;
 const EVENT_STEP = 2;
 const EVENT_FILE_VERSION = 3;
 const EVENT_SUMMARY = 5;
+const EVENT_SESSION_LOG = 7;
 const EVENT_SOURCE_METADATA = 10;
 const SOURCE_WRITER = 1;
+const SESSION_STATUS = 1;
+const SESSION_START = 1;
 // summary.proto: Summary { repeated Value value = 1; }
 // Value { string tag = 1; float simple_value = 2; TensorProto tensor = 8; SummaryMetadata metadata = 9; }
 // SummaryMetadata { PluginData plugin_data = 1; }  PluginData { string plugin_name = 1; bytes content = 2; }
@@ -198,6 +201,12 @@ export interface SummaryWriterOptions {
   flushSecs?: number;
   /** ...or as soon as this many records are buffered. */
   maxQueue?: number;
+  /**
+   * torch's `purge_step`, for a run resumed from a checkpoint: a SessionLog START event at this step, after which
+   * TensorBoard drops what earlier files of the run logged at this step or later (the crashed run's steps past
+   * its last checkpoint), so the run's curves continue without a doubled stretch.
+   */
+  purgeStep?: number;
 }
 
 // torch's EventFileWriter appends `.{pid}.{counter}` so that two writers created in the
@@ -254,6 +263,10 @@ export class SummaryWriter {
       .message(EVENT_SOURCE_METADATA, new ProtoWriter().string(SOURCE_WRITER, WRITER_NAME))
       .finish();
     this.pending.push(frameRecord(first));
+    if (options.purgeStep !== undefined) {
+      const start = new ProtoWriter().int64(SESSION_STATUS, SESSION_START);
+      this.pending.push(frameRecord(new ProtoWriter().double(EVENT_WALL_TIME, Date.now() / 1000).int64(EVENT_STEP, options.purgeStep).message(EVENT_SESSION_LOG, start).finish()));
+    }
     this.writePending();
 
     // The timer covers a script that logs and then sits in a long await (evaluation,
@@ -339,7 +352,12 @@ export class SummaryWriter {
     if (this.pending.length === 0 || this.closed) return;
     const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     this.pending = [];
-    for (let off = 0; off < chunk.length; ) off += fs.writeSync(this.fd, chunk, off);
+    try {
+      for (let off = 0; off < chunk.length; ) off += fs.writeSync(this.fd, chunk, off);
+    } catch (e) {
+      const reason = (e as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : (e as Error).message;
+      throw new Error(`cannot write TensorBoard event file ${this.filePath}: ${reason}`);
+    }
   }
 }
 
@@ -439,6 +457,8 @@ export interface DecodedEvent {
   wallTime: number;
   step: number;
   fileVersion?: string;
+  /** SessionLog status (1 = START), when the event is one. */
+  sessionStatus?: number;
   values: DecodedValue[];
 }
 
@@ -449,7 +469,10 @@ export function decodeEvent(data: Uint8Array): DecodedEvent {
     if (f.field === EVENT_WALL_TIME && f.wire === FIXED64) event.wallTime = view(f.data).getFloat64(0, true);
     else if (f.field === EVENT_STEP && f.wire === VARINT) event.step = f.int;
     else if (f.field === EVENT_FILE_VERSION && f.wire === LEN) event.fileVersion = utf8.decode(f.data);
-    else if (f.field === EVENT_SUMMARY && f.wire === LEN) {
+    else if (f.field === EVENT_SESSION_LOG && f.wire === LEN) {
+      event.sessionStatus = 0;
+      for (const s of parseFields(f.data)) if (s.field === SESSION_STATUS && s.wire === VARINT) event.sessionStatus = s.int;
+    } else if (f.field === EVENT_SUMMARY && f.wire === LEN) {
       for (const s of parseFields(f.data)) if (s.field === SUMMARY_VALUE) event.values.push(decodeValue(s.data));
     }
   }
@@ -490,13 +513,29 @@ export interface EventEntry {
  */
 export function readEventFile(filePath: string): EventEntry[] {
   const entries: EventEntry[] = [];
-  for (const record of readRecords(filePath)) {
-    const event = decodeEvent(record);
-    for (const v of event.values) {
-      if (v.value !== undefined) entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: v.value });
-      else if (v.text !== undefined) {
-        entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: NaN, text: v.text });
-      }
+  for (const record of readRecords(filePath)) pushEntries(entries, decodeEvent(record));
+  return entries;
+}
+
+function pushEntries(entries: EventEntry[], event: DecodedEvent): void {
+  for (const v of event.values) {
+    if (v.value !== undefined) entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: v.value });
+    else if (v.text !== undefined) entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: NaN, text: v.text });
+  }
+}
+
+/**
+ * A run directory's scalars and texts as TensorBoard shows them: its event files in name order (the names start
+ * with the creation time), where a SessionLog START at step s (`purgeStep`) drops what was read before at steps
+ * s and later (tensorboard's EventAccumulator purge).
+ */
+export function readRunDir(logDir: string): EventEntry[] {
+  let entries: EventEntry[] = [];
+  for (const name of fs.readdirSync(logDir).filter((n) => n.includes("tfevents")).sort()) {
+    for (const record of readRecords(path.join(logDir, name))) {
+      const event = decodeEvent(record);
+      if (event.sessionStatus === SESSION_START) entries = entries.filter((e) => e.step < event.step);
+      pushEntries(entries, event);
     }
   }
   return entries;

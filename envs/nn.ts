@@ -4,6 +4,9 @@
 
 import * as tf from "@tensorflow/tfjs";
 import { RandomGenerator } from "./rng.ts";
+import { adamStepWebGpu, type WebGpuAdamState } from "./webgpu/adam.ts";
+import { clipGradNormWebGpu } from "./webgpu/global_norm.ts";
+import { webGpuKernelsActive } from "./webgpu/index.ts";
 
 /**
  * `torch.nn.init.orthogonal_(weight, gain)` for a tfjs weight of shape `[...in, out]` (dense `[in, out]`,
@@ -59,14 +62,35 @@ function sumScalars(xs: tf.Tensor[]): tf.Tensor {
   return level[0];
 }
 
+/** Elements summed per row at each level of `sumOfSquares`. */
+const SUM_BLOCK = 1024;
+
+/**
+ * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
+ */
+function sumOfSquares(x: tf.Tensor): tf.Scalar {
+  let level = tf.reshape(tf.square(x), [-1]) as tf.Tensor1D;
+  while (level.size > SUM_BLOCK) {
+    const rows = Math.ceil(level.size / SUM_BLOCK);
+    const full = rows * SUM_BLOCK === level.size ? level : tf.pad(level, [[0, rows * SUM_BLOCK - level.size]]);
+    level = tf.sum(tf.reshape(full, [rows, SUM_BLOCK]), 1);
+  }
+  return tf.sum(level);
+}
+
 /**
  * `torch.nn.utils.clip_grad_norm_(params, maxNorm)`: scales all gradients together so their global L2 norm is at
  * most `maxNorm` (coefficient maxNorm / (norm + 1e-6), capped at 1, exactly torch's formula). Returns the
  * clipped gradients and the pre-clip norm. Call inside `tf.tidy`.
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
+  // On WebGPU, 2k + 1 dispatches for k gradients (envs/webgpu/global_norm.ts).
+  if (tf.getBackend() === "webgpu" && webGpuKernelsActive()) return clipGradNormWebGpu(grads, maxNorm);
   const names = Object.keys(grads);
-  const norm = tf.sqrt(sumScalars(names.map((n) => tf.sum(tf.square(grads[n]))))) as tf.Scalar;
+  const norm = tf.sqrt(sumScalars(names.map((n) => sumOfSquares(grads[n])))) as tf.Scalar;
   const coef = tf.minimum(tf.div(maxNorm, tf.add(norm, 1e-6)), 1);
   const clipped: tf.NamedTensorMap = {};
   for (const n of names) clipped[n] = tf.mul(grads[n], coef);
@@ -141,6 +165,23 @@ function adamModuleBytes(): Uint8Array<ArrayBuffer> {
   ]);
 }
 
+/**
+ * Adam's state, the part of `optimizer.state_dict()` a resumed run needs: the number of steps taken (the bias
+ * corrections depend on it) and each variable's first and second moments (torch's `exp_avg`, `exp_avg_sq`), keyed
+ * by the tfjs variable's name, in that variable's own layout.
+ */
+export interface OptimizerState {
+  step: number;
+  moments: Map<string, { m: Float32Array; v: Float32Array }>;
+}
+
+/** What `adam()` returns: a tfjs optimizer whose state can be saved and restored, whichever backend runs it. */
+export interface StatefulOptimizer extends tf.Optimizer {
+  exportState(): OptimizerState;
+  /** Takes effect at the next `applyGradients`, which must update exactly the variables `state` names. */
+  importState(state: OptimizerState): void;
+}
+
 /** Parameter, moments and gradient of one variable inside the kernel's memory (float offsets, 16-byte aligned). */
 interface AdamSlot { p: number; m: number; v: number; size: number; synced: object | null }
 
@@ -149,18 +190,30 @@ interface AdamSlot { p: number; m: number; v: number; size: number; synced: obje
  * `setLearningRate` anneals it. On the CPU backends (native TensorFlow, WASM, cpu) each step reads the gradients
  * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
- * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (README "Backends").
- * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On GPU backends
- * the gradients stay on the device and tfjs's own Adam runs.
+ * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
+ * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On WebGPU (with
+ * envs/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
+ * (envs/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs. Whichever path runs,
+ * `exportState()` gives the step and moments for a checkpoint (envs/checkpoint.ts), and `importState()` hands them
+ * to whichever path takes the next step.
  */
-export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): tf.Optimizer {
+export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): StatefulOptimizer {
   // Defined on first use: env worker threads import the variant files (for makeEnv) with tfjs stubbed out, and a
   // class extending tf.AdamOptimizer at module level would touch tfjs there.
   HostAdam ??= defineHostAdam();
   return new HostAdam(learningRate, beta1, beta2, epsilon);
 }
 
-let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => tf.Optimizer) | null = null;
+let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => StatefulOptimizer) | null = null;
+
+/** tfjs's Adam keeps its moments by position in the gradient list, each named `${variable}/m` or `/v`. */
+interface TfjsAdamInternals {
+  accumulatedFirstMoment: { originalName: string; variable: tf.Variable }[];
+  accumulatedSecondMoment: { originalName: string; variable: tf.Variable }[];
+  accBeta1: tf.Variable;
+  accBeta2: tf.Variable;
+  iterations_: number;
+}
 
 function defineHostAdam() {
   return class HostAdam extends tf.AdamOptimizer {
@@ -170,15 +223,22 @@ function defineHostAdam() {
     private gradientSize = 0;
     private usedFloats = 0;
     private hostStep = 0;
+    /** The moments of the WebGPU path, per variable name (envs/webgpu/adam.ts). */
+    private readonly gpuMoments: WebGpuAdamState = new Map();
+    private pending: OptimizerState | null = null;
 
     override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
       // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/backend.ts asks it when it starts.
       const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
       const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
-      if (!onHost) return super.applyGradients(variableGradients);
+      const onWebGpu = tf.getBackend() === "webgpu" && webGpuKernelsActive();
       const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
+      const path = onHost ? "host" : onWebGpu ? "webgpu" : "tfjs";
+      if (this.pending !== null) this.restore(this.pending, named.map((g) => g.name), path);
+      if (path === "tfjs") return super.applyGradients(variableGradients);
       const { beta1, beta2, epsilon } = this;
       this.hostStep += 1;
+      if (onWebGpu) return adamStepWebGpu(named, this.gpuMoments, { learningRate: this.learningRate, beta1, beta2, epsilon, step: this.hostStep });
       const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
       const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);
       for (const { name, tensor: grad } of named) {
@@ -195,6 +255,85 @@ function defineHostAdam() {
         variable.assign(updated);
         slot.synced = variable.dataId;
       }
+    }
+
+    exportState(): OptimizerState {
+      if (this.pending !== null) return this.pending;
+      const moments = new Map<string, { m: Float32Array; v: Float32Array }>();
+      if (this.gpuMoments.size > 0) {
+        for (const [name, mv] of this.gpuMoments) {
+          const both = mv.dataSync() as Float32Array;
+          moments.set(name, { m: both.slice(0, mv.shape[1]), v: both.slice(mv.shape[1]) });
+        }
+        return { step: this.hostStep, moments };
+      }
+      if (this.slots.size > 0) {
+        const heap = new Float32Array(this.kernel!.memory.buffer);
+        for (const [name, slot] of this.slots) moments.set(name, { m: heap.slice(slot.m, slot.m + slot.size), v: heap.slice(slot.v, slot.v + slot.size) });
+        return { step: this.hostStep, moments };
+      }
+      const tfjs = this as unknown as TfjsAdamInternals;
+      tfjs.accumulatedFirstMoment.forEach((first, i) => {
+        const m = first.variable.dataSync() as Float32Array;
+        const v = tfjs.accumulatedSecondMoment[i].variable.dataSync() as Float32Array;
+        moments.set(first.originalName.replace(/\/m$/, ""), { m: m.slice(), v: v.slice() });
+      });
+      return { step: tfjs.iterations_, moments };
+    }
+
+    importState(state: OptimizerState): void {
+      if (!Number.isSafeInteger(state.step) || state.step < 0) throw new Error(`Adam: step ${state.step} is not a non-negative integer`);
+      this.pending = state;
+    }
+
+    /** Puts an imported state where the path about to run keeps it: the kernel's memory, the GPU moments, or tfjs's own. */
+    private restore(state: OptimizerState, names: string[], path: "host" | "webgpu" | "tfjs"): void {
+      const missing = names.filter((n) => !state.moments.has(n));
+      if (missing.length > 0 || names.length !== state.moments.size) throw new Error(`Adam: the restored state has moments for ${state.moments.size} variables, the step updates ${names.length} (${missing.length} without a moment)`);
+      this.pending = null;
+      if (path === "webgpu") {
+        this.hostStep = state.step;
+        for (const name of names) {
+          const { m, v } = state.moments.get(name)!;
+          const both = new Float32Array(2 * m.length);
+          both.set(m);
+          both.set(v, m.length);
+          this.gpuMoments.get(name)?.dispose();
+          this.gpuMoments.set(name, tf.keep(tf.tensor(both, [2, m.length], "float32")));
+        }
+        return;
+      }
+      if (path === "host") {
+        this.hostStep = state.step;
+        for (const name of names) {
+          const { m, v } = state.moments.get(name)!;
+          const slot = this.slotFor(name, m.length);
+          const heap = new Float32Array(this.kernel!.memory.buffer);
+          heap.set(m, slot.m);
+          heap.set(v, slot.v);
+        }
+        return;
+      }
+      const tfjs = this as unknown as TfjsAdamInternals;
+      tf.dispose([...tfjs.accumulatedFirstMoment, ...tfjs.accumulatedSecondMoment].map((x) => x.variable));
+      const moment = (name: string, which: "m" | "v") => {
+        const shape = tf.engine().registeredVariables[name].shape;
+        return { originalName: `${name}/${which}`, variable: tf.tidy(() => tf.variable(tf.tensor(state.moments.get(name)![which], shape), false)) };
+      };
+      tfjs.accumulatedFirstMoment = names.map((n) => moment(n, "m"));
+      tfjs.accumulatedSecondMoment = names.map((n) => moment(n, "v"));
+      // tfjs keeps β^(t+1) for the coming step t+1: it starts at β and is multiplied by β in float32 after each
+      // step, so the same float32 products (not the exact power) continue its arithmetic bit for bit.
+      const power = (beta: number) => {
+        let acc = Math.fround(beta);
+        for (let i = 0; i < state.step; i++) acc = Math.fround(acc * Math.fround(beta));
+        return acc;
+      };
+      tf.tidy(() => {
+        tfjs.accBeta1.assign(tf.scalar(power(this.beta1)));
+        tfjs.accBeta2.assign(tf.scalar(power(this.beta2)));
+      });
+      tfjs.iterations_ = state.step;
     }
 
     /** The variable's place in the kernel's memory, made (and the memory grown) on its first step. */
@@ -219,6 +358,8 @@ function defineHostAdam() {
     }
 
     override dispose(): void {
+      tf.dispose([...this.gpuMoments.values()]);
+      this.gpuMoments.clear();
       this.slots.clear();
       this.kernel = null;
       super.dispose();

@@ -8,6 +8,11 @@
 
 import { randomBytes } from "node:crypto";
 
+export interface RandomState {
+  s: number[];
+  spareNormal: number | null;
+}
+
 export class RandomGenerator {
   private s0 = 0;
   private s1 = 0;
@@ -35,6 +40,22 @@ export class RandomGenerator {
     this.s2 = next();
     this.s3 = next();
     this.spareNormal = null;
+  }
+
+  /**
+   * The whole state, for a checkpoint: the four xoshiro words and the spare normal Box–Muller keeps (numpy's
+   * `bit_generator.state` plays this role). `setState(getState())` continues the stream exactly.
+   */
+  getState(): RandomState {
+    return { s: [this.s0, this.s1, this.s2, this.s3], spareNormal: this.spareNormal };
+  }
+
+  setState(state: RandomState): void {
+    const { s, spareNormal } = state;
+    if (!Array.isArray(s) || s.length !== 4 || !s.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32)) throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
+    if (spareNormal !== null && typeof spareNormal !== "number") throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
+    [this.s0, this.s1, this.s2, this.s3] = s.map((w) => w | 0);
+    this.spareNormal = spareNormal;
   }
 
   /** Next raw 32-bit unsigned integer (xoshiro128**). */

@@ -10,6 +10,7 @@ import { isMainThread, threadId } from "node:worker_threads";
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
 import { type TypedArray } from "../envs/spaces.ts";
 import { AsyncVectorEnv, type AsyncVectorEnvOptions, type EnvFnSpec } from "../envs/async_vector.ts";
+import { errorLine } from "../envs/main.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";
 import { CounterEnv as BaseCounterEnv, float32Box } from "./helpers.ts";
 
@@ -248,12 +249,12 @@ function registerTests(): void {
   });
 
   test("with several envs per worker, an env that fails is named by its own index", () => {
-    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")], { numWorkers: 1 }), /env 1 failed in construction: RangeError: broken on purpose/);
+    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")], { numWorkers: 1 }), /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose/);
     const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("step"), spec("counter", 1, 3, 0)], { numWorkers: 2 });
     envs.reset();
     envs.step([0, 0, 0]);
     envs.step([0, 0, 0]);
-    assert.throws(() => envs.step([0, 0, 0]), /env 1 failed in step: Error: broken on purpose in step/);
+    assert.throws(() => envs.step([0, 0, 0]), /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/);
     assert.equal(envs.closed, true);
   });
 
@@ -261,7 +262,7 @@ function registerTests(): void {
     const envs = new AsyncVectorEnv([spec("exit"), spec("counter", 0, 3, 0)], { numWorkers: 1, timeoutMs: 20_000 });
     envs.reset();
     envs.step([0, 0]);
-    assert.throws(() => envs.step([0, 0]), /envs 0-1 failed in step: its worker exited \(code 3\)/);
+    assert.throws(() => envs.step([0, 0]), /envs 0-1 \(worker thread \d+\) failed in step: its worker exited \(code 3\)/);
   });
 
   test("AsyncVectorEnv hands Box actions to each env as its own slice in the action dtype, and forwards call()", () => {
@@ -291,12 +292,12 @@ function registerTests(): void {
   });
 
   test("an env that throws while being built surfaces as an Error naming the env index and the message", () => {
-    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")]), /env 1 failed in construction: RangeError: broken on purpose in the constructor/);
+    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")]), /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose in the constructor/);
   });
 
   test("an env that throws in reset surfaces as an Error naming the env index and the message", () => {
     const envs = new AsyncVectorEnv([spec("reset"), spec("counter", 0, 3, 0)]);
-    assert.throws(() => envs.reset(), /env 0 failed in reset: Error: broken on purpose in reset/);
+    assert.throws(() => envs.reset(), /env 0 \(worker thread \d+\) failed in reset: Error: broken on purpose in reset/);
   });
 
   test("an env that throws in step surfaces with the worker's stack, and the vector env is then closed", () => {
@@ -304,7 +305,7 @@ function registerTests(): void {
     envs.reset();
     envs.step([0, 0]);
     envs.step([0, 0]);
-    assert.throws(() => envs.step([0, 0]), (error: Error) => /env 1 failed in step: Error: broken on purpose in step/.test(error.message) && /explodeInStep/.test(error.message));
+    assert.throws(() => envs.step([0, 0]), (error: Error) => /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/.test(error.message) && /explodeInStep/.test(error.message));
     assert.equal(envs.closed, true);
     assert.throws(() => envs.step([0, 0]), /after close/);
   });
@@ -314,8 +315,17 @@ function registerTests(): void {
     envs.reset();
     envs.step([0]);
     const start = performance.now();
-    assert.throws(() => envs.step([0]), /env 0 failed in step: its worker exited \(code 3\)/);
+    assert.throws(() => envs.step([0]), /env 0 \(worker thread \d+\) failed in step: its worker exited \(code 3\)/);
     assert.ok(performance.now() - start < 10_000);
+  });
+
+  test("a worker whose env hangs in step ends in one error line naming the env and its worker, after the timeout", () => {
+    const envs = new AsyncVectorEnv([spec("spin", 10), spec("spin", 1e15)], { numWorkers: 2, timeoutMs: 2000, startupTimeoutMs: 60_000 });
+    envs.reset();
+    const start = performance.now();
+    assert.throws(() => envs.step([0, 0]), (e: Error) => /^AsyncVectorEnv: env 1 \(worker thread 1\) failed in step: no answer from its worker within 2000 ms$/.test(errorLine(e).replace(/^error: | \(rerun with --debug for the stack trace\)$/g, "")));
+    assert.ok(performance.now() - start < 10_000);
+    assert.equal(envs.closed, true);
   });
 
   test("step after close throws, and closing twice is fine", () => {

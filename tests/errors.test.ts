@@ -15,18 +15,20 @@ import * as gym from "../envs/index.ts";
 import { setupBackend } from "../envs/backend.ts";
 import { UsageError } from "../envs/cli.ts";
 import { readEventFile } from "../envs/logging.ts";
+import { deserialize, toFloat32 } from "../envs/safetensors.ts";
 import { checkFinite, debugEnabled, errorLine, removeWasmExitHandlers } from "../envs/main.ts";
 import { findFfmpeg } from "../envs/video.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
+import * as ppoAtariMultigpu from "../ppo_atari_multigpu.ts";
 import * as ppoPettingzoo from "../ppo_pettingzoo_ma_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
 import * as ppoContinuous from "../ppo_continuous_action.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** A token of tfjs-backend-wasm's minified Emscripten source, which its exit handlers used to print on any error. */
+/** A token of tfjs-backend-wasm's minified Emscripten source, which its Emscripten exit handlers print with an uncaught error unless main.ts handles the error first. */
 const WASM_SOURCE_TOKEN = /WasmBackendModule|readyPromiseResolve/;
 
 let workDir = "";
@@ -81,25 +83,18 @@ function firstLine(stderr: string): string {
   return ours ?? "";
 }
 
-// [script, args, expected first stderr line, exit code]. Each variant: a flag out of its declared range, an env
-// id whose spaces it does not support (refused before any env is built, MuJoCo included), a runtime failure.
+// [script, args, expected first stderr line, exit code]. As child processes, the way a user runs them: every variant
+// and benchmark entry point once (a flag out of its declared range, or a bad value), and ppo.ts's runtime failure
+// after the wasm backend has started (whose Emscripten handlers would print the module's source).
 const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["ppo.ts", ["--learning-rate=-1"], "error: --learning-rate must be greater than 0, got -1", 2],
-  ["ppo.ts", ["--env-id", "Hopper-v4", "--total-timesteps", "2048"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
-  ["ppo.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug for the stack trace\)$/, 1],
+  ["ppo.ts", ["--eval-checkpoint", "missing.json"], /^error: cannot read checkpoint missing\.json: no such file \(rerun with --debug for the stack trace\)$/, 1],
   ["ppo_atari.ts", ["--gamma", "1.5"], "error: --gamma must be between 0 and 1, got 1.5", 2],
-  ["ppo_atari.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
   ["ppo_continuous_action.ts", ["--clip-coef", "0"], "error: --clip-coef must be greater than 0, got 0", 2],
-  ["ppo_continuous_action.ts", ["--env-id", "BreakoutNoFrameskip-v4"], "error: only continuous action space is supported; BreakoutNoFrameskip-v4 has a discrete action space (ppo_atari.ts takes it)", 2],
   ["ppo_atari_lstm.ts", ["--learning-rate", "NaN"], 'error: --learning-rate expects a number value, got "NaN"', 2],
-  ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
-  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: ENOENT: no such file or directory, open 'missing\.json' \(rerun with --debug/, 1],
   ["ppo_procgen.ts", ["--gamma", "2"], "error: --gamma must be between 0 and 1, got 2", 2],
-  ["ppo_procgen.ts", ["--env-id", "CartPole-v1"], /^error: unknown procgen game "CartPole-v1"/, 2],
   ["ppo_atari_multigpu.ts", ["--local-num-envs", "0"], "error: --local-num-envs must be at least 1, got 0", 2],
-  ["ppo_atari_multigpu.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
   ["ppo_pettingzoo_ma_atari.ts", ["--clip-coef", "0"], "error: --clip-coef must be greater than 0, got 0", 2],
-  ["ppo_pettingzoo_ma_atari.ts", ["--env-id", "pong_v9"], /^error: unknown --env-id pong_v9; one of: /, 2],
   // Every benchmark entry point ends the same way.
   ["benchmark/run.ts", ["--script", "nope.ts"], "error: --script must be one of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts, ppo_atari_multigpu.ts, ppo_procgen.ts, ppo_pettingzoo_ma_atari.ts", 2],
   ["benchmark/memory.ts", ["--seeds", "1,a"], 'error: --seeds expects comma-separated non-negative integers, got "1,a"', 2],
@@ -112,6 +107,30 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
   ["benchmark/procgen_contact_sheet.ts", ["--distribution-mode", "extreme"], 'error: --distribution-mode must be easy or hard, got "extreme"', 2],
   ["envs/torchrun.ts", ["--bogus", "ppo_atari_multigpu.ts"], "error: unknown flag --bogus (torchrun's flags come before the script; the script's after it)", 2],
   ["benchmark/atari_random.ts", ["--rom-dir", "no-roms-here", "--episodes", "1"], /^error: ROM for "breakout" not found\. Searched: - no-roms-here/, 1],
+];
+
+// The variants' other failures, in-process: `main(argv)` rejects with the error whose errorLine runMain prints
+// (a UsageError exits 2, anything else 1; BAD_COMMAND_LINES checks that wiring for each variant as a child process):
+// an env id whose spaces a variant does not support (refused before any env is built, MuJoCo included), and
+// ppo_atari_lstm.ts's runtime failure.
+const VARIANTS: Record<string, (argv: string[]) => Promise<void>> = {
+  "ppo.ts": ppo.main,
+  "ppo_atari.ts": ppoAtari.main,
+  "ppo_continuous_action.ts": ppoContinuous.main,
+  "ppo_atari_lstm.ts": ppoAtariLstm.main,
+  "ppo_procgen.ts": ppoProcgen.main,
+  "ppo_atari_multigpu.ts": ppoAtariMultigpu.main,
+  "ppo_pettingzoo_ma_atari.ts": ppoPettingzoo.main,
+};
+const BAD_VARIANT_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
+  ["ppo.ts", ["--env-id", "Hopper-v4", "--total-timesteps", "2048"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
+  ["ppo_atari.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
+  ["ppo_continuous_action.ts", ["--env-id", "BreakoutNoFrameskip-v4"], "error: only continuous action space is supported; BreakoutNoFrameskip-v4 has a discrete action space (ppo_atari.ts takes it)", 2],
+  ["ppo_atari_lstm.ts", ["--env-id", "Hopper-v4"], "error: only discrete action space is supported; Hopper-v4 has a continuous action space (ppo_continuous_action.ts takes it)", 2],
+  ["ppo_atari_lstm.ts", ["--eval-checkpoint", "missing.json"], /^error: cannot read checkpoint missing\.json: no such file \(rerun with --debug/, 1],
+  ["ppo_procgen.ts", ["--env-id", "CartPole-v1"], /^error: unknown procgen game "CartPole-v1"/, 2],
+  ["ppo_atari_multigpu.ts", ["--env-id", "CartPole-v1"], "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)", 2],
+  ["ppo_pettingzoo_ma_atari.ts", ["--env-id", "pong_v9"], /^error: unknown --env-id pong_v9; one of: /, 2],
 ];
 
 test("bad command lines and failures end each variant and benchmark script with one error line and exit 2 (usage) or 1 (runtime)", async () => {
@@ -133,10 +152,23 @@ test("bad command lines and failures end each variant and benchmark script with 
   await Promise.all([check(), check()]);
 });
 
+test("the variants' other bad command lines and failures reject with the error runMain prints as one line, exit 2 (usage) or 1 (runtime)", async () => {
+  for (const [script, args, first, code] of BAD_VARIANT_COMMAND_LINES) {
+    const what = `${script} ${args.join(" ")}`;
+    await assert.rejects(VARIANTS[script](args), (e: Error) => {
+      const line = errorLine(e);
+      if (typeof first === "string") assert.equal(line, first, what);
+      else assert.match(line, first, what);
+      assert.equal(e instanceof UsageError ? 2 : 1, code, `${what}: ${e}`);
+      return true;
+    });
+  }
+});
+
 test("--debug (or DEBUG=1) adds the stack trace after the error line", async () => {
   const r = await run("ppo.ts", ["--eval-checkpoint", "missing.json", "--debug"]);
   assert.equal(r.code, 1);
-  assert.match(firstLine(r.stderr), /^error: ENOENT/);
+  assert.match(firstLine(r.stderr), /^error: cannot read checkpoint missing\.json/);
   assert.match(r.stderr, /^\s+at .*ppo\.ts/m);
   assertReadable(r, "--debug");
   assert.equal(debugEnabled([], { DEBUG: "1" }), true);
@@ -195,7 +227,7 @@ test("the NaN guard names the first non-finite metric and the iteration, after s
 test("updateStep skips a step whose loss or gradient is not finite, leaving the parameters as they were", () => {
   const agent = new ppo.Agent(3, 2, new RandomGenerator(1));
   const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
-  const before = agent.stateDict();
+  const before = agent.parameters().map((p) => Array.from(p.dataSync()));
   const mb = {
     obs: tf.randomNormal([4, 3]) as tf.Tensor2D,
     actions: tf.tensor1d([0, 1, 1, 0], "int32"),
@@ -208,19 +240,19 @@ test("updateStep skips a step whose loss or gradient is not finite, leaving the 
   tf.dispose(mb);
   assert.ok(Number.isNaN(stats[1]), "value_loss should be NaN");
   assert.ok(Number.isNaN(stats[6]), "the gradient norm should be NaN");
-  assert.deepEqual(agent.stateDict(), before);
+  assert.deepEqual(agent.parameters().map((p) => Array.from(p.dataSync())), before);
 });
 
 test("a diverging run stops with one line naming the metric and iteration, and saves the last finite agent", async () => {
   // Adam's first step moves every weight by about the learning rate: at 1e30 the next losses overflow.
   const r = await run("ppo.ts", ["--learning-rate", "1e30", "--num-steps", "64", "--total-timesteps", "4096", "--save-model", "--exp-name", "nan_guard"]);
   const line = firstLine(r.stderr);
-  assert.match(line, /^error: non-finite (policy_loss|value_loss|entropy|old_approx_kl|approx_kl|clipfrac|grad_norm) \((NaN|-?Infinity)\) at iteration \d+: training stopped before applying that update; the last good agent is saved in (\S+\.json)\. Try a lower --learning-rate/);
+  assert.match(line, /^error: non-finite (policy_loss|value_loss|entropy|old_approx_kl|approx_kl|clipfrac|grad_norm) \((NaN|-?Infinity)\) at iteration \d+: training stopped before applying that update; the last good agent is saved in (\S+\.safetensors)\. Try a lower --learning-rate/);
   assert.equal(r.code, 1);
   assertReadable(r, "NaN guard");
-  const model = join(workDir, line.match(/saved in (\S+\.json)\./)![1]);
-  const checkpoint = JSON.parse(readFileSync(model, "utf8")) as { parameters: { data: number[] }[] };
-  assert.ok(checkpoint.parameters.every((p) => p.data.every(Number.isFinite)), "the saved agent has non-finite weights");
+  const model = join(workDir, line.match(/saved in (\S+\.safetensors)\./)![1]);
+  const { tensors } = deserialize(readFileSync(model));
+  assert.ok([...tensors.values()].every((t) => toFloat32(t).every(Number.isFinite)), "the saved agent has non-finite weights");
   // The event file was flushed and closed on the way out.
   const runDir = readdirSync(join(workDir, "runs")).find((d) => d.includes("__nan_guard__"))!;
   const eventFile = readdirSync(join(workDir, "runs", runDir)).find((f) => f.startsWith("events.out.tfevents."))!;
@@ -241,9 +273,13 @@ function processesMentioning(marker: string): number[] {
   return pids;
 }
 
-/** Runs `script` until it has logged one SPS line (training is under way), then sends `signal`. */
+/**
+ * Runs `script` until it has logged one SPS line (training is under way), then sends `signal`. On the single-thread
+ * WASM module (PPO_TS_WASM_THREADS=1, as the MLP variants use anyway): its start-up is ~1.5 CPU s cheaper than the
+ * threaded one's 8 pthread workers, and what is checked is the closing of the env workers and the writers.
+ */
 async function interrupt(script: string, args: string[], signal: NodeJS.Signals, expName: string): Promise<Run> {
-  const started = start(script, ["--exp-name", expName, "--total-timesteps", "10000000", ...args]);
+  const started = start(script, ["--exp-name", expName, "--total-timesteps", "10000000", ...args], { PPO_TS_WASM_THREADS: "1" });
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
       if (/SPS: \d+/.test(started.stdout())) {

@@ -92,7 +92,7 @@ if (isMainThread) {
       () => envs.call("useTensor"),
       (error: Error) => {
         const first = error.message.split("\n")[0];
-        assert.match(first, /^AsyncVectorEnv: env 0 failed in call\(useTensor\): Error: tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors \(@tensorflow\/tfjs: tensor\)$/);
+        assert.match(first, /^AsyncVectorEnv: env 0 \(worker thread \d+\) failed in call\(useTensor\): Error: tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors \(@tensorflow\/tfjs: tensor\)$/);
         return true;
       },
     );

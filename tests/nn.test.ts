@@ -7,7 +7,9 @@ import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from
 import { RandomGenerator } from "../envs/rng.ts";
 
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module: these checks are about the math, not threading, and the threaded module's
+  // start-up (8 pthread workers) costs more than the small ops here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
 });
 
 /** Gram matrix of the columns (tall) or rows (wide) of a row-major [rows, cols] weight, divided by gain². */
@@ -86,6 +88,17 @@ test("clipGradNorm's global norm counts every gradient when there are more than 
     // sqrt(1² + 2² + … + 36²) = sqrt(36·37·73 / 6)
     assert.ok(Math.abs(norm.dataSync()[0] - Math.sqrt((36 * 37 * 73) / 6)) < 1e-3);
   });
+});
+
+test("clipGradNorm's norm over the Nature CNN's 3136×512 weight agrees with a float64 sum to 1e-6 (blocked summation)", () => {
+  // Same-signed squares, the worst case for a float32 running sum: left to right it comes out ~4e-4 low on WASM.
+  const n = 3136 * 512;
+  const values = Float32Array.from({ length: n }, (_, i) => 1e-3 * Math.sin(i * 0.618) + 2e-4);
+  let exact = 0;
+  for (const v of values) exact += v * v;
+  exact = Math.sqrt(exact);
+  const norm = tf.tidy(() => clipGradNorm({ w: tf.tensor2d(values, [3136, 512]) }, 0.5).norm.dataSync()[0]);
+  assert.ok(Math.abs(norm - exact) / exact < 1e-6, `norm ${norm}, float64 ${exact}, relative ${(norm - exact) / exact}`);
 });
 
 test("adam() takes the same steps as tfjs's Adam (torch's update), through learning-rate changes and an outside assign, tensor count flat", () => {

@@ -11,9 +11,11 @@ import { fileURLToPath } from "node:url";
 
 import { readEventFile } from "../envs/logging.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
+import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TINY = ["--num-envs", "2", "--num-steps", "16", "--total-timesteps", "64", "--num-minibatches", "2", "--update-epochs", "1"];
+const ONE_ITERATION = ["--num-envs", "1", "--num-steps", "16", "--total-timesteps", "16", "--num-minibatches", "1", "--update-epochs", "1"];
 
 let workDir = "";
 before(() => {
@@ -21,9 +23,15 @@ before(() => {
 });
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
-function runScript(script: string, args: string[]) {
-  const env = { ...process.env, ALE_ROMS_DIR: "" };
+function runScript(script: string, args: string[], extraEnv: Record<string, string> = {}) {
+  const env = { ...process.env, ALE_ROMS_DIR: "", ...extraEnv };
   return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, script), ...args], { cwd: workDir, encoding: "utf8", timeout: 180_000, env });
+}
+
+/** In-process: the line runMain would print for `script`'s `main(args)` (a UsageError), without the workplace's ROMs as in runScript. */
+async function scriptUsageErrorLine(script: string, args: string[]): Promise<string> {
+  const { main } = (await import(join(ROOT, script))) as { main: (argv: string[]) => Promise<void> };
+  return usageErrorLine(main, args, { ALE_ROMS_DIR: "" });
 }
 
 function eventTags(runPrefix: string): Set<string> {
@@ -47,15 +55,18 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
     }
   });
 
-  test(`${script} stops with one clear line when the ROM is missing`, () => {
-    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", join(workDir, "no-roms-here")]);
-    assert.equal(run.status, 2, run.stderr);
-    assert.match(run.stderr, /error: ROM for "breakout" not found\. Searched:/);
-    assert.match(run.stderr, /no-roms-here/);
+  test(`${script} stops with one clear line when the ROM is missing`, async () => {
+    const line = await scriptUsageErrorLine(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", join(workDir, "no-roms-here")]);
+    assert.match(line, /error: ROM for "breakout" not found\. Searched:/);
+    assert.match(line, /no-roms-here/);
   });
 
   test(`${script} runs on real Breakout`, { skip: skipWithoutRom("breakout") }, () => {
-    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", ROM_DIR, "--seed", "2", ...TINY]);
+    // This run is about the real ROM behind the variant's env worker; the MemoryCue run above covers several
+    // workers, minibatches and iterations with the default WASM threads. So: one env, one iteration, one
+    // minibatch, and the single-thread WASM module (its start-up is ~1.5 CPU s cheaper than the threaded one's
+    // 8 pthread workers).
+    const run = runScript(script, ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", ROM_DIR, "--seed", "2", ...ONE_ITERATION], { PPO_TS_WASM_THREADS: "1" });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /SPS: \d+/);
     const tags = eventTags(`BreakoutNoFrameskip-v4__${exp}__2__`);
@@ -63,8 +74,7 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
   });
 }
 
-test("ppo_atari_lstm.ts refuses env counts that do not split into whole-env minibatches", () => {
-  const run = runScript("ppo_atari_lstm.ts", ["--env-id", "MemoryCue-v0", "--num-envs", "6", "--num-minibatches", "4"]);
-  assert.equal(run.status, 2);
-  assert.match(run.stderr, /error: --num-envs 6 is not divisible by --num-minibatches 4/);
+test("ppo_atari_lstm.ts refuses env counts that do not split into whole-env minibatches", async () => {
+  const line = await scriptUsageErrorLine("ppo_atari_lstm.ts", ["--env-id", "MemoryCue-v0", "--num-envs", "6", "--num-minibatches", "4"]);
+  assert.match(line, /error: --num-envs 6 is not divisible by --num-minibatches 4/);
 });

@@ -8,8 +8,14 @@ import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { Agent, lstmCell } from "../ppo_atari_lstm.ts";
 
+// One agent for every test: each checks a different fact of the same network, and building it (the orthogonal
+// init of its 3136x512 layer) is most of this file's time. No test changes its weights.
+let agent: Agent;
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module: these checks are about the network's math, not threading, and the threaded
+  // module's start-up (8 pthread workers) costs more than the few small passes here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
+  agent = new Agent(4, new RandomGenerator(1));
 });
 
 const FRAME = 84 * 84;
@@ -51,7 +57,6 @@ test("the LSTM cell's gradients match central finite differences", () => {
 });
 
 test("gradients flow through the unrolled sequence back to the first step's input", () => {
-  const agent = new Agent(3, new RandomGenerator(1));
   const steps = 6;
   const frames = tf.tensor4d(randomFrames(steps, 2), [steps, 1, 84, 84], "int32");
   const zero = { h: tf.zeros([1, 128]) as tf.Tensor2D, c: tf.zeros([1, 128]) as tf.Tensor2D };
@@ -77,7 +82,6 @@ test("gradients flow through the unrolled sequence back to the first step's inpu
 });
 
 test("a done in the middle of a sequence resets the state exactly there", () => {
-  const agent = new Agent(3, new RandomGenerator(3));
   const steps = 6;
   const resetAt = 3;
   const frames = randomFrames(steps, 4);
@@ -93,7 +97,6 @@ test("a done in the middle of a sequence resets the state exactly there", () => 
 });
 
 test("replaying a rollout from its initial state reproduces the log-probabilities and values it acted with", () => {
-  const agent = new Agent(4, new RandomGenerator(5));
   const [numEnvs, steps] = [2, 5];
   const rng = new RandomGenerator(6);
   const frames = randomFrames(steps * numEnvs, 7);
@@ -120,8 +123,10 @@ test("replaying a rollout from its initial state reproduces the log-probabilitie
 });
 
 test("LSTM weights start orthogonal with biases at zero", () => {
-  const agent = new Agent(3, new RandomGenerator(8));
-  assert.ok(agent.lstm.bias.dataSync().every((v) => v === 0));
+  assert.ok(agent.lstm.biasIh.dataSync().every((v) => v === 0));
+  assert.ok(agent.lstm.biasHh.dataSync().every((v) => v === 0));
+  // CleanRL's 16 tensors: network 8, lstm 4 (weight_ih, weight_hh, bias_ih, bias_hh), actor 2, critic 2.
+  assert.deepEqual(agent.parameters().map((p) => p.shape), [[8, 8, 1, 32], [32], [4, 4, 32, 64], [64], [3, 3, 64, 64], [64], [3136, 512], [512], [512, 512], [128, 512], [512], [512], [128, 4], [4], [128, 1], [1]]);
   // W_hh is [128, 512]: torch's [512, 128] view has orthonormal columns, i.e. our 128 rows are orthonormal.
   const w = agent.lstm.weightHh.arraySync();
   for (const [i, j] of [[0, 0], [0, 1], [5, 77], [127, 127]]) {

@@ -95,7 +95,7 @@ it("2 ranks under torchrun train MemoryCue with identical weights throughout, on
   assert.equal(run.status, 0, run.stderr);
   // 2 ranks x 2 envs x 16 steps = 64 steps per iteration: 2 iterations, each followed by a checksum comparison.
   for (const when of ["after init", "after update 1", "after update 2"]) assert.match(run.stdout, new RegExp(`^\\[rank0\\]: debug-sync: ${when}, parameter checksum 0x[0-9a-f]{8} on all 2 ranks$`, "m"));
-  assert.match(run.stdout, /^\[rank0\]: SPS: \d+$/m);
+  assert.match(run.stdout, /^\[rank0\]: SPS: \d+  step [\d,]+\/[\d,]+ \(/m);
   assert.match(run.stdout, /^\[rank0\]: global_step=\d+, episodic_return=-?1$/m);
   assert.doesNotMatch(run.stdout, /^\[rank1\]: (SPS|global_step|debug-sync)/m);
   const runs = readdirSync(join(cwd, "runs"));
@@ -106,11 +106,13 @@ it("2 ranks under torchrun train MemoryCue with identical weights throughout, on
 
 it("run directly it is world size 1 and still trains, saves and evaluates like ppo_atari.ts", () => {
   const cwd = mkdtempSync(join(workDir, "direct-"));
-  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "64", "--debug-sync", "--target-kl", "0.01", "--save-model", "--eval-episodes", "1"], { cwd, encoding: "utf8", timeout: 180_000 });
+  // PPO_TS_WASM_THREADS=1: the single-thread WASM module, whose start-up is ~1.5 CPU s cheaper than the threaded one's
+  // 8 pthread workers; this run checks world size 1, saving and evaluation, not the backend's threads.
+  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "64", "--debug-sync", "--target-kl", "0.01", "--save-model", "--eval-episodes", "1"], { cwd, encoding: "utf8", timeout: 180_000, env: { ...process.env, PPO_TS_WASM_THREADS: "1" } });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /note: not using distributed mode/);
   assert.match(run.stdout, /debug-sync: after update 2, parameter checksum 0x[0-9a-f]{8} on all 1 ranks/);
-  assert.match(run.stdout, /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.ppo_model\.json/);
+  assert.match(run.stdout, /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.safetensors/);
   assert.match(run.stdout, /eval_episode=0, episodic_return=-?1/);
 });
 
@@ -126,7 +128,9 @@ it("refuses a --device-ids list that does not match the local ranks", () => {
 // weights, the first m alone (the control).
 
 async function identityChild(): Promise<void> {
-  await setupBackend("wasm", { quiet: true });
+  // The single-thread WASM module in all three processes: the identity is about the data, and the threaded module's
+  // start-up (8 pthread workers) would cost each process more than its two updates.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
   await dist.initProcessGroup();
   const rank = dist.getRank();
   const worldSize = dist.getWorldSize();

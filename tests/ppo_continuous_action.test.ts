@@ -10,14 +10,18 @@ import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/backend.ts";
 import { readEventFile } from "../envs/logging.ts";
+import { deserialize } from "../envs/safetensors.ts";
 import { RandomGenerator } from "../envs/rng.ts";
-import { Agent, updateStep } from "../ppo_continuous_action.ts";
+import { Agent, main, updateStep } from "../ppo_continuous_action.ts";
+import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
-  await setupBackend("wasm", { quiet: true });
+  // One WASM thread, as ppo_continuous_action.ts itself asks for: the threaded module's start-up (8 pthread
+  // workers) buys nothing here.
+  await setupBackend("wasm", { quiet: true, wasmThreads: 1 });
 });
 
 /** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
@@ -48,14 +52,18 @@ test("sampled actions have the policy's mean and std, and the log-probability th
   const n = 2000;
   const samples: number[][] = [[], []];
   let checked = 0;
-  for (let i = 0; i < n; i++) {
-    const { action, logprob } = agent.sampleActionAndValue(new Float32Array(3), rng);
-    samples[0].push(action[0]);
-    samples[1].push(action[1]);
-    if (i < 5) {
-      const expected = tf.tidy(() => agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[0], action[1]]])).logprob.dataSync()[0]);
-      close(logprob[0], expected, 1e-4);
-      checked++;
+  // 100 observations per call: the same 2000 draws as one per call, in 20 calls instead of 2000.
+  const perCall = 100;
+  for (let i = 0; i < n; i += perCall) {
+    const { action, logprob } = agent.sampleActionAndValue(new Float32Array(3 * perCall), rng);
+    for (let j = 0; j < perCall; j++) {
+      samples[0].push(action[2 * j]);
+      samples[1].push(action[2 * j + 1]);
+      if (i + j < 5) {
+        const expected = tf.tidy(() => agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[2 * j], action[2 * j + 1]]])).logprob.dataSync()[0]);
+        close(logprob[j], expected, 1e-4);
+        checked++;
+      }
     }
   }
   assert.equal(checked, 5);
@@ -113,18 +121,17 @@ test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries th
   const eventFile = readdirSync(dir).find((f) => f.startsWith("events.out.tfevents."))!;
   const tags = new Set(readEventFile(join(dir, eventFile)).map((e) => e.tag));
   for (const tag of ["charts/episodic_return", "charts/SPS", "losses/value_loss", "losses/approx_kl", "losses/explained_variance", "eval/episodic_return"]) assert.ok(tags.has(tag), `missing ${tag}`);
-  const model = join(dir, "ppo_continuous_action.ppo_model.json");
-  const checkpoint = JSON.parse(readFileSync(model, "utf8"));
+  const model = join(dir, "ppo_continuous_action.safetensors");
+  const { obsRms } = JSON.parse(deserialize(readFileSync(model)).metadata.extra) as { obsRms: { count: number; mean: number[] }[] };
   // 1024 observed steps (plus resets) went into the running mean: the saved count says so.
-  assert.ok(checkpoint.obsRms.count > 1024, `obsRms.count = ${checkpoint.obsRms.count}`);
-  assert.equal(checkpoint.obsRms.mean.length, 3);
+  assert.ok(obsRms[0].count > 1024, `obsRms.count = ${obsRms[0].count}`);
+  assert.equal(obsRms[0].mean.length, 3);
   const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "2"]);
   assert.equal(evalRun.status, 0, evalRun.stderr);
   assert.match(evalRun.stdout, /mean episodic_return over 2 episodes: -\d/);
 });
 
-test("a discrete-action env is refused with one clear line", () => {
-  const run = runScript(["--env-id", "CartPole-v1", "--total-timesteps", "4096"]);
-  assert.equal(run.status, 2);
-  assert.match(run.stderr, /error: only continuous action space is supported; CartPole-v1 has a discrete action space/);
+test("a discrete-action env is refused with one clear line", async () => {
+  const line = await usageErrorLine(main, ["--env-id", "CartPole-v1", "--total-timesteps", "4096"]);
+  assert.match(line, /error: only continuous action space is supported; CartPole-v1 has a discrete action space/);
 });

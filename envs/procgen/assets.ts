@@ -1,4 +1,4 @@
-// Procgen's images are data the project does not ship (their licences are the asset packs', see the README). This
+// Procgen's images are data the project does not ship (their licences are the asset packs', see envs/README.md). This
 // module finds a folder holding them (a copy of procgen's `procgen/data/assets/`), downloads what is missing into a
 // user cache when allowed, and decodes PNGs for the renderer.
 //
@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PNG } from "pngjs";
+import { decodePng } from "./png.ts";
 import type { ProcgenImage } from "./render.ts";
 
 /** openai/procgen at the head that ships 0.10.7 (the images have not changed since the initial commit). */
@@ -190,8 +190,7 @@ export function loadImage(assetsDir: string, relPath: string): ProcgenImage {
   let img = imageCache.get(file);
   if (img === undefined) {
     if (!existsSync(file)) throw new AssetsNotFoundError(`procgen image ${relPath} not found in ${assetsDir}`);
-    const png = PNG.sync.read(readFileSync(file));
-    img = { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
+    img = decodePng(readFileSync(file), relPath);
     imageCache.set(file, img);
   }
   return img;

@@ -22,13 +22,11 @@ export const KEY_OBJ = 300;
 /** Types at or above this are never drawn from images: they are solid colour fills (procgen's USE_ASSET_THRESHOLD). */
 export const USE_ASSET_THRESHOLD = 100;
 
+/**
+ * procgen's `Entity`. Its real-valued fields are C++ `float`s: every store rounds to float32 (the accessors below),
+ * so positions, speeds and sizes follow the original's values bit for bit where the arithmetic does.
+ */
 export class Entity {
-  x: number;
-  y: number;
-  vx: number;
-  vy: number;
-  rx: number;
-  ry: number;
   type: number;
   imageType: number;
   imageTheme = 0;
@@ -36,10 +34,6 @@ export class Entity {
   renderZ = 0;
   willErase = false;
   collidesWithEntities = false;
-  collisionMargin = 0;
-  /** Radians, clockwise on screen. */
-  rotation = 0;
-  vrot = 0;
   isReflected = false;
   fireTime = -1;
   spawnTime = -1;
@@ -47,19 +41,127 @@ export class Entity {
   expireTime = -1;
   /** Position and size in screen fractions rather than world units (overlays). */
   useAbsCoords = false;
-  friction = 1;
   /** Moved by the engine's sub-stepping collision physics (`basic_step_object`) instead of x += vx. */
   smartStep = false;
   /** Ignored by `hasAnyCollision` when other entities are placed. */
   avoidsCollisions = false;
   /** Erased as soon as it is fully outside the world. */
   autoErase = true;
-  alpha = 1;
-  health = 1;
-  theta = -100;
-  growRate = 1;
-  alphaDecay = 1;
-  climberSpawnX = 0;
+
+  private _x = 0;
+  private _y = 0;
+  private _vx = 0;
+  private _vy = 0;
+  private _rx = 0;
+  private _ry = 0;
+  private _collisionMargin = 0;
+  private _rotation = 0;
+  private _vrot = 0;
+  private _friction = 1;
+  private _alpha = 1;
+  private _health = 1;
+  private _theta = -100;
+  private _growRate = 1;
+  private _alphaDecay = 1;
+  private _climberSpawnX = 0;
+
+  get x(): number {
+    return this._x;
+  }
+  set x(v: number) {
+    this._x = Math.fround(v);
+  }
+  get y(): number {
+    return this._y;
+  }
+  set y(v: number) {
+    this._y = Math.fround(v);
+  }
+  get vx(): number {
+    return this._vx;
+  }
+  set vx(v: number) {
+    this._vx = Math.fround(v);
+  }
+  get vy(): number {
+    return this._vy;
+  }
+  set vy(v: number) {
+    this._vy = Math.fround(v);
+  }
+  get rx(): number {
+    return this._rx;
+  }
+  set rx(v: number) {
+    this._rx = Math.fround(v);
+  }
+  get ry(): number {
+    return this._ry;
+  }
+  set ry(v: number) {
+    this._ry = Math.fround(v);
+  }
+  get collisionMargin(): number {
+    return this._collisionMargin;
+  }
+  set collisionMargin(v: number) {
+    this._collisionMargin = Math.fround(v);
+  }
+  /** Radians, clockwise on screen. */
+  get rotation(): number {
+    return this._rotation;
+  }
+  set rotation(v: number) {
+    this._rotation = Math.fround(v);
+  }
+  get vrot(): number {
+    return this._vrot;
+  }
+  set vrot(v: number) {
+    this._vrot = Math.fround(v);
+  }
+  get friction(): number {
+    return this._friction;
+  }
+  set friction(v: number) {
+    this._friction = Math.fround(v);
+  }
+  get alpha(): number {
+    return this._alpha;
+  }
+  set alpha(v: number) {
+    this._alpha = Math.fround(v);
+  }
+  get health(): number {
+    return this._health;
+  }
+  set health(v: number) {
+    this._health = Math.fround(v);
+  }
+  get theta(): number {
+    return this._theta;
+  }
+  set theta(v: number) {
+    this._theta = Math.fround(v);
+  }
+  get growRate(): number {
+    return this._growRate;
+  }
+  set growRate(v: number) {
+    this._growRate = Math.fround(v);
+  }
+  get alphaDecay(): number {
+    return this._alphaDecay;
+  }
+  set alphaDecay(v: number) {
+    this._alphaDecay = Math.fround(v);
+  }
+  get climberSpawnX(): number {
+    return this._climberSpawnX;
+  }
+  set climberSpawnX(v: number) {
+    this._climberSpawnX = Math.fround(v);
+  }
 
   constructor(x: number, y: number, vx: number, vy: number, rx: number, ry: number, type: number) {
     this.x = x;

@@ -66,12 +66,14 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
 /** Observation side in pixels (procgen's RES_W / RES_H). */
 export const RES = 64;
 
-const MAXVTHETA = (15 * Math.PI) / 180;
+/** procgen: float 15 * PI / 180 with its float PI. */
+const MAXVTHETA = Math.fround(Math.fround(15 * Math.fround(Math.PI)) / 180);
 const MIXRATEROT = 0.5;
 /** Collision slack: boxes must overlap by more than 0.001 to touch. */
 const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
-const RENDER_EPS = 0.02;
+const RENDER_EPS = Math.fround(0.02);
+const MARGIN_098 = Math.fround(0.98);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
 const BACKGROUND_CACHE = new Map<string, Uint8Array>();
@@ -258,9 +260,15 @@ export abstract class BasicAbstractGame {
     return [this.agent.x, this.agent.y];
   }
   updateAgentVelocity(): void {
-    const vScale = this.getAgentAccelerationScale();
-    this.agent.vx = (1 - this.mixrate) * this.agent.vx + this.mixrate * this.maxspeed * this.actionVx * vScale;
-    this.agent.vy = (1 - this.mixrate) * this.agent.vy + this.mixrate * this.maxspeed * this.actionVy * vScale;
+    // procgen's float members and float arithmetic, one rounding per operation.
+    const f = Math.fround;
+    const vScale = f(this.getAgentAccelerationScale());
+    const mix = f(this.mixrate);
+    const accel = f(mix * f(this.maxspeed));
+    this.agent.vx = f(1 - mix) * this.agent.vx;
+    this.agent.vy = f(1 - mix) * this.agent.vy;
+    this.agent.vx = this.agent.vx + f(f(accel * this.actionVx) * vScale);
+    this.agent.vy = this.agent.vy + f(f(accel * this.actionVy) * vScale);
     this.decayAgentVelocity();
   }
   decayAgentVelocity(): void {
@@ -311,7 +319,8 @@ export abstract class BasicAbstractGame {
       this.agent.vy = this.actionVy;
     } else {
       this.updateAgentVelocity();
-      this.agent.vrot = MIXRATEROT * this.agent.vrot + MIXRATEROT * MAXVTHETA * this.actionVrot;
+      this.agent.vrot = MIXRATEROT * this.agent.vrot;
+      this.agent.vrot = this.agent.vrot + Math.fround(Math.fround(MIXRATEROT * MAXVTHETA) * this.actionVrot);
     }
     this.stepEntities(this.entities);
     const ents = this.entities;
@@ -360,6 +369,9 @@ export abstract class BasicAbstractGame {
   }
 
   getObjFromFloats(i: number, j: number): number {
+    // procgen's parameters are float: callers' double expressions are rounded on the way in.
+    i = Math.fround(i);
+    j = Math.fround(j);
     if (i < 0 || j < 0) return this.outOfBoundsObject;
     return this.getObj(Math.floor(i), Math.floor(j));
   }
@@ -423,7 +435,8 @@ export abstract class BasicAbstractGame {
   // ======================= Collisions and physics =======================
 
   hasCollision(e1: Entity, e2: Entity, margin: number): boolean {
-    return Math.abs(e1.x - e2.x) < e1.rx + e2.rx + margin && Math.abs(e1.y - e2.y) < e1.ry + e2.ry + margin;
+    const f = Math.fround;
+    return Math.abs(f(e1.x - e2.x)) < f(f(e1.rx + e2.rx) + margin) && Math.abs(f(e1.y - e2.y)) < f(f(e1.ry + e2.ry) + margin);
   }
 
   hasAgentCollision(e: Entity): boolean {
@@ -450,14 +463,16 @@ export abstract class BasicAbstractGame {
   /** Moves a smart_step entity in sub-steps, axis by axis, stopping at walls and pushing/bouncing off entities. */
   basicStepObject(obj: Entity): void {
     if (obj.willErase) return;
+    // float arithmetic, as procgen's (each operation rounded to float32).
+    const f = Math.fround;
     let n: number;
     if (this.gridStep) {
       n = 1;
     } else {
-      n = Math.max(4, Math.trunc(4 * Math.sqrt(obj.vx * obj.vx + obj.vy * obj.vy)));
+      n = Math.max(4, Math.trunc(f(4 * f(Math.sqrt(f(f(obj.vx * obj.vx) + f(obj.vy * obj.vy)))))));
     }
-    const pct = 1 / n;
-    const cmp = Math.abs(obj.vx) - Math.abs(obj.vy);
+    const pct = f(1 / n);
+    const cmp = f(Math.abs(obj.vx) - Math.abs(obj.vy));
     // Ties are broken by the step's random int so enemies pick horizontal/vertical forks evenly.
     let xFirst = cmp === 0 ? this.stepRandInt % 2 === 0 : cmp > 0;
     if (obj.type === PLAYER) {
@@ -470,50 +485,51 @@ export abstract class BasicAbstractGame {
       let blockX: boolean;
       let blockY: boolean;
       if (xFirst) {
-        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
-        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
+        blockX = this.subStep(obj, f(obj.vx * pct), 0, 0);
+        blockY = this.subStep(obj, 0, f(obj.vy * pct), 0);
       } else {
-        blockY = this.subStep(obj, 0, obj.vy * pct, 0);
-        blockX = this.subStep(obj, obj.vx * pct, 0, 0);
+        blockY = this.subStep(obj, 0, f(obj.vy * pct), 0);
+        blockX = this.subStep(obj, f(obj.vx * pct), 0, 0);
       }
       if (!blockX) vxPct += 1;
       if (!blockY) vyPct += 1;
       if (blockX && blockY) break;
     }
-    obj.vx *= vxPct / n;
-    obj.vy *= vyPct / n;
+    obj.vx *= f(vxPct / n);
+    obj.vy *= f(vyPct / n);
   }
 
   subStep(obj: Entity, vx: number, vy: number, depth: number): boolean {
     if (obj.willErase) return false;
-    let ny = obj.y + vy;
-    let nx = obj.x + vx;
-    const margin = 0.98;
+    const f = Math.fround;
+    let ny = f(obj.y + vy);
+    let nx = f(obj.x + vx);
+    const margin = MARGIN_098;
     const isHorizontal = vx !== 0;
     let block = false;
     let reflect = false;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
-        const type2 = this.getObjFromFloats(nx + obj.rx * margin * (2 * i - 1), ny + obj.ry * margin * (2 * j - 1));
+        const type2 = this.getObjFromFloats(f(nx + f(f(obj.rx * margin) * (2 * i - 1))), f(ny + f(f(obj.ry * margin) * (2 * j - 1))));
         block = block || this.isBlocked(obj, type2, isHorizontal);
         reflect = reflect || this.willReflect(obj.type, type2);
       }
     }
     if (reflect) {
       if (isHorizontal) {
-        const delta = vx < 0 ? Math.ceil(nx - obj.rx) - (nx - obj.rx) : Math.floor(nx + obj.rx) - (nx + obj.rx);
+        const delta = vx < 0 ? f(Math.ceil(f(nx - obj.rx)) - f(nx - obj.rx)) : f(Math.floor(f(nx + obj.rx)) - f(nx + obj.rx));
         obj.vx = -obj.vx;
-        nx = nx + 2 * delta;
+        nx = f(nx + f(2 * delta));
       } else {
-        const delta = vy < 0 ? Math.ceil(ny - obj.ry) - (ny - obj.ry) : Math.floor(ny + obj.ry) - (ny + obj.ry);
+        const delta = vy < 0 ? f(Math.ceil(f(ny - obj.ry)) - f(ny - obj.ry)) : f(Math.floor(f(ny + obj.ry)) - f(ny + obj.ry));
         obj.vy = -obj.vy;
-        ny = ny + 2 * delta;
+        ny = f(ny + f(2 * delta));
       }
     } else if (block) {
       if (isHorizontal) {
-        nx = this.gridStep ? obj.x : vx > 0 ? Math.floor(nx + obj.rx) - obj.rx : Math.ceil(nx - obj.rx) + obj.rx;
+        nx = this.gridStep ? obj.x : vx > 0 ? f(Math.floor(f(nx + obj.rx)) - obj.rx) : f(Math.ceil(f(nx - obj.rx)) + obj.rx);
       } else {
-        ny = this.gridStep ? obj.y : vy > 0 ? Math.floor(ny + obj.ry) - obj.ry : Math.ceil(ny - obj.ry) + obj.ry;
+        ny = this.gridStep ? obj.y : vy > 0 ? f(Math.floor(f(ny + obj.ry)) - obj.ry) : f(Math.ceil(f(ny - obj.ry)) + obj.ry);
       }
     }
     obj.x = nx;
@@ -528,14 +544,14 @@ export abstract class BasicAbstractGame {
           currBlock = true;
         } else if (this.willReflect(obj.type, m.type)) {
           if (isHorizontal) {
-            const delx = m.x - obj.x;
-            const rsum = m.rx + obj.rx;
-            obj.x += vx > 0 ? -2 * (rsum - delx) : 2 * (rsum + delx);
+            const delx = f(m.x - obj.x);
+            const rsum = f(m.rx + obj.rx);
+            obj.x += vx > 0 ? f(-2 * f(rsum - delx)) : f(2 * f(rsum + delx));
             obj.vx = -obj.vx;
           } else {
-            const dely = m.y - obj.y;
-            const rsum = m.ry + obj.ry;
-            obj.y += vy > 0 ? -2 * (rsum - dely) : 2 * (rsum + dely);
+            const dely = f(m.y - obj.y);
+            const rsum = f(m.ry + obj.ry);
+            obj.y += vy > 0 ? f(-2 * f(rsum - dely)) : f(2 * f(rsum + dely));
             obj.vy = -obj.vy;
           }
         }
@@ -548,11 +564,13 @@ export abstract class BasicAbstractGame {
 
   /** Moves `target` flush against `src` along one axis (recursively pushing what it hits) and stops it there. */
   pushObj(src: Entity, target: Entity, isHorizontal: boolean, depth: number): boolean {
-    const rsum = isHorizontal ? src.rx + target.rx : src.ry + target.ry;
+    const f = Math.fround;
+    const rsum = f(isHorizontal ? src.rx + target.rx : src.ry + target.ry);
     let tvx = 0;
     let tvy = 0;
-    if (isHorizontal) tvx = src.x + Math.sign(target.x - src.x) * rsum - target.x;
-    else tvy = src.y + Math.sign(target.y - src.y) * rsum - target.y;
+    // procgen's sign() is double, so this sum is double until stored.
+    if (isHorizontal) tvx = f(src.x + Math.sign(f(target.x - src.x)) * rsum - target.x);
+    else tvy = f(src.y + Math.sign(f(target.y - src.y)) * rsum - target.y);
     let block = false;
     // Rare numerical cases could recurse forever; procgen stops at depth 5.
     if (depth < 5) block = this.subStep(target, tvx, tvy, depth + 1);
@@ -695,33 +713,52 @@ export abstract class BasicAbstractGame {
 
   // ======================= Rendering =======================
 
-  /** `prepare_for_drawing`: the camera. Full-world view unless `center_agent`. */
+  /**
+   * `prepare_for_drawing`: the camera. Full-world view unless `center_agent`. The camera fields and screen rects are
+   * float32 computed step by step as procgen's `float` members are: Qt's pixel rounding sees those exact values.
+   */
   prepareForDrawing(rectHeight = RES): void {
-    this.centerX = this.mainWidth * 0.5;
-    this.centerY = this.mainHeight * 0.5;
+    const f = Math.fround;
+    this.centerX = f(this.mainWidth * 0.5);
+    this.centerY = f(this.mainHeight * 0.5);
     if (this.options.centerAgent) {
-      [this.centerX, this.centerY] = this.chooseCenter();
+      const [cx, cy] = this.chooseCenter();
+      this.centerX = f(cx);
+      this.centerY = f(cy);
     } else {
       this.visibility = Math.max(this.mainWidth, this.mainHeight, this.minVisibility);
     }
-    const rawUnit = RES / this.visibility;
-    this.unit = rawUnit * (rectHeight / RES);
-    this.viewDim = RES / rawUnit;
-    this.xOff = this.unit * (this.centerX - this.viewDim / 2);
-    this.yOff = this.unit * (this.centerY - this.viewDim / 2);
+    const rawUnit = f(RES / f(this.visibility));
+    this.unit = f(rawUnit * (rectHeight / RES));
+    this.viewDim = f(RES / rawUnit);
+    this.xOff = f(this.unit * f(this.centerX - f(this.viewDim / 2)));
+    this.yOff = f(this.unit * f(this.centerY - f(this.viewDim / 2)));
   }
 
   /** World box (top-left corner x, y with y up; size dx, dy) to pixels. */
   getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0): Rect {
-    return { x: (x - eps) * this.unit - this.xOff, y: (this.viewDim - y - eps) * this.unit + this.yOff, w: (dx + 2 * eps) * this.unit, h: (dy + 2 * eps) * this.unit };
+    const f = Math.fround;
+    const u = this.unit;
+    return {
+      x: f(f(f(x - eps) * u) - this.xOff),
+      y: f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff),
+      w: f(f(dx + f(2 * eps)) * u),
+      h: f(f(dy + f(2 * eps)) * u),
+    };
   }
 
   getObjectRect(obj: Entity): Rect {
+    const f = Math.fround;
+    const x = f(obj.x);
+    const y = f(obj.y);
+    const rx = f(obj.rx);
+    const ry = f(obj.ry);
     if (obj.useAbsCoords) {
       const v = this.viewDim;
-      return { x: v * (obj.x - obj.rx) * this.unit, y: v * (obj.y + obj.ry) * this.unit, w: 2 * v * obj.rx * this.unit, h: 2 * v * obj.ry * this.unit };
+      const u = this.unit;
+      return { x: f(f(v * f(x - rx)) * u), y: f(f(v * f(y + ry)) * u), w: f(f(f(2 * v) * rx) * u), h: f(f(f(2 * v) * ry) * u) };
     }
-    return this.getScreenRect(obj.x - obj.rx, obj.y + obj.ry, 2 * obj.rx, 2 * obj.ry);
+    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry));
   }
 
   /** The background image of this level, or null when drawing it is impossible (no image files). */
@@ -782,11 +819,12 @@ export abstract class BasicAbstractGame {
     if (this.bgTileRatio < 0) {
       c.tileImage(img, main, this.bgTileRatio, true);
     } else {
-      const bgAr = img.width / img.height;
-      const worldAr = this.mainWidth / this.mainHeight;
-      const offsetX = this.bgPctX * (bgAr - worldAr);
+      const f = Math.fround;
+      const bgAr = f(img.width / img.height);
+      const worldAr = f(this.mainWidth / this.mainHeight);
+      const offsetX = f(f(this.bgPctX) * f(bgAr - worldAr));
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
-      c.drawImage(img, { x: main.x - offsetX * main.w, y: main.y, w: (bgAr / worldAr) * main.w, h: main.h }, 0, false, 1, true);
+      c.drawImage(img, { x: main.x + main.w * -offsetX, y: main.y, w: main.w * f(bgAr / worldAr), h: main.h }, 0, false, 1, true);
     }
     if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
     BACKGROUND_CACHE.set(key, c.pixels.slice());

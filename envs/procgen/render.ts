@@ -1,14 +1,33 @@
-// The raster core: procgen's observation is what Qt's QPainter draws into a 64x64 RGB32 image with antialiasing
-// and smooth pixmap transforms off. We draw straight into the 64x64x3 byte observation with the same rules:
-// nearest-neighbour sampling, source-over blending, painter opacity. Qt's exact edge rounding is not reproduced;
-// a destination pixel is covered when its centre lies inside the (possibly rotated) target rectangle, and it
-// samples the source pixel under the mapped centre (at most 1 px difference at sprite edges).
+// The raster core: procgen's observation is what Qt 5's raster paint engine draws into a 64x64 RGB32 image with
+// antialiasing and smooth pixmap transforms off. We draw straight into the 64x64x3 byte observation and follow the
+// code paths Qt 5.15 (qtbase 5.15.8, the Debian build the reference was checked against) takes for procgen's calls:
+//
+// - `fillRect(QRectF, QColor)`: the pixel box [qRound(x), qRound(x + w)) x [qRound(y), qRound(y + h))
+//   (QRasterPaintEngine::toNormalizedFillRect; qRound rounds halves up).
+// - `drawImage(QRectF, QImage)` unrotated, sprite (premultiplied ARGB32) at full opacity:
+//   qt_scale_image_argb32_on_argb32_sse2. Columns qRound(left) .. qRound(right) - 1 clipped to the image; the source
+//   column steps by the 16.16 fixed-point ix = int(65536 / (target w / source w)), starting at
+//   qCeil((x0 + 0.5 - left) * ix) - 1; rows likewise; a last row/column whose source index falls outside the image
+//   is dropped. Blend: dst = src + BYTE_MUL(dst, 255 - alpha) on premultiplied 8-bit channels.
+// - the same with painter opacity < 1, and backgrounds (RGB32 onto RGB32): the generic qt_scale_image_32bit. The
+//   box is QRectF::toRect() (the same columns), ix = int(65536 * source w / target w), the start
+//   qCeil((x0 + 0.5 - left) * (source w / target w) * 65536) - 1. With opacity the source is first scaled by
+//   BYTE_MUL(src, (int(opacity * 256) * 255) >> 8). Backgrounds replace the pixel with the image's raw RGB (Qt's
+//   ARGB32 -> RGB32 conversion drops alpha without premultiplying).
+// - rotated images: a destination pixel is covered when its centre lies inside the rotated target rectangle and it
+//   samples the source pixel under the mapped centre (Qt rasterises these as a thick line, with the same centre
+//   rule up to its edge rounding).
+//
+// Images are premultiplied the way QImage::convertToFormat(ARGB32_Premultiplied) does: c * a / 255 rounded by
+// BYTE_MUL's (t + (t >> 8) + 0x80) >> 8.
 
 /** A decoded image: straight (non-premultiplied) RGBA bytes, row 0 at the top. */
 export interface ProcgenImage {
   width: number;
   height: number;
   rgba: Uint8Array;
+  /** The premultiplied RGBA bytes, made on first use. */
+  premultiplied?: Uint8Array;
 }
 
 /** A rectangle in pixels: top-left corner, width, height (QRectF). */
@@ -19,6 +38,71 @@ export interface Rect {
   h: number;
 }
 
+/** Qt's BYTE_MUL on one channel: x * a / 255, rounded as Qt rounds it. */
+export function byteMul(x: number, a: number): number {
+  const t = x * a;
+  return (t + (t >> 8) + 0x80) >> 8;
+}
+
+/** qRound: halves round up (towards +infinity). */
+export function qRound(d: number): number {
+  return Math.floor(d + 0.5);
+}
+
+function premultiplied(img: ProcgenImage): Uint8Array {
+  if (img.premultiplied !== undefined) return img.premultiplied;
+  const src = img.rgba;
+  const pm = new Uint8Array(src.length);
+  for (let i = 0; i < src.length; i += 4) {
+    const a = src[i + 3];
+    pm[i] = byteMul(src[i], a);
+    pm[i + 1] = byteMul(src[i + 1], a);
+    pm[i + 2] = byteMul(src[i + 2], a);
+    pm[i + 3] = a;
+  }
+  img.premultiplied = pm;
+  return pm;
+}
+
+/**
+ * One axis of a Qt scaled blit: destination pixels [d0, d0 + n) read source index (base + k * step) >>> 16 for
+ * k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the SSE2 sprite path's arithmetic, else the
+ * generic one. False when nothing is drawn.
+ */
+function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
+  // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
+  // (start + size) - start, which can differ from size in the last bit.
+  size = start + size - start;
+  let d0 = qRound(start);
+  let d1 = qRound(start + size);
+  if (d0 < 0) d0 = 0;
+  if (d1 > limit) d1 = limit;
+  let n = d1 - d0;
+  if (n <= 0) return false;
+  let step: number;
+  let first: number;
+  if (fast) {
+    step = Math.trunc(65536 / (size / srcSize));
+    first = Math.ceil((d0 + 0.5 - start) * step) - 1;
+  } else {
+    const s = srcSize / size;
+    step = Math.trunc(65536 * s);
+    first = Math.ceil((d0 + 0.5 - start) * s * 65536) - 1;
+  }
+  const base = first >>> 0;
+  // Floating-point rounding can put the last sample one past the image: Qt then draws one pixel less.
+  if ((base + step * (n - 1)) >>> 16 >= srcSize) n--;
+  if (n <= 0) return false;
+  out[0] = d0;
+  out[1] = n;
+  out[2] = base;
+  out[3] = step;
+  return true;
+}
+
+const AXIS_X = new Float64Array(4);
+const AXIS_Y = new Float64Array(4);
+
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
   constructor(
@@ -27,22 +111,23 @@ export class Canvas {
     public pixels: Uint8Array = new Uint8Array(width * height * 3),
   ) {}
 
-  /** Pixel index range [lo, hi) whose centres lie in [start, start + size). */
-  private span(start: number, size: number, limit: number): [number, number] {
-    const lo = Math.max(0, Math.ceil(start - 0.5));
-    const hi = Math.min(limit, Math.ceil(start + size - 0.5));
-    return [lo, hi];
-  }
-
   /** Black everywhere (the first thing every frame does). */
   clear(): void {
     this.pixels.fill(0);
   }
 
-  /** `QPainter::fillRect` with an opaque colour. */
+  /** `QPainter::fillRect(QRectF, QColor)` with an opaque colour. */
   fillRect(rect: Rect, r: number, g: number, b: number): void {
-    const [x0, x1] = this.span(rect.x, rect.w, this.width);
-    const [y0, y1] = this.span(rect.y, rect.h, this.height);
+    let x0 = qRound(rect.x);
+    let x1 = qRound(rect.x + rect.w);
+    let y0 = qRound(rect.y);
+    let y1 = qRound(rect.y + rect.h);
+    if (x1 < x0) [x0, x1] = [x1, x0];
+    if (y1 < y0) [y0, y1] = [y1, y0];
+    x0 = Math.max(0, x0);
+    y0 = Math.max(0, y0);
+    x1 = Math.min(this.width, x1);
+    y1 = Math.min(this.height, y1);
     const px = this.pixels;
     for (let y = y0; y < y1; y++) {
       let o = (y * this.width + x0) * 3;
@@ -56,100 +141,485 @@ export class Canvas {
 
   /**
    * `QPainter::drawImage(rect, image)`: the image stretched to `rect`, mirrored horizontally when `reflected`,
-   * rotated by `rotation` radians (clockwise on screen) about the rect's centre, blended with opacity `alpha`.
-   * `opaque` replaces instead of blending (backgrounds, which procgen converts to RGB32).
+   * rotated by `rotation` radians (clockwise on screen) about the rect's centre, drawn with painter opacity `alpha`.
+   * `opaque`: an RGB32 background (replaces the pixels with the image's raw RGB).
    */
   drawImage(img: ProcgenImage, rect: Rect, rotation = 0, reflected = false, alpha = 1, opaque = false): void {
     if (rect.w <= 0 || rect.h <= 0) return;
-    const src = img.rgba;
+    if (rotation !== 0) {
+      this.drawRotated(img, rect, rotation, reflected, alpha);
+      return;
+    }
+    const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
+    if (opacity === 0) return;
+    const fast = !opaque && opacity === 256;
+    if (!scaleAxis(rect.x, rect.w, img.width, this.width, fast, AXIS_X) || !scaleAxis(rect.y, rect.h, img.height, this.height, fast, AXIS_Y)) return;
+    const x0 = AXIS_X[0];
+    const nx = AXIS_X[1];
+    const bx = AXIS_X[2];
+    const ix = AXIS_X[3];
+    const y0 = AXIS_Y[0];
+    const ny = AXIS_Y[1];
+    const by = AXIS_Y[2];
+    const iy = AXIS_Y[3];
+    const iw = img.width;
+    const px = this.pixels;
+    if (opaque) {
+      const src = img.rgba;
+      for (let j = 0; j < ny; j++) {
+        const row = ((by + j * iy) >>> 16) * iw;
+        let o = ((y0 + j) * this.width + x0) * 3;
+        for (let k = 0; k < nx; k++, o += 3) {
+          let sx = (bx + k * ix) >>> 16;
+          if (reflected) sx = iw - 1 - sx;
+          const s = (row + sx) * 4;
+          px[o] = src[s];
+          px[o + 1] = src[s + 1];
+          px[o + 2] = src[s + 2];
+        }
+      }
+      return;
+    }
+    const src = premultiplied(img);
+    // Blend_ARGB32_on_ARGB32_SourceAndConstAlpha's constant alpha (255 means none).
+    const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
+    for (let j = 0; j < ny; j++) {
+      const row = ((by + j * iy) >>> 16) * iw;
+      let o = ((y0 + j) * this.width + x0) * 3;
+      for (let k = 0; k < nx; k++, o += 3) {
+        let sx = (bx + k * ix) >>> 16;
+        if (reflected) sx = iw - 1 - sx;
+        const s = (row + sx) * 4;
+        // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
+        const a = src[s + 3];
+        if (m === 255 && a === 255) {
+          px[o] = src[s];
+          px[o + 1] = src[s + 1];
+          px[o + 2] = src[s + 2];
+        } else if (a !== 0 || m !== 255) blendPremultiplied(px, o, src, s, m);
+      }
+    }
+  }
+
+  /**
+   * A rotated image, as procgen draws it: `translate(centre)`, `rotate(degrees)`, `drawImage(QRectF(-w/2, -h/2, w,
+   * h))`. Targets under 16 px a side go through Qt's generic path: QRasterizer::rasterizeLine covers the rotated
+   * rect (aliased), and each covered span samples the image through the inverse transform in 16.16 fixed point,
+   * stepping from the span's first pixel centre. Larger targets (qt_transform_image's path) use the pixel-centre rule.
+   */
+  private drawRotated(img: ProcgenImage, rect: Rect, rotation: number, reflected: boolean, alpha: number): void {
+    const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
+    if (opacity === 0) return;
+    const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
+    const f = Math.fround;
+    // QTransform::rotate: exact for multiples of 90 degrees; procgen's angle is float32 degrees.
+    const deg = f(f(f(rotation) * 180) / f(Math.PI));
+    let sin: number;
+    let cos: number;
+    if (deg === 90 || deg === -270) [sin, cos] = [1, 0];
+    else if (deg === 270 || deg === -90) [sin, cos] = [-1, 0];
+    else if (deg === 180) [sin, cos] = [0, -1];
+    else {
+      const rad = DEG2RAD * deg;
+      sin = Math.sin(rad);
+      cos = Math.cos(rad);
+    }
+    const w = rect.w;
+    const h = rect.h;
+    const cx = rect.x + w / 2;
+    const cy = rect.y + h / 2;
+    const rx = -w / 2;
+    const ry = -h / 2;
+    // The target's device bounds (QTransform::mapRect of the four corners).
+    const xs = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => cos * px + -sin * py + cx));
+    const ys = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => sin * px + cos * py + cy));
+    if (sin === 0) {
+      // 180 degrees is a scale by -1 for Qt (another path); not used by procgen's games.
+      this.drawRotatedByCentres(img, rect, cos, sin, reflected, m);
+      return;
+    }
+    if (Math.max(...xs) - Math.min(...xs) >= 16 && Math.max(...ys) - Math.min(...ys) >= 16) {
+      this.drawTransformed(img, rx, ry, w, h, cos, sin, cx, cy, reflected, m);
+      return;
+    }
+    // The image-to-device transform: translate(centre) rotate translate(rect corner) scale(rect / image), with
+    // QSpanData::setupMatrix's 1/65536 nudge, inverted as QMatrix::inverted does.
+    const sx = w / img.width;
+    const sy = h / img.height;
+    const m11 = cos * sx;
+    const m12 = sin * sx;
+    const m21 = -sin * sy;
+    const m22 = cos * sy;
+    const tdx = cx + (rx * cos + ry * -sin);
+    const tdy = cy + (ry * cos + rx * sin);
+    const e = 1 / 65536;
+    const dx = e * m11 + e * m21 + tdx;
+    const dy = e * m12 + e * m22 + tdy;
+    const dinv = 1 / (m11 * m22 - m12 * m21);
+    const i11 = m22 * dinv;
+    const i12 = -m12 * dinv;
+    const i21 = -m21 * dinv;
+    const i22 = m11 * dinv;
+    const idx = (m21 * dy - m22 * dx) * dinv;
+    const idy = (m12 * dx - m11 * dy) * dinv;
+    const fdx = Math.trunc(i11 * 65536);
+    const fdy = Math.trunc(i12 * 65536);
+    const src = premultiplied(img);
+    const iw = img.width;
+    const ih = img.height;
+    const px = this.pixels;
+    const width = this.width;
+    // The thick line through the midpoints of the rect's left and right edges (painter transform only).
+    const my = (ry + (ry + h)) * 0.5;
+    const ax = (rx + rx) * 0.5;
+    const bx = (rx + w + (rx + w)) * 0.5;
+    rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height, (y, x0, len) => {
+      const cxp = x0 + 0.5;
+      const cyp = y + 0.5;
+      let fx = Math.trunc((i21 * cyp + i11 * cxp + idx) * 65536);
+      let fy = Math.trunc((i22 * cyp + i12 * cxp + idy) * 65536);
+      let o = (y * width + x0) * 3;
+      for (let k = 0; k < len; k++, o += 3) {
+        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
+        const syi = Math.min(ih - 1, Math.max(0, fy >> 16));
+        if (reflected) sxi = iw - 1 - sxi;
+        blendPremultiplied(px, o, src, (syi * iw + sxi) * 4, m);
+        fx = (fx + fdx) | 0;
+        fy = (fy + fdy) | 0;
+      }
+    });
+  }
+
+  /**
+   * qt_transform_image (targets of at least 16 x 16 px): the rotated rect's corners mapped to the device, split into
+   * three trapezoids from the topmost corner; each row covers [x_l >> 16, x_r >> 16) in 16.16 fixed point and samples
+   * the source at u, v stepped in fixed point from the first pixel, clamped to the image.
+   */
+  private drawTransformed(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, sin: number, dx: number, dy: number, reflected: boolean, m: number): void {
+    const iw = img.width;
+    const ih = img.height;
+    const map = (x: number, y: number): [number, number] => [cos * x + -sin * y + dx, sin * x + cos * y + dy];
+    // Vertices: device x, y and source u, v; order top-left, top-right, bottom-right, bottom-left.
+    const corners: [number, number, number, number][] = [
+      [...map(rx, ry), 0, 0],
+      [...map(rx + w, ry), iw, 0],
+      [...map(rx + w, ry + h), iw, ih],
+      [...map(rx, ry + h), 0, ih],
+    ];
+    let top = 0;
+    for (let i = 1; i < 4; i++) if (corners[i][1] < corners[top][1]) top = i;
+    const v = [0, 1, 2, 3].map((i) => corners[(i + top) % 4]);
+    if ((v[1][0] - v[0][0]) * (v[3][1] - v[0][1]) - (v[3][0] - v[0][0]) * (v[1][1] - v[0][1]) > 0) [v[1], v[3]] = [v[3], v[1]];
+    const u = v[1].map((c, k) => c - v[0][k]);
+    const q = v[2].map((c, k) => c - v[0][k]);
+    const det = u[0] * q[1] - u[1] * q[0];
+    if (det === 0) return;
+    const invDet = 1.0 / det;
+    const m11 = (u[2] * q[1] - u[1] * q[2]) * invDet;
+    const m12 = (u[0] * q[2] - u[2] * q[0]) * invDet;
+    const m21 = (u[3] * q[1] - u[1] * q[3]) * invDet;
+    const m22 = (u[0] * q[3] - u[3] * q[0]) * invDet;
+    const mdx = v[0][2] - m11 * v[0][0] - m12 * v[0][1];
+    const mdy = v[0][3] - m21 * v[0][0] - m22 * v[0][1];
+    const dudx = Math.trunc(m11 * 0x10000);
+    const dvdx = Math.trunc(m21 * 0x10000);
+    const dudy = Math.trunc(m12 * 0x10000);
+    const dvdy = Math.trunc(m22 * 0x10000);
+    const u0 = Math.ceil((0.5 * m11 + 0.5 * m12 + mdx) * 0x10000) - 1;
+    const v0 = Math.ceil((0.5 * m21 + 0.5 * m22 + mdy) * 0x10000) - 1;
+    const src = premultiplied(img);
+    const px = this.pixels;
+    const trapezoid = (tl: number[], bl: number[], tr: number[], br: number[], topY: number, bottomY: number) => {
+      const fromY = Math.max(qRound(topY), 0);
+      const toY = Math.min(qRound(bottomY), this.height);
+      if (fromY >= toY) return;
+      const leftSlope = (bl[0] - tl[0]) / (bl[1] - tl[1]);
+      const rightSlope = (br[0] - tr[0]) / (br[1] - tr[1]);
+      const dxl = toInt(leftSlope * 0x10000);
+      const dxr = toInt(rightSlope * 0x10000);
+      let xl = toInt((tl[0] + (0.5 + fromY - tl[1]) * leftSlope + 0.5) * 0x10000);
+      let xr = toInt((tr[0] + (0.5 + fromY - tr[1]) * rightSlope + 0.5) * 0x10000);
+      for (let y = fromY; y < toY; y++) {
+        const fromX = Math.max(xl >> 16, 0);
+        const toX = Math.min(xr >> 16, this.width);
+        let uu = (Math.imul(fromX, dudx) + Math.imul(y, dudy) + u0) | 0;
+        let vv = (Math.imul(fromX, dvdx) + Math.imul(y, dvdy) + v0) | 0;
+        for (let x = fromX; x < toX; x++) {
+          let sx = Math.min(iw - 1, Math.max(0, uu >> 16));
+          const sy = Math.min(ih - 1, Math.max(0, vv >> 16));
+          if (reflected) sx = iw - 1 - sx;
+          blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
+          uu = (uu + dudx) | 0;
+          vv = (vv + dvdx) | 0;
+        }
+        xl = (xl + dxl) | 0;
+        xr = (xr + dxr) | 0;
+      }
+    };
+    if (v[1][1] < v[3][1]) {
+      trapezoid(v[0], v[1], v[0], v[3], v[0][1], v[1][1]);
+      trapezoid(v[1], v[2], v[0], v[3], v[1][1], v[3][1]);
+      trapezoid(v[1], v[2], v[3], v[2], v[3][1], v[2][1]);
+    } else {
+      trapezoid(v[0], v[1], v[0], v[3], v[0][1], v[3][1]);
+      trapezoid(v[0], v[1], v[3], v[2], v[3][1], v[1][1]);
+      trapezoid(v[1], v[2], v[3], v[2], v[1][1], v[2][1]);
+    }
+  }
+
+  /** Pixel centres inside the rotated rect sample the source pixel under them. */
+  private drawRotatedByCentres(img: ProcgenImage, rect: Rect, cos: number, sin: number, reflected: boolean, m: number): void {
+    const src = premultiplied(img);
     const iw = img.width;
     const ih = img.height;
     const px = this.pixels;
     const sxScale = iw / rect.w;
     const syScale = ih / rect.h;
-    if (rotation === 0) {
-      const [x0, x1] = this.span(rect.x, rect.w, this.width);
-      const [y0, y1] = this.span(rect.y, rect.h, this.height);
-      for (let y = y0; y < y1; y++) {
-        const sy = Math.min(ih - 1, Math.floor((y + 0.5 - rect.y) * syScale));
-        let o = (y * this.width + x0) * 3;
-        for (let x = x0; x < x1; x++, o += 3) {
-          let sx = Math.min(iw - 1, Math.floor((x + 0.5 - rect.x) * sxScale));
-          if (reflected) sx = iw - 1 - sx;
-          blendPixel(px, o, src, (sy * iw + sx) * 4, alpha, opaque);
-        }
-      }
-      return;
-    }
-    // Rotated: map each destination pixel centre back into the unrotated rect.
     const cx = rect.x + rect.w / 2;
     const cy = rect.y + rect.h / 2;
-    const cos = Math.cos(rotation);
-    const sin = Math.sin(rotation);
     const hw = rect.w / 2;
     const hh = rect.h / 2;
     const ex = Math.abs(hw * cos) + Math.abs(hh * sin);
     const ey = Math.abs(hw * sin) + Math.abs(hh * cos);
-    const [x0, x1] = this.span(cx - ex, 2 * ex, this.width);
-    const [y0, y1] = this.span(cy - ey, 2 * ey, this.height);
+    const x0 = Math.max(0, Math.ceil(cx - ex - 0.5));
+    const x1 = Math.min(this.width, Math.ceil(cx + ex - 0.5));
+    const y0 = Math.max(0, Math.ceil(cy - ey - 0.5));
+    const y1 = Math.min(this.height, Math.ceil(cy + ey - 0.5));
     for (let y = y0; y < y1; y++) {
       const dy = y + 0.5 - cy;
       for (let x = x0; x < x1; x++) {
         const dx = x + 0.5 - cx;
-        // Inverse of a clockwise (y-down) rotation by `rotation`.
+        // Inverse of a clockwise (y-down) rotation.
         const ux = dx * cos + dy * sin;
         const uy = -dx * sin + dy * cos;
         if (ux < -hw || ux >= hw || uy < -hh || uy >= hh) continue;
         let sx = Math.min(iw - 1, Math.floor((ux + hw) * sxScale));
         const sy = Math.min(ih - 1, Math.floor((uy + hh) * syScale));
         if (reflected) sx = iw - 1 - sx;
-        blendPixel(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, alpha, opaque);
+        blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
       }
     }
   }
 
   /**
    * procgen's `tile_image`: `ratio` 0 draws once; > 0 repeats the image horizontally in tiles of aspect `ratio`
-   * (width / height); < 0 repeats it vertically.
+   * (width / height); < 0 repeats it vertically. Tile sizes are float32, as procgen computes them.
    */
   tileImage(img: ProcgenImage, rect: Rect, ratio: number, opaque = false, reflected = false, alpha = 1): void {
+    const f = Math.fround;
     if (ratio === 0) {
       this.drawImage(img, rect, 0, reflected, alpha, opaque);
     } else if (ratio < 0) {
-      const n = Math.max(1, Math.trunc(rect.h / (rect.w * -ratio)));
-      const th = rect.h / n;
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x, y: rect.y + th * i, w: rect.w, h: th }, 0, reflected, alpha, opaque);
+      const n = Math.max(1, Math.trunc(rect.h / (rect.w * f(-ratio))));
+      const th = f(rect.h / n);
+      const tw = f(rect.w);
+      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x, y: rect.y + f(th * i), w: tw, h: th }, 0, reflected, alpha, opaque);
     } else {
       const n = Math.max(1, Math.trunc(rect.w / (rect.h * ratio)));
-      const tw = rect.w / n;
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + tw * i, y: rect.y, w: tw, h: rect.h }, 0, reflected, alpha, opaque);
+      const tw = f(rect.w / n);
+      const th = f(rect.h);
+      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + f(tw * i), y: rect.y, w: tw, h: th }, 0, reflected, alpha, opaque);
     }
   }
 }
 
+const DEG2RAD = 0.017453292519943295769;
+
+/** C++ double-to-int conversion on x86: truncation, and INT_MIN for what does not fit. */
+function toInt(x: number): number {
+  return x >= -2147483648 && x < 2147483648 ? Math.trunc(x) : -2147483648;
+}
+const INT_MAX = 2147483647;
+
+/** qSafeFloatToQ16Dot16: to 16.16 fixed point, truncated, saturated. */
+function toQ16(x: number): number {
+  const t = x * 65536;
+  if (t > INT_MAX) return INT_MAX;
+  if (t < -2147483648) return -INT_MAX;
+  return Math.trunc(t);
+}
+
+function safeDivide(x: number, y: number): number {
+  return y === 0 ? (x > 0 ? 1e20 : -1e20) : x / y;
+}
+
+/** Whether two coordinates agree in 26.6 fixed point (q26Dot6Compare). */
+function same26Dot6(p1: number, p2: number): boolean {
+  return Math.trunc((p2 - p1) * 64) === 0;
+}
+
+const snap26Dot6 = (v: number) => Math.floor(v * 64) * (1 / 64);
+
 /**
- * One source pixel (straight RGBA at `s`) over one opaque destination pixel (RGB at `o`), with painter opacity.
- * `opaque`: the pixel replaces the destination, composited over black (procgen's RGB32 backgrounds).
+ * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans (row, first
+ * pixel, length) covered by the line from a to b of thickness `width` times its length.
  */
-function blendPixel(px: Uint8Array, o: number, src: Uint8Array, s: number, alpha: number, opaque: boolean): void {
-  if (opaque) {
-    const k = src[s + 3] / 255;
-    px[o] = Math.round(src[s] * k);
-    px[o + 1] = Math.round(src[s + 1] * k);
-    px[o + 2] = Math.round(src[s + 2] * k);
+function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number, span: (y: number, x: number, len: number) => void): void {
+  if ((ax === bx && ay === by) || !(width > 0)) return;
+  let pax = ax;
+  let pay = ay;
+  let pbx = bx;
+  let pby = by;
+  // Clip the line to the device grown by the line's half thickness (Liang-Barsky).
+  const ox = Math.abs(by - ay) * width * 0.5;
+  const oy = Math.abs(bx - ax) * width * 0.5;
+  const cl = -ox;
+  const ct = -oy;
+  const cr = cl + (devW + ox - cl);
+  const cb = ct + (devH + oy - ct);
+  const inside = (x: number, y: number) => x >= cl && x <= cr && y >= ct && y <= cb;
+  if (!inside(pax, pay) || !inside(pbx, pby)) {
+    let t1 = 0;
+    let t2 = 1;
+    const o = [pax, pay];
+    const d = [pbx - pax, pby - pay];
+    const low = [cl, ct];
+    const high = [cr, cb];
+    for (let i = 0; i < 2; i++) {
+      if (d[i] === 0) {
+        if (o[i] <= low[i] || o[i] >= high[i]) return;
+        continue;
+      }
+      const dInv = 1 / d[i];
+      let tLow = (low[i] - o[i]) * dInv;
+      let tHigh = (high[i] - o[i]) * dInv;
+      if (tLow > tHigh) [tLow, tHigh] = [tHigh, tLow];
+      if (t1 < tLow) t1 = tLow;
+      if (t2 > tHigh) t2 = tHigh;
+      if (t1 >= t2) return;
+    }
+    const dx = pbx - pax;
+    const dy = pby - pay;
+    [pax, pay, pbx, pby] = [pax + dx * t1, pay + dy * t1, pax + dx * t2, pay + dy * t2];
+  }
+  {
+    const w0 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
+    const w = (pax - pbx) * (pax - pbx) + (pay - pby) * (pay - pby);
+    if (w === 0) return;
+    width *= Math.sqrt(w0 / w);
+  }
+  const right = devW - 1;
+  const bottom = devH - 1;
+  if (same26Dot6(pay, pby)) {
+    // Horizontal: the same rectangle as a vertical line.
+    const x = (pax + pbx) * 0.5;
+    const dx = Math.abs(pbx - pax) * 0.5;
+    const y = pay;
+    const dy = width * dx;
+    [pax, pay, pbx, pby] = [x, y - dy, x, y + dy];
+    width = 1 / width;
+  }
+  if (same26Dot6(pax, pbx)) {
+    if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+    const halfWidth = 0.5 * width * (pby - pay);
+    const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
+    const left = clamp(pax - halfWidth, 0, right + 1);
+    const rightX = clamp(pax + halfWidth, 0, right + 1);
+    pay = clamp(pay, 0, bottom + 1);
+    pby = clamp(pby, 0, bottom + 1);
+    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return;
+    const iTop = Math.trunc(pay + 0.5);
+    const iBottom = pby < 0.5 ? -1 : Math.trunc(pby - 0.5);
+    const iLeft = Math.trunc(left + 0.5);
+    const iRight = rightX < 0.5 ? -1 : Math.trunc(rightX - 0.5);
+    const iWidth = iRight - iLeft + 1;
+    if (iWidth > 0) for (let y = iTop; y <= iBottom; y++) span(y, iLeft, iWidth);
     return;
   }
-  const a = (src[s + 3] / 255) * alpha;
-  if (a <= 0) return;
-  if (a >= 1) {
-    px[o] = src[s];
-    px[o + 1] = src[s + 1];
-    px[o + 2] = src[s + 2];
+  if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+  const k = 0.5 * width;
+  const ddx = (pbx - pax) * k;
+  const ddy = (pby - pay) * k;
+  const perpX = ddy;
+  const perpY = -ddx;
+  let top: number[], left: number[], rightP: number[], bot: number[];
+  if (pax < pbx) {
+    top = [pax + perpX, pay + perpY];
+    left = [pax - perpX, pay - perpY];
+    rightP = [pbx + perpX, pby + perpY];
+    bot = [pbx - perpX, pby - perpY];
   } else {
-    // Source-over on an opaque destination.
-    px[o] = Math.round(src[s] * a + px[o] * (1 - a));
-    px[o + 1] = Math.round(src[s + 1] * a + px[o + 1] * (1 - a));
-    px[o + 2] = Math.round(src[s + 2] * a + px[o + 2] * (1 - a));
+    top = [pax - perpX, pay - perpY];
+    left = [pbx - perpX, pby - perpY];
+    rightP = [pax + perpX, pay + perpY];
+    bot = [pbx + perpX, pby + perpY];
+  }
+  top = top.map(snap26Dot6);
+  bot = bot.map(snap26Dot6);
+  left = left.map(snap26Dot6);
+  rightP = rightP.map(snap26Dot6);
+  const topLeftSlope = safeDivide(left[0] - top[0], left[1] - top[1]);
+  const bottomLeftSlope = safeDivide(bot[0] - left[0], bot[1] - left[1]);
+  const topRightSlope = safeDivide(rightP[0] - top[0], rightP[1] - top[1]);
+  const bottomRightSlope = safeDivide(bot[0] - rightP[0], bot[1] - rightP[1]);
+  const topLeftFP = toQ16(topLeftSlope);
+  const topRightFP = toQ16(topRightSlope);
+  const bottomLeftFP = toQ16(bottomLeftSlope);
+  const bottomRightFP = toQ16(bottomRightSlope);
+  const iTop = Math.trunc(top[1] + 0.5);
+  const iLeft = left[1] < 0.5 ? -1 : Math.trunc(left[1] - 0.5);
+  const iRight = rightP[1] < 0.5 ? -1 : Math.trunc(rightP[1] - 0.5);
+  const iBottom = bot[1] < 0.5 ? -1 : Math.trunc(bot[1] - 0.5);
+  const iMiddle = Math.min(iLeft, iRight);
+  let leftA = toQ16(top[0] + 0.5 + (iTop + 0.5 - top[1]) * topLeftSlope);
+  let leftB = toQ16(left[0] + 0.5 + (iLeft + 1.5 - left[1]) * bottomLeftSlope);
+  let rightA = toQ16(top[0] - 0.5 + (iTop + 0.5 - top[1]) * topRightSlope);
+  let rightB = toQ16(rightP[0] - 0.5 + (iRight + 1.5 - rightP[1]) * bottomRightSlope);
+  let y = iTop;
+  // One trapezoid of rows up to `next`, the left and right edges stepping by their slopes (Qt's DO_SEGMENT).
+  const segment = (next: number, useLeftB: boolean, useRightB: boolean, ls: number, rs: number) => {
+    let li = useLeftB ? leftB : leftA;
+    let ri = useRightB ? rightB : rightA;
+    const ny = Math.min(next + 1, 0);
+    if (y < ny) {
+      li = (li + Math.imul(ls, ny - y)) | 0;
+      ri = (ri + Math.imul(rs, ny - y)) | 0;
+      y = ny;
+    }
+    if (next > bottom) next = bottom;
+    for (; y <= next; y++) {
+      const x1 = Math.max(li >> 16, 0);
+      const x2 = Math.min(ri >> 16, right);
+      if (x2 >= x1) span(y, x1, x2 - x1 + 1);
+      li = (li + ls) | 0;
+      ri = (ri + rs) | 0;
+    }
+    if (useLeftB) leftB = li;
+    else leftA = li;
+    if (useRightB) rightB = ri;
+    else rightA = ri;
+  };
+  segment(iMiddle, false, false, topLeftFP, topRightFP);
+  segment(iRight, true, false, bottomLeftFP, topRightFP);
+  segment(iLeft, false, true, topLeftFP, bottomRightFP);
+  segment(iBottom, true, true, bottomLeftFP, bottomRightFP);
+}
+
+/**
+ * Premultiplied source pixel (at `s`) over an opaque destination pixel (RGB at `o`), with constant alpha `m`
+ * (255: none): Qt's blend_pixel.
+ */
+function blendPremultiplied(px: Uint8Array, o: number, src: Uint8Array, s: number, m: number): void {
+  let r = src[s];
+  let g = src[s + 1];
+  let b = src[s + 2];
+  let a = src[s + 3];
+  if (m !== 255) {
+    if ((r | g | b | a) === 0) return;
+    r = byteMul(r, m);
+    g = byteMul(g, m);
+    b = byteMul(b, m);
+    a = byteMul(a, m);
+  }
+  if (a === 255) {
+    px[o] = r;
+    px[o + 1] = g;
+    px[o + 2] = b;
+  } else {
+    const k = 255 - a;
+    px[o] = r + byteMul(px[o], k);
+    px[o + 1] = g + byteMul(px[o + 1], k);
+    px[o + 2] = b + byteMul(px[o + 2], k);
   }
 }
 

@@ -10,6 +10,8 @@ import { BasicAbstractGame, EASY_MODE, type GameOptions, HARD_MODE, MEMORY_MODE 
 import type { BackgroundGroup } from "../resources.ts";
 import { RoomGenerator } from "../roomgen.ts";
 
+/** procgen's PI is a float. */
+const PI_F = Math.fround(Math.PI);
 const GOAL_REWARD = 10;
 const TARGET_REWARD = 3;
 const GOAL = 1;
@@ -60,9 +62,11 @@ export class CaveFlyer extends BasicAbstractGame {
 
   /** Thrust adds to the velocity (a fifth of the usual mix), then the usual 0.9 decay. */
   override updateAgentVelocity(): void {
-    const s = this.getAgentAccelerationScale();
-    this.agent.vx += this.mixrate * this.maxspeed * this.actionVx * s * 0.2;
-    this.agent.vy += this.mixrate * this.maxspeed * this.actionVy * s * 0.2;
+    // float products, then procgen's double .2 (the sum is rounded when stored).
+    const s = f(this.getAgentAccelerationScale());
+    const k = f(this.mixrate * this.maxspeed);
+    this.agent.vx += f(f(k * this.actionVx) * s) * 0.2;
+    this.agent.vy += f(f(k * this.actionVy) * s) * 0.2;
     this.decayAgentVelocity();
   }
 
@@ -171,17 +175,20 @@ export class CaveFlyer extends BasicAbstractGame {
   override setActionXY(moveAct: number): void {
     let acceleration = (moveAct % 3) - 1;
     if (acceleration < 0) acceleration *= f(0.33);
-    const theta = -this.agent.rotation + Math.PI / 2;
+    // float theta and cosf/sinf, as procgen's float overloads compute them.
+    const theta = f(-this.agent.rotation + PI_F / 2);
+    const cos = f(Math.cos(theta));
+    const sin = f(Math.sin(theta));
     if (acceleration > 0) {
       const a = this.agent;
-      const exhaust = this.addEntity(a.x - a.rx * Math.cos(theta), a.y - a.ry * Math.sin(theta), 0, 0, 0.5 * a.rx, EXHAUST);
+      const exhaust = this.addEntity(f(a.x - f(a.rx * cos)), f(a.y - f(a.ry * sin)), 0, 0, 0.5 * a.rx, EXHAUST);
       exhaust.expireTime = 4;
-      exhaust.rotation = -theta - Math.PI / 2;
+      exhaust.rotation = f(-theta - PI_F / 2);
       exhaust.growRate = 1.25;
       exhaust.alphaDecay = f(0.8);
     }
-    this.actionVy = acceleration * Math.sin(theta);
-    this.actionVx = acceleration * Math.cos(theta);
+    this.actionVy = f(acceleration * sin);
+    this.actionVx = f(acceleration * cos);
     this.actionVrot = Math.trunc(moveAct / 3) - 1;
   }
 

@@ -105,10 +105,13 @@ export class CoinRun extends BasicAbstractGame {
   }
 
   override updateAgentVelocity(): void {
+    // float arithmetic, one rounding per operation, as procgen's.
+    const f = Math.fround;
     const a = this.agent;
-    const mix = this.hasSupport ? this.mixrate : this.mixrate * this.airControl;
-    a.vx = (1 - mix) * a.vx + mix * this.maxspeed * this.actionVx;
-    if (Math.abs(a.vx) < mix * this.maxspeed) a.vx = 0;
+    const mix = this.hasSupport ? this.mixrate : f(this.mixrate * this.airControl);
+    const top = f(mix * this.maxspeed);
+    a.vx = f(f(f(1 - mix) * a.vx) + f(top * this.actionVx));
+    if (Math.abs(a.vx) < top) a.vx = 0;
     if (this.actionVy > 0) a.vy = this.maxJump;
     else if (this.hasSupport) a.vy += 0.2 * this.actionVy;
     if (!(this.hasSupport && this.actionVy > 0)) {
@@ -121,7 +124,7 @@ export class CoinRun extends BasicAbstractGame {
   override isBlockedEnts(src: Entity, target: Entity, isHorizontal: boolean): boolean {
     if (target.type === CRATE && !isHorizontal) {
       if (this.agent.vy >= 0 || this.actionVy < 0) return false;
-      if (this.lastAgentY < target.y + target.ry + this.agent.ry) return false;
+      if (this.lastAgentY < Math.fround(Math.fround(target.y + target.ry) + this.agent.ry)) return false;
       this.isOnCrate = true;
       return true;
     }

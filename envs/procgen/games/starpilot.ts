@@ -23,8 +23,6 @@ const FAST_FLYER = 8;
 const FINISH_LINE = 9;
 
 const SHOOTER_WIN_TIME = 500;
-/** Background strips by (background, scroll phase); see drawScrollingBackground. */
-const STRIPS = new Map<string, Uint8Array>();
 const NUM_BASIC_OBJECTS = 9;
 const NUM_SHIP_THEMES = 7;
 
@@ -96,44 +94,15 @@ export class StarPilot extends BasicAbstractGame {
   }
 
   /**
-   * Same pixels as tiling the image (nearest-neighbour, pixel centres), but fast: the offset advances 0.8 px per
-   * step, so every 5 steps the picture is the same shifted by exactly 4 px. One 192x64 strip per image and phase
-   * (t mod 5) is sampled once; a frame is then 64 row copies from it. (Sampling a big image at scattered pixels
-   * every frame was the cost of this game's rendering.)
+   * procgen's scrolling background: the image tiled into 18 squares of 3 x 64 px from x = -0.8 * cur_time px
+   * (float32, in procgen's order of operations) and y = -64 px; the clip keeps only the part in view.
    */
   drawScrollingBackground(c: Canvas, img: ProcgenImage): void {
-    const tile = RES * 3; // 192: one square of the tiled strip, in pixels
-    const phase = this.curTime % 5;
-    const key = `${this.backgroundIndex}|${phase}|${img.width}x${img.height}`;
-    let strip = STRIPS.get(key);
-    if (strip === undefined) {
-      strip = new Uint8Array(tile * RES * 3);
-      const offset = (0.8 * phase) % tile; // fractional start of the tiling, in pixels
-      for (let y = 0; y < RES; y++) {
-        const sy = Math.min(img.height - 1, Math.floor((y + 0.5 + RES) * (img.height / tile)));
-        for (let u = 0; u < tile; u++) {
-          const sx = Math.min(img.width - 1, Math.floor(((u + 0.5 + offset) % tile) * (img.width / tile)));
-          const s = (sy * img.width + sx) * 4;
-          const k = img.rgba[s + 3] / 255; // composited over black, as procgen's RGB32 backgrounds
-          const o = (y * tile + u) * 3;
-          strip[o] = Math.round(img.rgba[s] * k);
-          strip[o + 1] = Math.round(img.rgba[s + 1] * k);
-          strip[o + 2] = Math.round(img.rgba[s + 2] * k);
-        }
-      }
-      STRIPS.set(key, strip);
-    }
-    // The 18 squares cover 0.8 * t + 64 < 18 * 192 pixels for every t below the 1000-step limit, so the strip
-    // can wrap around freely.
-    if (0.8 * this.curTime + RES > tile * BG_RATIO) return;
-    const shift = (4 * Math.floor(this.curTime / 5)) % tile;
-    const px = c.pixels;
-    for (let y = 0; y < RES; y++) {
-      const row = y * tile * 3;
-      const first = Math.min(RES, tile - shift); // pixels before the strip wraps around
-      px.set(strip.subarray(row + shift * 3, row + (shift + first) * 3), y * RES * 3);
-      if (first < RES) px.set(strip.subarray(row, row + (RES - first) * 3), (y * RES + first) * 3);
-    }
+    const f = Math.fround;
+    const scale = Math.trunc(RES / this.mainHeight);
+    const xOff = f(f(f(f(-this.curTime * scale) * f(this.hpSlowV)) * 2) / this.charDim);
+    const k = 3;
+    c.tileImage(img, { x: xOff, y: (-RES * (k - 1)) / 2, w: RES * k * BG_RATIO, h: RES * k }, 1, true);
   }
 
   override handleAgentCollision(obj: Entity): void {
@@ -287,8 +256,8 @@ export class StarPilot extends BasicAbstractGame {
     this.initHps();
     this.spawners = [];
     this.addSpawners();
-    // Descending spawn time (C++ std::sort, not stable; a stable sort is the close approximation).
-    this.spawners.sort((a, b) => b.spawnTime - a.spawnTime);
+    // Descending spawn time with std::sort: equal spawn times keep libstdc++'s (unstable) order.
+    stdSort(this.spawners, (a, b) => a.spawnTime > b.spawnTime);
     this.agent.rotation = Math.PI / 2;
     this.chooseRandomTheme(this.agent);
   }
@@ -355,4 +324,108 @@ function isLethal(type: number): boolean {
 
 function isDestructible(type: number): boolean {
   return type === FLYER || type === FAST_FLYER || type === TURRET || type === METEOR;
+}
+
+/**
+ * libstdc++'s std::sort (introsort: median-of-three quicksort down to runs of 16, heapsort past 2 log2(n) levels, then
+ * one insertion sort), step for step, so that elements comparing equal end up where the original puts them.
+ * `less(a, b)`: a goes before b.
+ */
+export function stdSort<T>(v: T[], less: (a: T, b: T) => boolean): void {
+  const n = v.length;
+  if (n < 2) return;
+  const swap = (i: number, j: number) => {
+    const t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+  };
+  const linearInsert = (last: number) => {
+    const val = v[last];
+    let next = last - 1;
+    while (less(val, v[next])) {
+      v[last] = v[next];
+      last = next;
+      next--;
+    }
+    v[last] = val;
+  };
+  const insertionSort = (first: number, last: number) => {
+    for (let i = first + 1; i < last; i++) {
+      if (less(v[i], v[first])) {
+        const val = v[i];
+        for (let k = i; k > first; k--) v[k] = v[k - 1];
+        v[first] = val;
+      } else linearInsert(i);
+    }
+  };
+  // Heap on [first, first + len) (__adjust_heap / __push_heap).
+  const adjustHeap = (first: number, hole: number, len: number, value: T) => {
+    const top = hole;
+    let child = hole;
+    while (child < Math.trunc((len - 1) / 2)) {
+      child = 2 * (child + 1);
+      if (less(v[first + child], v[first + child - 1])) child--;
+      v[first + hole] = v[first + child];
+      hole = child;
+    }
+    if ((len & 1) === 0 && child === Math.trunc((len - 2) / 2)) {
+      child = 2 * (child + 1);
+      v[first + hole] = v[first + child - 1];
+      hole = child - 1;
+    }
+    let parent = Math.trunc((hole - 1) / 2);
+    while (hole > top && less(v[first + parent], value)) {
+      v[first + hole] = v[first + parent];
+      hole = parent;
+      parent = Math.trunc((hole - 1) / 2);
+    }
+    v[first + hole] = value;
+  };
+  const heapSort = (first: number, last: number) => {
+    const len = last - first;
+    for (let parent = Math.trunc((len - 2) / 2); parent >= 0; parent--) adjustHeap(first, parent, len, v[first + parent]);
+    while (last - first > 1) {
+      last--;
+      const value = v[last];
+      v[last] = v[first];
+      adjustHeap(first, 0, last - first, value);
+    }
+  };
+  const introsort = (first: number, last: number, depth: number) => {
+    while (last - first > 16) {
+      if (depth === 0) {
+        heapSort(first, last);
+        return;
+      }
+      depth--;
+      // Median of (first + 1, middle, last - 1) moved to first, then an unguarded partition around it.
+      const a = first + 1;
+      const b = first + Math.trunc((last - first) / 2);
+      const c = last - 1;
+      if (less(v[a], v[b])) {
+        if (less(v[b], v[c])) swap(first, b);
+        else if (less(v[a], v[c])) swap(first, c);
+        else swap(first, a);
+      } else if (less(v[a], v[c])) swap(first, a);
+      else if (less(v[b], v[c])) swap(first, c);
+      else swap(first, b);
+      let lo = first + 1;
+      let hi = last;
+      for (;;) {
+        while (less(v[lo], v[first])) lo++;
+        hi--;
+        while (less(v[first], v[hi])) hi--;
+        if (!(lo < hi)) break;
+        swap(lo, hi);
+        lo++;
+      }
+      introsort(lo, last, depth);
+      last = lo;
+    }
+  };
+  introsort(0, n, 2 * Math.floor(Math.log2(n)));
+  if (n > 16) {
+    insertionSort(0, 16);
+    for (let i = 16; i < n; i++) linearInsert(i);
+  } else insertionSort(0, n);
 }

@@ -1,0 +1,332 @@
+// envs/procgen/ against the C++ original of procgen 0.10.7, driven through libenv by benchmark/procgen_reference.cpp.
+//
+//   benchmark/procgen_reference_build.sh PROCGEN_GIT_DIR GYM3_GIT_DIR SCRATCH      (once: builds the original)
+//   npx tsx benchmark/procgen_fidelity.ts --record --reference SCRATCH [--games ...] (runs it, writes the fixtures)
+//   npx tsx benchmark/procgen_fidelity.ts [--reference SCRATCH] [--games ...] [--steps 1000]     (compares)
+//
+// Per game and distribution mode (easy, hard and each game's extra modes) the original runs twice with rand_seed 1
+// and every other option at ProcgenGym3Env's defaults: 20 envs for their first observations (20 level seeds),
+// and 5 envs for 1000 vector steps of seeded-random actions (a std::mt19937 seeded with the rand_seed, one draw per
+// env per step, action = draw mod 15). Envs 0-4 of both runs get the same level seeds.
+// `--record` keeps the raw runs in SCRATCH/recordings and writes the compact fixtures to tests/fixtures/procgen/
+// (FNV-1a checksums of observations, the steps where reward, first or level seeds change, and a checksum chain of
+// the observations every 10 steps). The comparison reads the raw runs when SCRATCH is given (then it also counts
+// differing pixels), else the fixtures, and prints one Markdown row per game and mode: first frames identical,
+// trajectory steps identical in rewards / dones / level seeds, steps identical in observations, pixels differing.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { bool, int, parseArgs, str } from "../envs/cli.ts";
+import { runMain } from "../envs/main.ts";
+import { imageLoader } from "../envs/procgen/assets.ts";
+import { OBS_SIZE, ProcgenEnv } from "../envs/procgen/env.ts";
+import { ENV_NAMES } from "../envs/procgen/games/index.ts";
+import { Mt19937 } from "../envs/procgen/mt19937.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const FIXTURE_DIR = join(ROOT, "tests/fixtures/procgen");
+export const RAND_SEED = 1;
+export const FIRST_ENVS = 20;
+export const TRAJ_ENVS = 5;
+export const TRAJ_STEPS = 1000;
+/** Observation checksums are chained and kept every CHAIN_EVERY steps. */
+export const CHAIN_EVERY = 10;
+const RECORD_BYTES = 20 + OBS_SIZE;
+
+/** procgen's distribution_mode numbers (game.h). */
+const MODE_NUMBERS: Record<string, number> = { easy: 0, hard: 1, extreme: 2, memory: 10 };
+const EXTREME = ["chaser", "dodgeball", "leaper", "starpilot"];
+const MEMORY = ["caveflyer", "dodgeball", "heist", "jumper", "maze", "miner"];
+
+/** The modes a game accepts (procgen's Game::parse_options). */
+export function modesOf(game: string): string[] {
+  return ["easy", "hard", ...(EXTREME.includes(game) ? ["extreme"] : []), ...(MEMORY.includes(game) ? ["memory"] : [])];
+}
+
+/** 32-bit FNV-1a of `bytes`, continuing from `h`. */
+export function fnv1a(bytes: Uint8Array, h = 0x811c9dc5, start = 0, end = bytes.length): number {
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+function chainStep(chain: number, obsHash: number): number {
+  return fnv1a(new Uint8Array(new Uint32Array([obsHash]).buffer), chain);
+}
+
+const hex = (h: number) => h.toString(16).padStart(8, "0");
+
+/** One env's step as libenv reports it after the step (frame 0: before any action). */
+export interface StepRecord {
+  reward: number;
+  first: number;
+  levelSeed: number;
+  prevLevelSeed: number;
+  prevLevelComplete: number;
+  obs: Uint8Array;
+}
+
+/** A run: frames[t][env], t = 0 the initial observation. */
+export type Run = StepRecord[][];
+
+/** A raw run written by procgen_reference.cpp's `record`. */
+export function readRaw(file: string): Run {
+  const buf = readFileSync(file);
+  if (buf.toString("latin1", 0, 4) !== "PGR1") throw new Error(`${file}: not a procgen_reference recording`);
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const numEnvs = dv.getInt32(4, true);
+  const steps = dv.getInt32(8, true);
+  const run: Run = [];
+  let o = 12;
+  for (let t = 0; t <= steps; t++) {
+    const frame: StepRecord[] = [];
+    for (let e = 0; e < numEnvs; e++, o += RECORD_BYTES) {
+      frame.push({
+        reward: dv.getFloat32(o + 4, true),
+        levelSeed: dv.getInt32(o + 8, true),
+        prevLevelSeed: dv.getInt32(o + 12, true),
+        first: buf[o + 16],
+        prevLevelComplete: buf[o + 17],
+        obs: new Uint8Array(buf.buffer, buf.byteOffset + o + 20, OBS_SIZE),
+      });
+    }
+    run.push(frame);
+  }
+  return run;
+}
+
+/** The seeded-random actions of procgen_reference.cpp: one mt19937 draw per env per step, mod 15. */
+export function actionSource(randSeed: number): (out: Int32Array) => void {
+  const rng = new Mt19937(randSeed);
+  return (out) => {
+    for (let e = 0; e < out.length; e++) out[e] = rng.next() % 15;
+  };
+}
+
+/**
+ * Our ProcgenEnv under the same options and actions, one call of `visit(t, frame)` per vector step (t = 0: the
+ * initial observation). The frame's observations are views into the env's buffer, valid during the call only.
+ */
+export function runOurs(game: string, mode: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frame: StepRecord[]) => void): void {
+  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+  const frame = (): StepRecord[] =>
+    env.games.map((g, e) => ({
+      reward: env.rewards[e],
+      first: env.dones[e],
+      levelSeed: g.currentLevelSeed,
+      prevLevelSeed: g.prevLevelSeed,
+      prevLevelComplete: g.stepData.levelComplete ? 1 : 0,
+      obs: env.obs.subarray(e * OBS_SIZE, (e + 1) * OBS_SIZE),
+    }));
+  env.dones.fill(1);
+  visit(0, frame());
+  const next = actionSource(RAND_SEED);
+  const actions = new Int32Array(numEnvs);
+  for (let t = 1; t <= steps; t++) {
+    next(actions);
+    env.step(actions);
+    visit(t, frame());
+  }
+}
+
+/** The compact recording of one game and mode (tests/fixtures/procgen/<game>_<mode>.json). */
+export interface Fixture {
+  game: string;
+  mode: string;
+  randSeed: number;
+  /** Level seeds and observation checksums of the first observations of FIRST_ENVS envs. */
+  first: { levelSeeds: number[]; obs: string[] };
+  /** Per env of the trajectory run. */
+  trajectory: {
+    steps: number;
+    envs: {
+      levelSeed: number;
+      /** [step, reward, first, prev_level_complete, level_seed, prev_level_seed] wherever one differs from a quiet step. */
+      events: number[][];
+      /** Observation checksum chain after steps CHAIN_EVERY, 2*CHAIN_EVERY, ... */
+      chain: string[];
+    }[];
+  };
+}
+
+/** Builds the trajectory part of a fixture, one frame at a time (reference and ours alike). */
+export class TrajectoryDigest {
+  readonly envs: Fixture["trajectory"]["envs"];
+  private chains: number[];
+
+  constructor(frame0: StepRecord[]) {
+    this.envs = frame0.map((r) => ({ levelSeed: r.levelSeed, events: [], chain: [] }));
+    this.chains = frame0.map((r) => fnv1a(r.obs));
+  }
+
+  add(t: number, frame: StepRecord[]): void {
+    frame.forEach((r, e) => {
+      const env = this.envs[e];
+      const seed = env.events.length > 0 ? env.events[env.events.length - 1][4] : env.levelSeed;
+      if (r.reward !== 0 || r.first || r.prevLevelComplete || r.levelSeed !== seed || r.prevLevelSeed !== seed) {
+        env.events.push([t, r.reward, r.first, r.prevLevelComplete, r.levelSeed, r.prevLevelSeed]);
+      }
+      this.chains[e] = chainStep(this.chains[e], fnv1a(r.obs));
+      if (t % CHAIN_EVERY === 0) env.chain.push(hex(this.chains[e]));
+    });
+  }
+}
+
+/** Where two trajectory digests first disagree, per env: info (rewards, dones, seeds) and observations. */
+export function trajectoryAgreement(ref: Fixture["trajectory"]["envs"], ours: Fixture["trajectory"]["envs"], steps: number): { infoSteps: number[]; obsSteps: number[] } {
+  const infoSteps: number[] = [];
+  const obsSteps: number[] = [];
+  ref.forEach((r, e) => {
+    const o = ours[e];
+    let info = steps;
+    if (r.levelSeed !== o.levelSeed) info = 0;
+    else {
+      const n = Math.max(r.events.length, o.events.length);
+      for (let i = 0; i < n; i++) {
+        const a = r.events[i];
+        const b = o.events[i];
+        if (a === undefined || b === undefined || a.some((v, k) => v !== b[k])) {
+          info = Math.min(a?.[0] ?? steps + 1, b?.[0] ?? steps + 1) - 1;
+          break;
+        }
+      }
+    }
+    infoSteps.push(info);
+    let obs = steps;
+    const k = r.chain.findIndex((c, i) => c !== o.chain[i]);
+    if (k >= 0) obs = k * CHAIN_EVERY;
+    obsSteps.push(obs);
+  });
+  return { infoSteps, obsSteps };
+}
+
+/** The fixture file of a game and mode. */
+export function fixturePath(game: string, mode: string): string {
+  return join(FIXTURE_DIR, `${game}_${mode}.json`);
+}
+
+function rawPaths(reference: string, game: string, mode: string): { first: string; traj: string } {
+  const dir = join(reference, "recordings");
+  return { first: join(dir, `${game}_${mode}_first.bin`), traj: join(dir, `${game}_${mode}_traj.bin`) };
+}
+
+function referenceBinary(reference: string): string {
+  const bin = join(reference, "build", "procgen_reference");
+  if (!existsSync(bin)) throw new Error(`${bin} not found: build it with benchmark/procgen_reference_build.sh`);
+  return bin;
+}
+
+function runReference(reference: string, args: string[]): string {
+  const r = spawnSync(referenceBinary(reference), args, { encoding: "utf8", maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`procgen_reference ${args.join(" ")}: ${(r.stderr || r.stdout || "").trim()}`);
+  return r.stdout;
+}
+
+function record(reference: string, game: string, mode: string, steps: number): Fixture {
+  const root = join(reference, "src/procgen/data/assets");
+  const paths = rawPaths(reference, game, mode);
+  mkdirSync(dirname(paths.first), { recursive: true });
+  const m = String(MODE_NUMBERS[mode]);
+  runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first]);
+  runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj]);
+  const first = readRaw(paths.first)[0];
+  const traj = readRaw(paths.traj);
+  const digest = new TrajectoryDigest(traj[0]);
+  for (let t = 1; t < traj.length; t++) digest.add(t, traj[t]);
+  return {
+    game,
+    mode,
+    randSeed: RAND_SEED,
+    first: { levelSeeds: first.map((r) => r.levelSeed), obs: first.map((r) => hex(fnv1a(r.obs))) },
+    trajectory: { steps, envs: digest.envs },
+  };
+}
+
+/** Pixels (positions, any channel) where two 64x64x3 observations differ. */
+export function differingPixels(a: Uint8Array, b: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 3) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
+  return n;
+}
+
+interface Row {
+  game: string;
+  mode: string;
+  firstSame: number;
+  firstPixels: number | null;
+  infoSteps: number[];
+  obsSteps: number[];
+  trajPixels: number | null;
+}
+
+/** Ours against one game and mode: the raw runs in `reference` when given, else the fixture. */
+export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS): Row {
+  const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode), "utf8"));
+  steps = Math.min(steps, fixture.trajectory.steps);
+  const raw = reference ? rawPaths(reference, game, mode) : null;
+  let firstSame = 0;
+  let firstPixels: number | null = null;
+  const refFirst = raw ? readRaw(raw.first)[0] : null;
+  runOurs(game, mode, FIRST_ENVS, 0, assetsDir, (_t, frame) => {
+    frame.forEach((r, e) => {
+      if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
+      if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
+    });
+  });
+  const refTraj = raw ? readRaw(raw.traj) : null;
+  let trajPixels: number | null = refTraj ? 0 : null;
+  let digest: TrajectoryDigest | null = null;
+  runOurs(game, mode, TRAJ_ENVS, steps, assetsDir, (t, frame) => {
+    if (t === 0) digest = new TrajectoryDigest(frame);
+    else digest!.add(t, frame);
+    if (refTraj && t > 0) frame.forEach((r, e) => (trajPixels! += differingPixels(r.obs, refTraj[t][e].obs)));
+  });
+  const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
+  const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
+  return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
+}
+
+const ARGS = {
+  reference: str(null, "folder of the original's build (procgen_reference_build.sh's SCRATCH_DIR); compares against its raw runs"),
+  record: bool(false, "run the original and write tests/fixtures/procgen/ (needs --reference)"),
+  procgenAssetsDir: str(null, "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets)"),
+  games: str(null, "comma-separated games (default: all 16)"),
+  modes: str(null, "comma-separated modes (default: every mode each game has)"),
+  steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
+};
+
+async function main(): Promise<void> {
+  const cli = parseArgs(ARGS, "Procgen: ours against the C++ original (fixtures or a reference build).", "benchmark/procgen_fidelity.ts");
+  const games = cli.games ? cli.games.split(",") : ENV_NAMES;
+  const pick = (game: string) => modesOf(game).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
+  if (cli.record) {
+    if (!cli.reference) throw new Error("--record needs --reference");
+    mkdirSync(FIXTURE_DIR, { recursive: true });
+    for (const game of games) {
+      for (const mode of pick(game)) {
+        writeFileSync(fixturePath(game, mode), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS))}\n`);
+        console.log(`recorded ${game} ${mode}`);
+      }
+    }
+    return;
+  }
+  const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
+  if (!existsSync(join(assetsDir, "misc_assets"))) throw new Error(`procgen images not found in ${assetsDir}`);
+  const px = FIRST_ENVS * 4096;
+  console.log(`| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`);
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
+  const pct = (n: number | null, of: number) => (n === null ? "n/a" : `${n} (${((100 * n) / of).toFixed(2)} %)`);
+  for (const game of games) {
+    for (const mode of pick(game)) {
+      const r = compare(game, mode, assetsDir, cli.reference, cli.steps);
+      console.log(
+        `| ${game} | ${mode} | ${r.firstSame} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
+      );
+    }
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runMain(main);
