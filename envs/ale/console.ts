@@ -147,6 +147,7 @@ export class Atari2600 {
     this.tia.allowHmoveBlanks = options.hmoveBlanks ?? true;
     this.cpu = new M6502(this, this.clock);
     this.cart.mapper = this.cpu;
+    this.cpu.mapRam(this.ramArray);
     this.tia.attachCpu(this.cpu);
   }
 

@@ -167,6 +167,8 @@ export class M6502 {
    * [romFrom, romTo) are served from it directly (see `fetch`).
    */
   private rom: Uint8Array | null = null;
+  /** The RIOT's 128 bytes of RAM, read and written directly where the bus maps them (see `peek`), or null. */
+  private ram: Uint8Array | null = null;
   private romFrom = 0;
   private romTo = 0;
 
@@ -186,6 +188,12 @@ export class M6502 {
     this.rom = rom;
     this.romFrom = rom === null ? 0 : from;
     this.romTo = rom === null ? 0 : to;
+  }
+
+  /** Lets the CPU access the RIOT's RAM (`ram`, 128 bytes) without the bus. */
+  mapRam(ram: Uint8Array | null): void {
+    if (ram !== null && ram.length !== 128) throw new RangeError(`mapRam: expected 128 bytes, got ${ram.length}`);
+    this.ram = ram;
   }
 
   /** M6502::reset: registers cleared, SP = $FF, flags from PS($20), PC from the reset vector. */
@@ -219,6 +227,15 @@ export class M6502 {
   }
 
   private peek(address: number): number {
+    // RIOT RAM (A12, A9 clear, A7 set: the zero page and the stack) without the calls: the console's peek would read
+    // the same byte and leave it on the data bus.
+    const ram = this.ram;
+    if ((address & 0x1280) === 0x80 && ram !== null) {
+      const value = ram[address & 0x7f];
+      this.bus.dataBus = value;
+      this.lastAccessWasRead = true;
+      return value;
+    }
     const value = this.bus.peek(address);
     this.lastAccessWasRead = true;
     return value;
@@ -239,7 +256,13 @@ export class M6502 {
   }
 
   private poke(address: number, value: number): void {
-    this.bus.poke(address, value);
+    const ram = this.ram;
+    if ((address & 0x1280) === 0x80 && ram !== null) {
+      ram[address & 0x7f] = value;
+      this.bus.dataBus = value;
+    } else {
+      this.bus.poke(address, value);
+    }
     this.lastAccessWasRead = false;
   }
 

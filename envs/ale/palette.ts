@@ -148,41 +148,55 @@ export function screenToRgb(screen: Uint8Array, out: Uint8Array, palette: Palett
   }
 }
 
+/** A screen the cache converted last from one frame buffer, and its RGB picture. */
+interface CachedPicture {
+  /** The frame buffer the screen is a view of. */
+  source: ArrayBufferLike | null;
+  readonly screenWords: Uint32Array;
+  readonly picture: Uint8Array;
+  readonly pictureWords: Uint32Array;
+}
+
 /**
- * screenToRgb for one console's successive screens (`size` pixels each): consecutive frames repeat most rows, so
- * it keeps the last screen it converted with its RGB picture, converts only the rows that differ, and copies the
- * picture out.
+ * screenToRgb for one console's successive screens (`size` pixels each). Consecutive frames repeat most rows, and
+ * games that draw some objects only on alternate frames repeat the frame two back even more: the console shows its
+ * two frame buffers in turn, so the cache keeps, per buffer, the last screen converted from it with its RGB
+ * picture, converts only the rows that differ, and copies the picture out.
  */
 export class ScreenRgbCache {
-  private readonly lastScreen: Uint8Array;
-  private readonly lastWords: Uint32Array;
-  private readonly picture: Uint8Array;
-  private readonly pictureWords: Uint32Array;
-  private filled = false;
+  private readonly slots: [CachedPicture, CachedPicture];
+  /** The slot used last (the other one is replaced by a screen from a third buffer). */
+  private last = 0;
 
   constructor(readonly size: number, readonly palette: Palette = NTSC_PALETTE) {
-    this.lastScreen = new Uint8Array(size);
-    this.lastWords = new Uint32Array(this.lastScreen.buffer);
-    this.picture = new Uint8Array(size * 3);
-    this.pictureWords = new Uint32Array(this.picture.buffer);
+    const slot = (): CachedPicture => {
+      const picture = new Uint8Array(size * 3);
+      return { source: null, screenWords: new Uint32Array(Math.ceil(size / 4)), picture, pictureWords: new Uint32Array(picture.buffer) };
+    };
+    this.slots = [slot(), slot()];
   }
 
   convert(screen: Uint8Array, out: Uint8Array): void {
-    if (screen.length !== this.size || !wordWise(screen, this.picture)) {
+    if (screen.length !== this.size || !wordWise(screen, this.slots[0].picture)) {
       screenToRgb(screen, out, this.palette);
       return;
     }
     if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
-    const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
-    const last = this.lastWords;
+    const source = screen.buffer;
+    const index = this.slots[this.last].source === source ? this.last : this.slots[1 - this.last].source === source ? 1 - this.last : -1;
+    const slot = this.slots[index >= 0 ? index : 1 - this.last];
+    this.last = index >= 0 ? index : 1 - this.last;
+    const filled = slot.source === source;
+    slot.source = source;
+    const screenWords = new Uint32Array(source, screen.byteOffset, screen.length / 4);
+    const kept = slot.screenWords;
     for (let row = 0; row < screen.length; row += ROW) {
       const word = row >> 2;
-      if (this.filled && sameRowOf(screenWords, word, last, word)) continue;
-      rowToRgb(screenWords, this.pictureWords, row, this.palette.rgbLE);
-      for (let i = 0; i < ROW / 4; i++) last[word + i] = screenWords[word + i];
+      if (filled && sameRowOf(screenWords, word, kept, word)) continue;
+      rowToRgb(screenWords, slot.pictureWords, row, this.palette.rgbLE);
+      for (let i = 0; i < ROW / 4; i++) kept[word + i] = screenWords[word + i];
     }
-    this.filled = true;
-    out.set(this.picture);
+    out.set(slot.picture);
   }
 }
 
