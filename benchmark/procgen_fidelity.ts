@@ -3,6 +3,7 @@
 //   benchmark/procgen_reference_build.sh PROCGEN_GIT_DIR GYM3_GIT_DIR SCRATCH      (once: builds the original)
 //   npx tsx benchmark/procgen_fidelity.ts --record --reference SCRATCH [--games ...] (runs it, writes the fixtures)
 //   npx tsx benchmark/procgen_fidelity.ts [--reference SCRATCH] [--games ...] [--steps 1000]     (compares)
+//   npx tsx benchmark/procgen_fidelity.ts --speed --reference SCRATCH [--games ...] [--rounds 2]  (steps/s)
 //
 // Per game and distribution mode (easy, hard and each game's extra modes) the original runs twice with rand_seed 1
 // and every other option at ProcgenGym3Env's defaults: 20 envs for their first observations (20 level seeds),
@@ -13,6 +14,9 @@
 // the observations every 10 steps). The comparison reads the raw runs when SCRATCH is given (then it also counts
 // differing pixels), else the fixtures, and prints one Markdown row per game and mode: first frames identical,
 // trajectory steps identical in rewards / dones / level seeds, steps identical in observations, pixels differing.
+// `--speed` times env steps per second, easy mode, seeded-random actions, observations rendered, one thread: our
+// ProcgenEnv and libenv (num_threads 0) with 1 env and with 64 envs, alternating ours and the original `--rounds`
+// times; both load their images before the clock starts (libenv at make, ours by decoding the game's files).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { bool, int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
-import { imageLoader } from "../envs/procgen/assets.ts";
+import { imageLoader, loadImage, neededFiles } from "../envs/procgen/assets.ts";
 import { OBS_SIZE, ProcgenEnv } from "../envs/procgen/env.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
@@ -288,6 +292,56 @@ export function compare(game: string, mode: string, assetsDir: string, reference
   return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
 }
 
+/** Env steps per second of our ProcgenEnv: `numEnvs` envs for `steps` vector steps after 50 untimed ones. */
+function oursSpeed(game: string, numEnvs: number, steps: number, assetsDir: string): number {
+  for (const e of neededFiles([game])) loadImage(assetsDir, e.path);
+  const env = new ProcgenEnv({ envName: game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+  const next = actionSource(RAND_SEED);
+  const actions = new Int32Array(numEnvs);
+  for (let t = 0; t < 50; t++) {
+    next(actions);
+    env.step(actions);
+  }
+  const t0 = performance.now();
+  for (let t = 0; t < steps; t++) {
+    next(actions);
+    env.step(actions);
+  }
+  return (steps * numEnvs) / ((performance.now() - t0) / 1000);
+}
+
+/** Env steps per second of libenv (procgen_reference bench). */
+function referenceSpeed(reference: string, game: string, numEnvs: number, steps: number): number {
+  const out = runReference(reference, ["bench", game, "0", String(RAND_SEED), String(numEnvs), String(steps), join(reference, "src/procgen/data/assets")]);
+  const m = /env_steps_per_s ([\d.]+)/.exec(out);
+  if (m === null) throw new Error(`procgen_reference bench: unexpected output ${out.trim()}`);
+  return Number(m[1]);
+}
+
+function speedTable(reference: string, games: readonly string[], assetsDir: string, rounds: number): void {
+  console.log("| game | ours, 1 env | libenv, 1 env | ratio | ours, 64 envs | libenv, 64 envs | ratio |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  for (const game of games) {
+    const cells: string[] = [];
+    for (const [numEnvs, steps] of [
+      [1, 3000],
+      [64, 60],
+    ]) {
+      const ours: number[] = [];
+      const ref: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        ours.push(oursSpeed(game, numEnvs, steps, assetsDir));
+        ref.push(referenceSpeed(reference, game, numEnvs, steps));
+      }
+      const o = median(ours);
+      const l = median(ref);
+      cells.push(o.toFixed(0), l.toFixed(0), `${(o / l).toFixed(2)}×`);
+    }
+    console.log(`| ${game} | ${cells.join(" | ")} |`);
+  }
+}
+
 const ARGS = {
   reference: str(null, "folder of the original's build (procgen_reference_build.sh's SCRATCH_DIR); compares against its raw runs"),
   record: bool(false, "run the original and write tests/fixtures/procgen/ (needs --reference)"),
@@ -295,6 +349,8 @@ const ARGS = {
   games: str(null, "comma-separated games (default: all 16)"),
   modes: str(null, "comma-separated modes (default: every mode each game has)"),
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
+  speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
+  rounds: int(2, "alternating timing rounds per game and env count (the median is printed)", { ge: 1 }),
 };
 
 async function main(): Promise<void> {
@@ -314,6 +370,11 @@ async function main(): Promise<void> {
   }
   const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
   if (!existsSync(join(assetsDir, "misc_assets"))) throw new Error(`procgen images not found in ${assetsDir}`);
+  if (cli.speed) {
+    if (!cli.reference) throw new Error("--speed needs --reference");
+    speedTable(cli.reference, games, assetsDir, cli.rounds);
+    return;
+  }
   const px = FIRST_ENVS * 4096;
   console.log(`| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`);
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
