@@ -23,6 +23,7 @@ import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
+import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
 import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
@@ -34,7 +35,7 @@ const ARGS = {
   seed: int(1, "seed of the experiment", { ge: 0 }),
   torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
   cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README \"Backends and GPU\")"),
+  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -617,9 +618,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // flatten the batch: b_obs as one tensor of the rollout's inputs; each minibatch gathers its rows from it
-    // (torch's b_obs[mb_inds]). Converting the batch's bytes again here took 0.28-0.35 s per iteration on
-    // tensorflow (the conversion in JS, then the upload of 115 MB), the concatenation 0.05-0.06 s (wasm: 0.27 vs
-    // 0.13-0.24 s; a throwaway timing, 2026-11-26).
+    // (torch's b_obs[mb_inds]). The rollout's input tensors are kept and concatenated because converting the
+    // batch's bytes again would redo the JS conversion and upload 115 MB per iteration.
     const bObs = tf.concat(obs) as tf.Tensor4D;
     tf.dispose(obs);
 
@@ -678,7 +678,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
     writer.addScalar("losses/explained_variance", explainedVar, globalStep);
     const sps = Math.floor(globalStep / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}`);
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
     writer.addScalar("charts/SPS", sps, globalStep);
   }
 

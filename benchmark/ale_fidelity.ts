@@ -5,7 +5,7 @@
 //   npx tsx benchmark/ale_fidelity.ts --reference /tmp/ale_reference.json --rom-dir <ale_py>/roms
 //        [--out notes.md] [game ...]
 //
-// Outcome per game (the README's categories): "identical" (everything, every frame), "screen" (all but some screen
+// Outcome per game (envs/README.md's categories): "identical" (everything, every frame), "screen" (all but some screen
 // pixels), "ram" (a RAM byte differs somewhere, rewards/lives/game-over identical), "diverges" (a reward, lives or
 // game-over differs), or "error" (the emulator threw).
 

@@ -1,4 +1,4 @@
-# Records real ALE's trajectories for benchmark/ale_fidelity.ts: run it with ale-py 0.12 in a throwaway venv
+# Records real ALE's trajectories for benchmark/ale_fidelity.ts: run it with ale-py 0.12 in a scratch venv
 # (never a project dependency):
 #
 #   python3 -m venv /tmp/ale-venv && /tmp/ale-venv/bin/pip install "ale-py==0.12.*"

@@ -6,7 +6,7 @@
 //
 // First the emulators alone, side by side on the same game and the same uniformly random minimal-set actions:
 // ALEInterface.act + getScreenRGB every frame, ours and (with --ale-python, a Python with ale-py 0.12 in a
-// throwaway venv) real ALE's, with our frames/s as a ratio of ALE's. Then, per worker count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
+// scratch venv) real ALE's, with our frames/s as a ratio of ALE's. Then, per worker count, two env settings: the raw NoFrameskip env (one emulator frame per step, RGB frame out each step) and
 // CleanRL's full wrapper stack from ppo_atari.ts (4 frames per agent step; reported in emulator frames/s too).
 // With --num-envs, that many envs are spread over each worker count (AsyncVectorEnv's numWorkers) instead of one
 // env per worker, as ppo_atari.ts runs its 8 envs on one worker per core.

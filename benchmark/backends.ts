@@ -145,7 +145,7 @@ function spsRun(backend: string): number | string {
     "--total-timesteps", String(iterations * 8 * 128), "--exp-name", "backends_bench"];
   args.push(...(romDir ? ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", romDir] : ["--env-id", "MemoryCue-v0"]));
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
-  const sps = [...r.stdout.matchAll(/^SPS: (\d+)$/gm)].pop();
+  const sps = [...r.stdout.matchAll(/^SPS: (\d+)/gm)].pop();
   if (r.status !== 0 || sps == null) return `failed (${(r.stderr.trim().split("\n").pop() ?? "").slice(0, 80)})`;
   return Number(sps[1]);
 }

@@ -3,7 +3,7 @@
     python benchmark/backends_torch.py [--only cnn-forward,cnn-update,impala-update,mlp-update,sps] [--reps 3]
         [--impala-batch 2048] [--iterations 20] [--cleanrl-dir DIR] [--device cpu|cuda]
 
-Run it with a Python that has torch (CPU) and numpy, e.g. a throwaway venv (`python -m venv /tmp/torch-venv &&
+Run it with a Python that has torch (CPU) and numpy, e.g. a scratch venv (`python -m venv /tmp/torch-venv &&
 /tmp/torch-venv/bin/pip install torch numpy`); it is a reference to measure against, never a dependency of the
 project. `npx tsx benchmark/backends.ts --torch /tmp/torch-venv/bin/python` runs it as one more row of its table.
 

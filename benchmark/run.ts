@@ -1,7 +1,7 @@
 // Reproduces CleanRL's benchmark tables for one variant:
 //   npx tsx benchmark/run.ts [--script ppo.ts] [--env-ids A,B] [--seeds 1,2,3] [--workers 1] [-- extra ppo flags]
 // Atari variants need ROMs: pass `-- --rom-dir DIR` (or set ALE_ROMS_DIR). At CleanRL's 10M steps an Atari run takes
-// days on a 2-core CPU (see README); the commands are here for machines that have the cores.
+// days on a 2-core CPU (benchmark/README.md); the commands are here for machines that have the cores.
 // Each run uses the variant's defaults (CleanRL's); flags after `--` go to every run. Prints a markdown table (mean ±
 // std over seeds of the final episodic return and of SPS) and writes an SVG learning curve per env to
 // benchmark/plots/. For SPS figures use --workers 1 on an otherwise idle machine. `--from-runs` skips training and

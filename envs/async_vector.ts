@@ -36,7 +36,7 @@ import { pathToFileURL } from "node:url";
 
 import type { Env, Info, Metadata, ResetArgs } from "./core.ts";
 import { Box, Discrete, type DType, MultiBinary, MultiDiscrete, type Space, type TypedArray, zerosOf } from "./spaces.ts";
-import { type VectorInfo, type VectorResetArgs, type VectorStepResult, addInfo, batchSpace } from "./vector.ts";
+import { type VectorInfo, type VectorResetArgs, type VectorStepResult, addInfo, batchSpace } from "./vector_utils.ts";
 import { HOOKS_URL, STUB_MESSAGE, loadedExportNames } from "./worker_stubs.ts";
 
 /** One sub-env, described so that a worker thread can build it (the stand-in for one of Python's `env_fns`). */

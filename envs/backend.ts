@@ -152,7 +152,7 @@ async function useTensorflow(): Promise<{ onGpu: boolean; oneDnn: boolean }> {
 // `Step` kernel builds step(x) out of six ops, one of them a ones(x.shape) filled and uploaded from JavaScript:
 // 20-24 ms for the Nature CNN's first activation at minibatch 256 ([256,20,20,32]), ~35 ms of every ~200 ms
 // update step over the four ReLUs. libtensorflow's own `ReluGrad` op (what torch's threshold_backward is) does the
-// same in one pass: 1.1-1.8 ms. (Measured 2026-11-23 on the 2-core VM, a throwaway timing of the four forms.)
+// same in one pass: 1.1-1.8 ms (benchmark/README.md, "oneDNN and ReLU kernels, op by op").
 // Every variant's ReLUs take this path in the update: tf.fused ops do not fuse while gradients are recorded, so
 // they fall back to a plain Relu.
 const NATIVE_RELU_GRAD = "PpoTsNativeReluGrad";
@@ -190,16 +190,16 @@ export function registerTensorflowReluGrad(): void {
 
 // oneDNN's kernels on native TensorFlow. TensorFlow's x86 builds carry oneDNN ("_MklNative*" ops, picked by the
 // kernel label "MklNameChangeOp"), but in eager mode through the C API that tfjs-node drives they are never chosen:
-// the graph rewrite that swaps them in does not run there, and the eager one did not either (ONEDNN_VERBOSE showed
-// only oneDNN's sgemm, called from TensorFlow's own kernels). Two of them are much faster for what PPO runs, so they
+// the graph rewrite that swaps them in does not run there, nor does the eager one (ONEDNN_VERBOSE shows only
+// oneDNN's sgemm, called from TensorFlow's own kernels). Two of them are much faster for what PPO runs, so they
 // are named directly where they exist (probed once, and checked against the stock op on a small case):
 //   * Conv2DBackpropFilter: the Nature CNN's first layer (8x8 filter, stride 4, minibatch 256) 22 ms against 82 ms
-//     for libtensorflow's kernel and ~50 ms for the dilated forward conv (`conv2dFilterGrad`) used before; the
+//     for libtensorflow's kernel and ~50 ms for the dilated forward conv (`conv2dFilterGrad`, the fallback); the
 //     stride-2 layer 17-21 ms against 36 / ~26 ms; stride 1 even (16-17 ms).
 //   * BatchMatMul with a transposed operand (what every dense layer's backward pass runs): the 3136->512 layer's
-//     input gradient 7.7 ms against 15 ms; a^T b 7.0 against 7.7 ms. Without transposes oneDNN was slower (9.8 vs
+//     input gradient 7.7 ms against 15 ms; a^T b 7.0 against 7.7 ms. Without transposes oneDNN is slower (9.8 vs
 //     7.8 ms), so those stay on libtensorflow's kernel.
-// Measured 2026-11-26 on the 2-core VM, interleaved (a throwaway timing of the ops by name). Where the oneDNN ops
+// (2-core VM, the ops called by name, interleaved: benchmark/README.md, "oneDNN and ReLU kernels, op by op".) Where the oneDNN ops
 // are missing (a libtensorflow built without them) or TF_ENABLE_ONEDNN_OPTS=0 asks for none, strided filter
 // gradients take the dilated forward conv (45 ms against libtensorflow's 80 ms on the first layer, even on the
 // second), and everything else libtensorflow's own kernels.
@@ -336,8 +336,8 @@ export function registerTensorflowBackpropKernels(opts: { oneDnn?: boolean } = {
 // BatchMatMul) followed by tf.add and tf.relu called back through the engine from inside the kernel (a nested
 // tidy, two more kernels and their bookkeeping per layer). Here bias and activation are libtensorflow's own BiasAdd
 // and Relu issued straight to the binding, as the conv is: the Nature CNN's batch-8 forward pass (what every
-// rollout step of ppo_atari.ts runs) took 4.2-4.9 ms instead of 5.2-6.2 ms (2026-11-26, 2-core VM, a throwaway
-// timing of the two, interleaved). Other activations, prelu weights or a bias that is not one value per output
+// rollout step of ppo_atari.ts runs) takes 4.2-4.9 ms instead of 5.2-6.2 ms (2-core VM, the two timed
+// interleaved). Other activations, prelu weights or a bias that is not one value per output
 // channel keep tfjs-node's kernels. Gradients are unaffected: tfjs only runs these kernels outside a gradient tape
 // or with a linear activation, and differentiates them with its own customGrad.
 let fusedOriginals: { conv: tf.KernelConfig; matMul: tf.KernelConfig } | null = null;
@@ -832,7 +832,7 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
     }
     reasons.push(r.why);
   }
-  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README "Backends and GPU"`);
+  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README.md "Backends"`);
 }
 
 /**
@@ -862,7 +862,7 @@ export async function setupBackend(choice: string = "auto", opts: SetupBackendOp
 //     hits the slow path.
 // Whole Nature-CNN agent (3 convs, 3136->512 dense, actor and critic heads), forward+backward at batch 256
 // (benchmark/backend_bench.ts cnn): stock tfjs throws; all fixes ~510 ms (forward alone ~130 ms); conv fixes with
-// stock matMul ~1,240 ms. Timings vary ~10-20% run to run on the shared 2-core machine they were taken on.
+// stock matMul ~1,240 ms. Timings vary ~10-20% run to run on the shared 2-core VM.
 // The fixes express both gradients through kernels that XNNPACK runs fast (plain matMul, forward conv2d,
 // transpose, pad, slice, reshape). They are installed at two levels, sharing the same math:
 //   1. Gradient overrides for the kernel names `Conv2D` and `BatchMatMul` (tf.registerGradient). tfjs keeps one

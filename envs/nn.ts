@@ -149,7 +149,7 @@ interface AdamSlot { p: number; m: number; v: number; size: number; synced: obje
  * `setLearningRate` anneals it. On the CPU backends (native TensorFlow, WASM, cpu) each step reads the gradients
  * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
- * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (README "Backends").
+ * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
  * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On GPU backends
  * the gradients stay on the device and tfjs's own Adam runs.
  */

@@ -1,8 +1,8 @@
 // CleanRL's whole Atari stack (ppo_atari.ts's makeEnv) on real ROMs, over a long scripted trajectory, against the
-// unoptimised path: the same env with tests/reference_atari_wrappers.ts's frozen image wrappers, which step every
+// unoptimised path: the same env with tests/reference_atari_wrappers.ts's plain image wrappers, which step every
 // frame with its observation. Every observation, reward, termination, truncation and the RAM after every step must
-// agree. The whole trajectory's SHA-1 is also checked against the digest recorded before the emulator-speed work
-// (commit 2578d23), which covers changes to the emulator itself (the reference stack runs on the same emulator).
+// agree. The whole trajectory's SHA-1 is also checked against a digest recorded with the plain emulator and wrappers
+// of commit 2578d23, which covers the emulator itself (the reference stack runs on the same emulator).
 // Needs the cartridges (ALE_ROMS_DIR or ../shared/roms); skips without them.
 
 import assert from "node:assert/strict";

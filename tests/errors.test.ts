@@ -26,7 +26,7 @@ import * as ppoProcgen from "../ppo_procgen.ts";
 import * as ppoContinuous from "../ppo_continuous_action.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** A token of tfjs-backend-wasm's minified Emscripten source, which its exit handlers used to print on any error. */
+/** A token of tfjs-backend-wasm's minified Emscripten source, which its Emscripten exit handlers print with an uncaught error unless main.ts handles the error first. */
 const WASM_SOURCE_TOKEN = /WasmBackendModule|readyPromiseResolve/;
 
 let workDir = "";

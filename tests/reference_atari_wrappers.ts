@@ -1,6 +1,6 @@
-// The unoptimised image path of CleanRL's Atari stack, frozen as it was before the emulator-speed work (commit
-// 2578d23's envs/atari_wrappers.ts): MaxAndSkip stepping every frame with its observation and maxing byte by byte,
-// INTER_AREA resizing straight from the float formulas, cv2's RGB -> gray, and FrameStack. Not a test file itself;
+// The unoptimised image path of CleanRL's Atari stack (as in commit 2578d23's envs/atari_wrappers.ts): MaxAndSkip
+// stepping every frame with its observation and maxing byte by byte, INTER_AREA resizing straight from the float
+// formulas, cv2's RGB -> gray, and FrameStack. Not a test file itself;
 // atari_stack_trajectory.test.ts runs a long trajectory through this and through the real wrappers and requires
 // identical observations. Being a plain reference, none of it is tuned: keep it simple, not fast.
 

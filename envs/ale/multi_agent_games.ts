@@ -271,7 +271,7 @@ export const ICE_HOCKEY_MA: MultiAgentGameSpec = multiAgentGame(
   () => new IceHockeySettings(),
 );
 
-/** The Multi-Agent ALE games implemented so far, by ROM id. */
+/** The Multi-Agent ALE games implemented here, by ROM id. */
 export const MULTI_AGENT_GAMES: ReadonlyMap<string, MultiAgentGameSpec> = new Map(
   [PONG_MA, SURROUND_MA, TENNIS_MA, BOXING_MA, ICE_HOCKEY_MA].map((g) => [g.rom, g]),
 );
