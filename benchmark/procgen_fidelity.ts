@@ -358,7 +358,7 @@ function speedTable(reference: string, games: readonly string[], assetsDir: stri
     const cells: string[] = [];
     for (const [numEnvs, steps] of [
       [1, 3000],
-      [64, 60],
+      [64, 150],
     ]) {
       const ours: number[] = [];
       const ref: number[] = [];
