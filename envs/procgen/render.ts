@@ -251,10 +251,10 @@ export class Canvas {
       this.blit(img, x0, cos * (rx + w) + cx - x0, y0, cos * (ry + h) + cy - y0, reflected, alpha, false);
       return;
     }
-    // The target's device bounds (QTransform::mapRect of the four corners).
-    const xs = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => cos * px + -sin * py + cx));
-    const ys = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => sin * px + cos * py + cy));
-    if (Math.max(...xs) - Math.min(...xs) >= 16 && Math.max(...ys) - Math.min(...ys) >= 16) {
+    // The target's device bounds (QTransform::mapRect of the four corners), centred on (cx, cy).
+    const boundsW = Math.abs(cos * w) + Math.abs(sin * h);
+    const boundsH = Math.abs(sin * w) + Math.abs(cos * h);
+    if (boundsW >= 16 && boundsH >= 16) {
       this.drawTransformed(img, rx, ry, w, h, cos, sin, cx, cy, reflected, m);
       return;
     }
