@@ -111,11 +111,16 @@ const AXIS_Y = new Float64Array(4);
 
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
+  /** Scratch: a blit's source byte offset per destination column. */
+  private readonly cols: Int32Array;
+
   constructor(
     readonly width: number,
     readonly height: number,
     public pixels: Uint8Array = new Uint8Array(width * height * 3),
-  ) {}
+  ) {
+    this.cols = new Int32Array(width);
+  }
 
   /** Black everywhere (the first thing every frame does). */
   clear(): void {
@@ -177,15 +182,19 @@ export class Canvas {
     const iy = AXIS_Y[3];
     const iw = img.width;
     const px = this.pixels;
+    // Source byte offset of each destination column (mirrored images read from the far side).
+    const cols = this.cols;
+    for (let k = 0; k < nx; k++) {
+      const sx = (bx + k * ix) >>> 16;
+      cols[k] = (reflected ? iw - 1 - sx : sx) * 4;
+    }
     if (opaque) {
       const src = img.rgba;
       for (let j = 0; j < ny; j++) {
-        const row = ((by + j * iy) >>> 16) * iw;
+        const row = ((by + j * iy) >>> 16) * iw * 4;
         let o = ((y0 + j) * this.width + x0) * 3;
         for (let k = 0; k < nx; k++, o += 3) {
-          let sx = (bx + k * ix) >>> 16;
-          if (reflected) sx = iw - 1 - sx;
-          const s = (row + sx) * 4;
+          const s = row + cols[k];
           px[o] = src[s];
           px[o + 1] = src[s + 1];
           px[o + 2] = src[s + 2];
@@ -197,19 +206,24 @@ export class Canvas {
     // Blend_ARGB32_on_ARGB32_SourceAndConstAlpha's constant alpha (255 means none).
     const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
     for (let j = 0; j < ny; j++) {
-      const row = ((by + j * iy) >>> 16) * iw;
+      const row = ((by + j * iy) >>> 16) * iw * 4;
       let o = ((y0 + j) * this.width + x0) * 3;
       for (let k = 0; k < nx; k++, o += 3) {
-        let sx = (bx + k * ix) >>> 16;
-        if (reflected) sx = iw - 1 - sx;
-        const s = (row + sx) * 4;
+        const s = row + cols[k];
         // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
         const a = src[s + 3];
-        if (m === 255 && a === 255) {
-          px[o] = src[s];
-          px[o + 1] = src[s + 1];
-          px[o + 2] = src[s + 2];
-        } else if (a !== 0 || m !== 255) blendPremultiplied(px, o, src, s, m);
+        if (m === 255) {
+          if (a === 255) {
+            px[o] = src[s];
+            px[o + 1] = src[s + 1];
+            px[o + 2] = src[s + 2];
+          } else if (a !== 0) {
+            const k2 = 255 - a;
+            px[o] = src[s] + byteMul(px[o], k2);
+            px[o + 1] = src[s + 1] + byteMul(px[o + 1], k2);
+            px[o + 2] = src[s + 2] + byteMul(px[o + 2], k2);
+          }
+        } else blendPremultiplied(px, o, src, s, m);
       }
     }
   }
