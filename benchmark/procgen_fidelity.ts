@@ -3,6 +3,7 @@
 //   benchmark/procgen_reference_build.sh PROCGEN_GIT_DIR GYM3_GIT_DIR SCRATCH      (once: builds the original)
 //   npx tsx benchmark/procgen_fidelity.ts --record --reference SCRATCH [--games ...] (runs it, writes the fixtures)
 //   npx tsx benchmark/procgen_fidelity.ts [--reference SCRATCH] [--games ...] [--steps 1000]     (compares)
+//   npx tsx benchmark/procgen_fidelity.ts --speed --reference SCRATCH [--games ...] [--rounds 2]  (steps/s)
 //
 // Per game and distribution mode (easy, hard and each game's extra modes) the original runs twice with rand_seed 1
 // and every other option at ProcgenGym3Env's defaults: 20 envs for their first observations (20 level seeds),
@@ -13,6 +14,9 @@
 // the observations every 10 steps). The comparison reads the raw runs when SCRATCH is given (then it also counts
 // differing pixels), else the fixtures, and prints one Markdown row per game and mode: first frames identical,
 // trajectory steps identical in rewards / dones / level seeds, steps identical in observations, pixels differing.
+// `--speed` times env steps per second, easy mode, seeded-random actions, observations rendered, one thread: our
+// ProcgenEnv and libenv (num_threads 0) with 1 env and with 64 envs, alternating ours and the original `--rounds`
+// times; both load their images before the clock starts (libenv at make, ours by decoding the game's files).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { bool, int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
-import { imageLoader } from "../envs/procgen/assets.ts";
+import { imageLoader, loadImage, neededFiles } from "../envs/procgen/assets.ts";
 import { OBS_SIZE, ProcgenEnv } from "../envs/procgen/env.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
@@ -44,6 +48,25 @@ const MEMORY = ["caveflyer", "dodgeball", "heist", "jumper", "maze", "miner"];
 /** The modes a game accepts (procgen's Game::parse_options). */
 export function modesOf(game: string): string[] {
   return ["easy", "hard", ...(EXTREME.includes(game) ? ["extreme"] : []), ...(MEMORY.includes(game) ? ["memory"] : [])];
+}
+
+/**
+ * The part of the frame our renderer does not reproduce, as [first column, end row) of a top-right box: jumper's
+ * compass (easy and hard), which Qt draws with its ellipse and line rasterisers. null elsewhere.
+ */
+export function unreproducedBox(game: string, mode: string): [number, number] | null {
+  if (game !== "jumper" || (mode !== "easy" && mode !== "hard")) return null;
+  // jumper.cpp: compass_dim 3 (easy) / 2 (hard) world units at view 12 / 16, 0.25 from the corner, bar below it.
+  const [view, dim] = mode === "easy" ? [12, 3] : [16, 2];
+  const u = 64 / view;
+  return [Math.floor((view - dim - 0.25) * u) - 1, Math.ceil((0.25 + dim + dim / 8) * u) + 1];
+}
+
+/** A copy of `obs` with the box of `unreproducedBox` blacked out. */
+export function maskBox(obs: Uint8Array, box: [number, number]): Uint8Array {
+  const out = obs.slice();
+  for (let y = 0; y < box[1]; y++) out.fill(0, (y * 64 + box[0]) * 3, (y + 1) * 64 * 3);
+  return out;
 }
 
 /** 32-bit FNV-1a of `bytes`, continuing from `h`. */
@@ -136,8 +159,11 @@ export interface Fixture {
   game: string;
   mode: string;
   randSeed: number;
-  /** Level seeds and observation checksums of the first observations of FIRST_ENVS envs. */
-  first: { levelSeeds: number[]; obs: string[] };
+  /**
+   * Level seeds and observation checksums of the first observations of FIRST_ENVS envs; `masked`, where a game has
+   * an `unreproducedBox`, the checksums with that box blacked out.
+   */
+  first: { levelSeeds: number[]; obs: string[]; masked?: string[] };
   /** Per env of the trajectory run. */
   trajectory: {
     steps: number;
@@ -224,13 +250,13 @@ function runReference(reference: string, args: string[]): string {
   return r.stdout;
 }
 
-function record(reference: string, game: string, mode: string, steps: number): Fixture {
+function record(reference: string, game: string, mode: string, steps: number, reuse: boolean): Fixture {
   const root = join(reference, "src/procgen/data/assets");
   const paths = rawPaths(reference, game, mode);
   mkdirSync(dirname(paths.first), { recursive: true });
   const m = String(MODE_NUMBERS[mode]);
-  runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first]);
-  runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj]);
+  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first]);
+  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj]);
   const first = readRaw(paths.first)[0];
   const traj = readRaw(paths.traj);
   const digest = new TrajectoryDigest(traj[0]);
@@ -239,9 +265,14 @@ function record(reference: string, game: string, mode: string, steps: number): F
     game,
     mode,
     randSeed: RAND_SEED,
-    first: { levelSeeds: first.map((r) => r.levelSeed), obs: first.map((r) => hex(fnv1a(r.obs))) },
+    first: { levelSeeds: first.map((r) => r.levelSeed), obs: first.map((r) => hex(fnv1a(r.obs))), ...masked(game, mode, first) },
     trajectory: { steps, envs: digest.envs },
   };
+}
+
+function masked(game: string, mode: string, frame: StepRecord[]): { masked?: string[] } {
+  const box = unreproducedBox(game, mode);
+  return box === null ? {} : { masked: frame.map((r) => hex(fnv1a(maskBox(r.obs, box)))) };
 }
 
 /** Pixels (positions, any channel) where two 64x64x3 observations differ. */
@@ -255,6 +286,8 @@ interface Row {
   game: string;
   mode: string;
   firstSame: number;
+  /** First frames identical outside the unreproducedBox (games that have one). */
+  firstSameMasked: number | null;
   firstPixels: number | null;
   infoSteps: number[];
   obsSteps: number[];
@@ -267,11 +300,14 @@ export function compare(game: string, mode: string, assetsDir: string, reference
   steps = Math.min(steps, fixture.trajectory.steps);
   const raw = reference ? rawPaths(reference, game, mode) : null;
   let firstSame = 0;
+  let firstSameMasked: number | null = null;
+  const box = unreproducedBox(game, mode);
   let firstPixels: number | null = null;
   const refFirst = raw ? readRaw(raw.first)[0] : null;
   runOurs(game, mode, FIRST_ENVS, 0, assetsDir, (_t, frame) => {
     frame.forEach((r, e) => {
       if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
+      if (box !== null && fixture.first.masked && hex(fnv1a(maskBox(r.obs, box))) === fixture.first.masked[e]) firstSameMasked = (firstSameMasked ?? 0) + 1;
       if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
     });
   });
@@ -285,16 +321,69 @@ export function compare(game: string, mode: string, assetsDir: string, reference
   });
   const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
   const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
-  return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
+  return { game, mode, firstSame, firstSameMasked: box === null ? null : (firstSameMasked ?? 0), firstPixels, infoSteps, obsSteps, trajPixels };
+}
+
+/** Env steps per second of our ProcgenEnv: `numEnvs` envs for `steps` vector steps after 50 untimed ones. */
+function oursSpeed(game: string, numEnvs: number, steps: number, assetsDir: string): number {
+  for (const e of neededFiles([game])) loadImage(assetsDir, e.path);
+  const env = new ProcgenEnv({ envName: game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+  const next = actionSource(RAND_SEED);
+  const actions = new Int32Array(numEnvs);
+  for (let t = 0; t < 50; t++) {
+    next(actions);
+    env.step(actions);
+  }
+  const t0 = performance.now();
+  for (let t = 0; t < steps; t++) {
+    next(actions);
+    env.step(actions);
+  }
+  return (steps * numEnvs) / ((performance.now() - t0) / 1000);
+}
+
+/** Env steps per second of libenv (procgen_reference bench). */
+function referenceSpeed(reference: string, game: string, numEnvs: number, steps: number): number {
+  const out = runReference(reference, ["bench", game, "0", String(RAND_SEED), String(numEnvs), String(steps), join(reference, "src/procgen/data/assets")]);
+  const m = /env_steps_per_s ([\d.]+)/.exec(out);
+  if (m === null) throw new Error(`procgen_reference bench: unexpected output ${out.trim()}`);
+  return Number(m[1]);
+}
+
+function speedTable(reference: string, games: readonly string[], assetsDir: string, rounds: number): void {
+  console.log("| game | ours, 1 env | libenv, 1 env | ratio | ours, 64 envs | libenv, 64 envs | ratio |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  for (const game of games) {
+    const cells: string[] = [];
+    for (const [numEnvs, steps] of [
+      [1, 3000],
+      [64, 150],
+    ]) {
+      const ours: number[] = [];
+      const ref: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        ours.push(oursSpeed(game, numEnvs, steps, assetsDir));
+        ref.push(referenceSpeed(reference, game, numEnvs, steps));
+      }
+      const o = median(ours);
+      const l = median(ref);
+      cells.push(o.toFixed(0), l.toFixed(0), `${(o / l).toFixed(2)}×`);
+    }
+    console.log(`| ${game} | ${cells.join(" | ")} |`);
+  }
 }
 
 const ARGS = {
   reference: str(null, "folder of the original's build (procgen_reference_build.sh's SCRATCH_DIR); compares against its raw runs"),
   record: bool(false, "run the original and write tests/fixtures/procgen/ (needs --reference)"),
+  reuseRuns: bool(false, "with --record: digest the raw runs already in SCRATCH/recordings instead of rerunning the original"),
   procgenAssetsDir: str(null, "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets)"),
   games: str(null, "comma-separated games (default: all 16)"),
   modes: str(null, "comma-separated modes (default: every mode each game has)"),
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
+  speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
+  rounds: int(2, "alternating timing rounds per game and env count (the median is printed)", { ge: 1 }),
 };
 
 async function main(): Promise<void> {
@@ -306,7 +395,7 @@ async function main(): Promise<void> {
     mkdirSync(FIXTURE_DIR, { recursive: true });
     for (const game of games) {
       for (const mode of pick(game)) {
-        writeFileSync(fixturePath(game, mode), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS))}\n`);
+        writeFileSync(fixturePath(game, mode), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns))}\n`);
         console.log(`recorded ${game} ${mode}`);
       }
     }
@@ -314,6 +403,11 @@ async function main(): Promise<void> {
   }
   const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
   if (!existsSync(join(assetsDir, "misc_assets"))) throw new Error(`procgen images not found in ${assetsDir}`);
+  if (cli.speed) {
+    if (!cli.reference) throw new Error("--speed needs --reference");
+    speedTable(cli.reference, games, assetsDir, cli.rounds);
+    return;
+  }
   const px = FIRST_ENVS * 4096;
   console.log(`| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`);
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
@@ -323,7 +417,7 @@ async function main(): Promise<void> {
     for (const mode of pick(game)) {
       const r = compare(game, mode, assetsDir, cli.reference, cli.steps);
       console.log(
-        `| ${game} | ${mode} | ${r.firstSame} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
+        `| ${game} | ${mode} | ${r.firstSame}${r.firstSameMasked === null ? "" : ` (${r.firstSameMasked} outside the compass)`} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
       );
     }
   }

@@ -200,6 +200,7 @@ export class Entity {
   }
 
   faceDirection(dx: number, dy: number, offset = 0): void {
-    if (dx !== 0 || dy !== 0) this.rotation = -Math.atan2(dy, dx) + offset;
+    // atan2f of the float arguments (procgen's float overload); the sum is rounded when stored.
+    if (dx !== 0 || dy !== 0) this.rotation = -Math.fround(Math.atan2(Math.fround(dy), Math.fround(dx))) + Math.fround(offset);
   }
 }

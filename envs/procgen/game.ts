@@ -808,6 +808,11 @@ export abstract class BasicAbstractGame {
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    if (this.options.centerAgent) {
+      // The camera moves with the agent: the frame's background is new every step, nothing to keep.
+      this.paintBackground(c, img, main);
+      return;
+    }
     // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
     // scattered pixels costs cache misses, so finished backgrounds are kept (keyed by image and placement).
     const key = `${this.backgroundGroup()}/${this.backgroundIndex}|${this.bgTileRatio}|${this.bgPctX}|${main.x}|${main.y}|${main.w}|${main.h}`;
@@ -816,6 +821,13 @@ export abstract class BasicAbstractGame {
       c.pixels.set(cached);
       return;
     }
+    this.paintBackground(c, img, main);
+    if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
+    BACKGROUND_CACHE.set(key, c.pixels.slice());
+  }
+
+  /** The background image over the world rect `main`: tiled vertically, or scaled to its height and offset. */
+  private paintBackground(c: Canvas, img: ProcgenImage, main: Rect): void {
     if (this.bgTileRatio < 0) {
       c.tileImage(img, main, this.bgTileRatio, true);
     } else {
@@ -826,8 +838,6 @@ export abstract class BasicAbstractGame {
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
       c.drawImage(img, { x: main.x + main.w * -offsetX, y: main.y, w: main.w * f(bgAr / worldAr), h: main.h }, 0, false, 1, true);
     }
-    if (BACKGROUND_CACHE.size >= BACKGROUND_CACHE_SIZE) BACKGROUND_CACHE.delete(BACKGROUND_CACHE.keys().next().value!);
-    BACKGROUND_CACHE.set(key, c.pixels.slice());
   }
 
   /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */

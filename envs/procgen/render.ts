@@ -14,9 +14,9 @@
 //   qCeil((x0 + 0.5 - left) * (source w / target w) * 65536) - 1. With opacity the source is first scaled by
 //   BYTE_MUL(src, (int(opacity * 256) * 255) >> 8). Backgrounds replace the pixel with the image's raw RGB (Qt's
 //   ARGB32 -> RGB32 conversion drops alpha without premultiplying).
-// - rotated images: a destination pixel is covered when its centre lies inside the rotated target rectangle and it
-//   samples the source pixel under the mapped centre (Qt rasterises these as a thick line, with the same centre
-//   rule up to its edge rounding).
+// - rotated images: targets under 16 px a side, QRasterizer::rasterizeLine (aliased) and a 16.16 fixed-point
+//   inverse-transform fetch per span; larger ones, qt_transform_image's trapezoids. A rotation whose sine is
+//   negligible (180 degrees) is a scale by -1 for QTransform: the scaled blit, mirrored.
 //
 // Images are premultiplied the way QImage::convertToFormat(ARGB32_Premultiplied) does: c * a / 255 rounded by
 // BYTE_MUL's (t + (t >> 8) + 0x80) >> 8.
@@ -70,27 +70,33 @@ function premultiplied(img: ProcgenImage): Uint8Array {
  * generic one. False when nothing is drawn.
  */
 function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
-  // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
-  // (start + size) - start, which can differ from size in the last bit.
-  size = start + size - start;
+  const end = start + size;
   let d0 = qRound(start);
-  let d1 = qRound(start + size);
+  let d1 = qRound(end);
+  if (d1 < d0) [d0, d1] = [d1, d0];
   if (d0 < 0) d0 = 0;
   if (d1 > limit) d1 = limit;
   let n = d1 - d0;
   if (n <= 0) return false;
+  // A negative size (a rect mirrored by the painter's scale of -1) samples from the image's far edge backwards.
+  const mirrored = size < 0;
+  const from = mirrored ? end : start;
   let step: number;
   let first: number;
   if (fast) {
     step = Math.trunc(65536 / (size / srcSize));
-    first = Math.ceil((d0 + 0.5 - start) * step) - 1;
+    first = mirrored ? Math.floor((d0 + 0.5 - from) * step) + 1 : Math.ceil((d0 + 0.5 - from) * step) - 1;
   } else {
     const s = srcSize / size;
     step = Math.trunc(65536 * s);
-    first = Math.ceil((d0 + 0.5 - start) * s * 65536) - 1;
+    first = mirrored ? Math.floor((d0 + 0.5 - from) * s * 65536) + 1 : Math.ceil((d0 + 0.5 - from) * s * 65536) - 1;
   }
-  const base = first >>> 0;
-  // Floating-point rounding can put the last sample one past the image: Qt then draws one pixel less.
+  let base = ((mirrored ? srcSize * 65536 : 0) + first) >>> 0;
+  // Floating-point rounding can put the first or last sample one past the image: Qt then draws one pixel less.
+  if (base >>> 16 >= srcSize && step < 0) {
+    base = (base + step) >>> 0;
+    n--;
+  }
   if ((base + step * (n - 1)) >>> 16 >= srcSize) n--;
   if (n <= 0) return false;
   out[0] = d0;
@@ -105,11 +111,16 @@ const AXIS_Y = new Float64Array(4);
 
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
+  /** Scratch: a blit's source byte offset per destination column. */
+  private readonly cols: Int32Array;
+
   constructor(
     readonly width: number,
     readonly height: number,
     public pixels: Uint8Array = new Uint8Array(width * height * 3),
-  ) {}
+  ) {
+    this.cols = new Int32Array(width);
+  }
 
   /** Black everywhere (the first thing every frame does). */
   clear(): void {
@@ -150,10 +161,17 @@ export class Canvas {
       this.drawRotated(img, rect, rotation, reflected, alpha);
       return;
     }
+    // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
+    // (start + size) - start, which can differ from size in the last bit.
+    this.blit(img, rect.x, rect.x + rect.w - rect.x, rect.y, rect.y + rect.h - rect.y, reflected, alpha, opaque);
+  }
+
+  /** A scaled blit to the device rect (x, y, w, h) as Qt's scale functions receive it (w, h < 0: mirrored). */
+  private blit(img: ProcgenImage, x: number, w: number, y: number, h: number, reflected: boolean, alpha: number, opaque: boolean): void {
     const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
     if (opacity === 0) return;
     const fast = !opaque && opacity === 256;
-    if (!scaleAxis(rect.x, rect.w, img.width, this.width, fast, AXIS_X) || !scaleAxis(rect.y, rect.h, img.height, this.height, fast, AXIS_Y)) return;
+    if (!scaleAxis(x, w, img.width, this.width, fast, AXIS_X) || !scaleAxis(y, h, img.height, this.height, fast, AXIS_Y)) return;
     const x0 = AXIS_X[0];
     const nx = AXIS_X[1];
     const bx = AXIS_X[2];
@@ -164,15 +182,19 @@ export class Canvas {
     const iy = AXIS_Y[3];
     const iw = img.width;
     const px = this.pixels;
+    // Source byte offset of each destination column (mirrored images read from the far side).
+    const cols = this.cols;
+    for (let k = 0; k < nx; k++) {
+      const sx = (bx + k * ix) >>> 16;
+      cols[k] = (reflected ? iw - 1 - sx : sx) * 4;
+    }
     if (opaque) {
       const src = img.rgba;
       for (let j = 0; j < ny; j++) {
-        const row = ((by + j * iy) >>> 16) * iw;
+        const row = ((by + j * iy) >>> 16) * iw * 4;
         let o = ((y0 + j) * this.width + x0) * 3;
         for (let k = 0; k < nx; k++, o += 3) {
-          let sx = (bx + k * ix) >>> 16;
-          if (reflected) sx = iw - 1 - sx;
-          const s = (row + sx) * 4;
+          const s = row + cols[k];
           px[o] = src[s];
           px[o + 1] = src[s + 1];
           px[o + 2] = src[s + 2];
@@ -184,19 +206,24 @@ export class Canvas {
     // Blend_ARGB32_on_ARGB32_SourceAndConstAlpha's constant alpha (255 means none).
     const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
     for (let j = 0; j < ny; j++) {
-      const row = ((by + j * iy) >>> 16) * iw;
+      const row = ((by + j * iy) >>> 16) * iw * 4;
       let o = ((y0 + j) * this.width + x0) * 3;
       for (let k = 0; k < nx; k++, o += 3) {
-        let sx = (bx + k * ix) >>> 16;
-        if (reflected) sx = iw - 1 - sx;
-        const s = (row + sx) * 4;
+        const s = row + cols[k];
         // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
         const a = src[s + 3];
-        if (m === 255 && a === 255) {
-          px[o] = src[s];
-          px[o + 1] = src[s + 1];
-          px[o + 2] = src[s + 2];
-        } else if (a !== 0 || m !== 255) blendPremultiplied(px, o, src, s, m);
+        if (m === 255) {
+          if (a === 255) {
+            px[o] = src[s];
+            px[o + 1] = src[s + 1];
+            px[o + 2] = src[s + 2];
+          } else if (a !== 0) {
+            const k2 = 255 - a;
+            px[o] = src[s] + byteMul(px[o], k2);
+            px[o + 1] = src[s + 1] + byteMul(px[o + 1], k2);
+            px[o + 2] = src[s + 2] + byteMul(px[o + 2], k2);
+          }
+        } else blendPremultiplied(px, o, src, s, m);
       }
     }
   }
@@ -230,15 +257,18 @@ export class Canvas {
     const cy = rect.y + h / 2;
     const rx = -w / 2;
     const ry = -h / 2;
-    // The target's device bounds (QTransform::mapRect of the four corners).
-    const xs = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => cos * px + -sin * py + cx));
-    const ys = [rx, rx + w].flatMap((px) => [ry, ry + h].map((py) => sin * px + cos * py + cy));
-    if (sin === 0) {
-      // 180 degrees is a scale by -1 for Qt (another path); not used by procgen's games.
-      this.drawRotatedByCentres(img, rect, cos, sin, reflected, m);
+    if (Math.abs(sin) <= 1e-12) {
+      // QTransform calls a rotation with a negligible sine a scale (by -1 at 180 degrees): the scaled-blit path,
+      // on the rect mapped corner by corner.
+      const x0 = cos * rx + cx;
+      const y0 = cos * ry + cy;
+      this.blit(img, x0, cos * (rx + w) + cx - x0, y0, cos * (ry + h) + cy - y0, reflected, alpha, false);
       return;
     }
-    if (Math.max(...xs) - Math.min(...xs) >= 16 && Math.max(...ys) - Math.min(...ys) >= 16) {
+    // The target's device bounds (QTransform::mapRect of the four corners), centred on (cx, cy).
+    const boundsW = Math.abs(cos * w) + Math.abs(sin * h);
+    const boundsH = Math.abs(sin * w) + Math.abs(cos * h);
+    if (boundsW >= 16 && boundsH >= 16) {
       this.drawTransformed(img, rx, ry, w, h, cos, sin, cx, cy, reflected, m);
       return;
     }
@@ -364,40 +394,6 @@ export class Canvas {
       trapezoid(v[0], v[1], v[0], v[3], v[0][1], v[3][1]);
       trapezoid(v[0], v[1], v[3], v[2], v[3][1], v[1][1]);
       trapezoid(v[1], v[2], v[3], v[2], v[1][1], v[2][1]);
-    }
-  }
-
-  /** Pixel centres inside the rotated rect sample the source pixel under them. */
-  private drawRotatedByCentres(img: ProcgenImage, rect: Rect, cos: number, sin: number, reflected: boolean, m: number): void {
-    const src = premultiplied(img);
-    const iw = img.width;
-    const ih = img.height;
-    const px = this.pixels;
-    const sxScale = iw / rect.w;
-    const syScale = ih / rect.h;
-    const cx = rect.x + rect.w / 2;
-    const cy = rect.y + rect.h / 2;
-    const hw = rect.w / 2;
-    const hh = rect.h / 2;
-    const ex = Math.abs(hw * cos) + Math.abs(hh * sin);
-    const ey = Math.abs(hw * sin) + Math.abs(hh * cos);
-    const x0 = Math.max(0, Math.ceil(cx - ex - 0.5));
-    const x1 = Math.min(this.width, Math.ceil(cx + ex - 0.5));
-    const y0 = Math.max(0, Math.ceil(cy - ey - 0.5));
-    const y1 = Math.min(this.height, Math.ceil(cy + ey - 0.5));
-    for (let y = y0; y < y1; y++) {
-      const dy = y + 0.5 - cy;
-      for (let x = x0; x < x1; x++) {
-        const dx = x + 0.5 - cx;
-        // Inverse of a clockwise (y-down) rotation.
-        const ux = dx * cos + dy * sin;
-        const uy = -dx * sin + dy * cos;
-        if (ux < -hw || ux >= hw || uy < -hh || uy >= hh) continue;
-        let sx = Math.min(iw - 1, Math.floor((ux + hw) * sxScale));
-        const sy = Math.min(ih - 1, Math.floor((uy + hh) * syScale));
-        if (reflected) sx = iw - 1 - sx;
-        blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
-      }
     }
   }
 

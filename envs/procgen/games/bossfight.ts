@@ -6,6 +6,9 @@ import { EXPLOSION, Entity } from "../entity.ts";
 import { BasicAbstractGame, EASY_MODE, type GameOptions } from "../game.ts";
 import type { BackgroundGroup } from "../resources.ts";
 
+/** procgen's PI is a float. */
+const PI_F = Math.fround(Math.PI);
+const f = Math.fround;
 const COMPLETION_BONUS = 10;
 const POSITIVE_REWARD = 1;
 
@@ -100,9 +103,9 @@ export class BossFight extends BasicAbstractGame {
         if (this.shieldsAreUp) {
           // Bounced off the shield: harmless from now on, fading out in 4 steps.
           src.type = REFLECTED_BULLET;
-          const theta = Math.PI * (1.25 + 0.5 * this.randPct);
-          src.vy = PLAYER_BULLET_VEL * Math.sin(theta) * 0.5;
-          src.vx = PLAYER_BULLET_VEL * Math.cos(theta) * 0.5;
+          const theta = f(PI_F * (1.25 + 0.5 * this.randPct));
+          src.vy = PLAYER_BULLET_VEL * f(Math.sin(theta)) * 0.5;
+          src.vx = PLAYER_BULLET_VEL * f(Math.cos(theta)) * 0.5;
           src.expireTime = 4;
           src.lifeTime = 0;
           src.alphaDecay = Math.fround(0.8);
@@ -212,29 +215,32 @@ export class BossFight extends BasicAbstractGame {
   }
 
   bossFire(r: number, vel: number, theta: number): void {
-    const bullet = this.addEntity(this.boss.x, this.boss.y, vel * Math.cos(theta), vel * Math.sin(theta), r, ENEMY_BULLET);
+    // theta arrives as a float; cosf/sinf and float products, as procgen's.
+    theta = f(theta);
+    const bullet = this.addEntity(this.boss.x, this.boss.y, f(vel * f(Math.cos(theta))), f(vel * f(Math.sin(theta))), r, ENEMY_BULLET);
     bullet.imageTheme = this.bossLaserTheme;
     bullet.expireTime = 50;
-    bullet.vrot = Math.PI / 8;
+    bullet.vrot = PI_F / 8;
   }
 
   activeAttack(): void {
     const t = this.curTime;
     const v = this.bossBulletVel;
     if (this.attackMode === 0) {
-      if (t % 8 === 0) for (let i = 0; i < 5; i++) this.bossFire(0.5, v, Math.PI * 1.5 + ((i - 2) * Math.PI) / 8);
+      // procgen's angle expressions mix its float PI with double constants; the float parts are rounded here.
+      if (t % 8 === 0) for (let i = 0; i < 5; i++) this.bossFire(0.5, v, PI_F * 1.5 + f(f((i - 2) * PI_F) / 8));
     } else if (this.attackMode === 1) {
       if (t % 5 === 0) {
         const k = Math.abs(8 - (Math.trunc(t / 5) % 16));
-        for (let i = 0; i < 4; i++) this.bossFire(0.5, v, Math.PI * (1.25 + (0.5 * k) / 8) + (i * Math.PI) / 2);
+        for (let i = 0; i < 4; i++) this.bossFire(0.5, v, PI_F * (1.25 + (0.5 * k) / 8) + f(f(i * PI_F) / 2));
       }
     } else if (this.attackMode === 2) {
       if (t % 10 === 0) {
-        const offset = this.randPct * 2 * Math.PI;
-        for (let i = 0; i < 8; i++) this.bossFire(0.5, v, ((2 * Math.PI) / 8) * i + offset);
+        const offset = f(f(this.randPct * 2) * PI_F);
+        for (let i = 0; i < 8; i++) this.bossFire(0.5, v, f(f(f(2 * PI_F) / 8) * i) + offset);
       }
     } else if (this.attackMode === 3) {
-      if (t % 4 === 0) this.bossFire(0.5, v, Math.PI * (1 + this.randPct));
+      if (t % 4 === 0) this.bossFire(0.5, v, PI_F * f(1 + this.randPct));
     }
   }
 
@@ -279,7 +285,7 @@ export class BossFight extends BasicAbstractGame {
     } else if (this.shieldsAreUp) {
       this.activeAttack();
     } else if (this.randFirePct < this.baseFireProb) {
-      this.bossFire(0.5, this.bossBulletVel, Math.PI * (1 + this.randPct));
+      this.bossFire(0.5, this.bossBulletVel, PI_F * f(1 + this.randPct));
     }
     for (let i = this.entities.length - 1; i >= 0; i--) {
       const ent = this.entities[i];

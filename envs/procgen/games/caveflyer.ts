@@ -195,14 +195,14 @@ export class CaveFlyer extends BasicAbstractGame {
   override gameStep(): void {
     super.gameStep();
     if (this.specialAction === 1) {
-      const theta = -this.agent.rotation + Math.PI / 2;
-      const laser = this.addEntityRxy(this.agent.x, this.agent.y, Math.cos(theta), Math.sin(theta), f(0.1), f(0.25), PLAYER_BULLET);
+      const theta = f(-this.agent.rotation + PI_F / 2);
+      const laser = this.addEntityRxy(this.agent.x, this.agent.y, f(Math.cos(theta)), f(Math.sin(theta)), f(0.1), f(0.25), PLAYER_BULLET);
       laser.expireTime = 10;
       laser.rotation = this.agent.rotation;
     }
     for (let k = this.entities.length - 1; k >= 0; k--) {
       const ent = this.entities[k];
-      if (ent.type === ENEMY) ent.faceDirection(ent.vx, ent.vy, -Math.PI / 2);
+      if (ent.type === ENEMY) ent.faceDirection(ent.vx, ent.vy, f(-PI_F / 2));
       if (ent.type !== PLAYER_BULLET) continue;
       // Lasers stop (with a small explosion) at the first cave wall any corner touches.
       let wall = false;

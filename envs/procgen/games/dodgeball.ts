@@ -22,7 +22,8 @@ const NUM_ENEMY_THEMES = 7;
 const ENEMY_FIRE_DELAY = 50;
 const f = Math.fround;
 const ENEMY_VEL = f(0.05);
-const BALL_V_ROT = f(Math.PI * f(0.23));
+/** float: procgen's float PI times 0.23f. */
+const BALL_V_ROT = f(f(Math.PI) * f(0.23));
 
 interface Room {
   x: number;
@@ -93,7 +94,7 @@ export class Dodgeball extends BasicAbstractGame {
           src.willErase = true;
           this.stepData.reward += ENEMY_REWARD;
           const dust = this.spawnChild(src, DUST_CLOUD, src.rx);
-          dust.vrot = Math.PI / f(0.3);
+          dust.vrot = f(Math.PI) / f(0.3);
           dust.growRate = f(1 / f(1.2));
           dust.expireTime = 4;
           dust.alphaDecay = f(0.9);

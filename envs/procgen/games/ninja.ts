@@ -79,11 +79,13 @@ export class Ninja extends BasicAbstractGame {
 
   /** Platformer physics; a charged jump fires when up is released. */
   override updateAgentVelocity(): void {
+    // float arithmetic, one rounding per operation, as procgen's.
+    const f = Math.fround;
     const a = this.agent;
-    const mix = this.hasSupport ? this.mixrate : this.mixrate * this.airControl;
-    a.vx = (1 - mix) * a.vx + mix * this.maxspeed * this.actionVx;
+    const mix = this.hasSupport ? this.mixrate : f(this.mixrate * this.airControl);
+    a.vx = f(f(f(1 - mix) * a.vx) + f(f(mix * this.maxspeed) * this.actionVx));
     if (this.actionVy < 1 && this.jumpCharge > 0) {
-      a.vy = this.jumpCharge * this.maxJump;
+      a.vy = f(this.jumpCharge) * this.maxJump;
       this.jumpCharge = 0;
     }
     if (!this.hasSupport && a.vy > -2) a.vy -= this.gravity;
@@ -242,12 +244,15 @@ export class Ninja extends BasicAbstractGame {
     super.gameStep();
     this.faceMoveDirection();
     if (this.specialAction > 0 && this.curTime - this.lastFireTime >= 3) {
+      // float theta with procgen's float PI, and cosf/sinf: sinf(PI) is -8.7e-8, not 0, and moves the star.
+      const f = Math.fround;
+      const pi = f(Math.PI);
       let theta = 0;
-      if (this.specialAction === 2) theta = Math.PI / 4;
-      else if (this.specialAction === 3) theta = Math.PI / 2;
-      else if (this.specialAction === 4) theta = -Math.PI / 4;
-      if (this.agent.isReflected) theta = Math.PI - theta;
-      const star = this.addEntity(this.agent.x, this.agent.y, Math.cos(theta), Math.sin(theta), 0.25, THROWING_STAR);
+      if (this.specialAction === 2) theta = f(pi / 4);
+      else if (this.specialAction === 3) theta = f(pi / 2);
+      else if (this.specialAction === 4) theta = f(-pi / 4);
+      if (this.agent.isReflected) theta = f(pi - theta);
+      const star = this.addEntity(this.agent.x, this.agent.y, f(Math.cos(theta)), f(Math.sin(theta)), 0.25, THROWING_STAR);
       star.collidesWithEntities = true;
       star.expireTime = 15;
       star.smartStep = true;

