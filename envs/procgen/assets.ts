@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodePng } from "./png.ts";
+import { PNG } from "pngjs";
 import type { ProcgenImage } from "./render.ts";
 
 /** openai/procgen at the head that ships 0.10.7 (the images have not changed since the initial commit). */
@@ -190,7 +190,8 @@ export function loadImage(assetsDir: string, relPath: string): ProcgenImage {
   let img = imageCache.get(file);
   if (img === undefined) {
     if (!existsSync(file)) throw new AssetsNotFoundError(`procgen image ${relPath} not found in ${assetsDir}`);
-    img = decodePng(readFileSync(file), relPath);
+    const png = PNG.sync.read(readFileSync(file));
+    img = { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
     imageCache.set(file, img);
   }
   return img;
