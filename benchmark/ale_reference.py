@@ -27,7 +27,8 @@ def scripted_action(t, minimal):
         return 1
     return minimal[((t - 210) // 8 * 5 + 3) % len(minimal)]
 
-def run(rom_path, frames):
+def make_ale(rom_path):
+    """ALE as the fixtures run it: seed 0, no sticky actions, every frame, after reset_game; and its minimal actions."""
     ale = ale_py.ALEInterface()
     ale.setLoggerMode(ale_py.LoggerMode.Error)
     ale.setInt("random_seed", 0)
@@ -35,7 +36,10 @@ def run(rom_path, frames):
     ale.setInt("frame_skip", 1)
     ale.loadROM(rom_path)
     ale.reset_game()
-    minimal = [a.value if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
+    return ale, [a.value if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
+
+def run(rom_path, frames):
+    ale, minimal = make_ale(rom_path)
     out = {"minimal": minimal, "ram": [], "screen": [], "reward": [], "lives": [], "over": []}
     for t in range(frames):
         if ale.game_over():
@@ -71,14 +75,7 @@ def step_digests(rom_path, steps):
     frames 3 and 4, each only if the game was not over before that frame: MaxAndSkip stops stepping there, 0 in
     its place). Both fold in, per step, [screen(s)..., ram, reward, lives, over, reset_screen, reset_ram], the reset
     pair 0 when the step did not end the game."""
-    ale = ale_py.ALEInterface()
-    ale.setLoggerMode(ale_py.LoggerMode.Error)
-    ale.setInt("random_seed", 0)
-    ale.setFloat("repeat_action_probability", 0.0)
-    ale.setInt("frame_skip", 1)
-    ale.loadROM(rom_path)
-    ale.reset_game()
-    minimal = [a.value if hasattr(a, "value") else int(a) for a in ale.getMinimalActionSet()]
+    ale, minimal = make_ale(rom_path)
     out = {"reset": [crc_screen(ale), crc_ram(ale)], "last": [], "pooled": [], "reward": 0, "resets": 0}
     last = pooled = 0
     for s in range(steps):
