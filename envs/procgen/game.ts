@@ -644,12 +644,17 @@ export abstract class BasicAbstractGame {
     } while (this.agentHasCollision() && count < 100);
   }
 
+  /** float, as procgen's get_distance: float differences and squares, sqrtf. */
   getDistance(a: Entity, b: Entity): number {
-    return Math.hypot(a.x - b.x, a.y - b.y);
+    const f = Math.fround;
+    const dx = f(a.x - b.x);
+    const dy = f(a.y - b.y);
+    return f(Math.sqrt(f(f(dx * dx) + f(dy * dy))));
   }
 
+  /** float, as procgen's get_theta: the double atan2 of the float differences, returned as float. */
   getTheta(src: Entity, target: Entity): number {
-    return Math.atan2(target.y - src.y, target.x - src.x);
+    return Math.fround(Math.atan2(Math.fround(target.y - src.y), Math.fround(target.x - src.x)));
   }
 
   // ======================= Assets and themes =======================

@@ -11,6 +11,7 @@ import { MazeGen } from "../mazegen.ts";
 import type { Canvas } from "../render.ts";
 import type { BackgroundGroup } from "../resources.ts";
 import { RoomGenerator } from "../roomgen.ts";
+import { type Color, drawEllipse, drawLine } from "../shapes.ts";
 
 const GOAL_REWARD = 10;
 const GOAL = 1;
@@ -26,6 +27,9 @@ const MAZE_SCALE = 3;
 const JUMP_COOLDOWN = 3;
 const NUM_WALL_THEMES = 4;
 const f = Math.fround;
+const CLOCK: Color = { r: 168, g: 166, b: 158, a: 255 };
+const HIGHLIGHT: Color = { r: 252, g: 186, b: 3, a: 255 };
+const SHADOW: Color = { r: 255, g: 255, b: 255, a: 120 };
 
 const isWall = (type: number) => type === CAVEWALL || type === CAVEWALL_TOP;
 
@@ -96,26 +100,29 @@ export class Jumper extends BasicAbstractGame {
     return Math.abs(type);
   }
 
-  /** The compass: a grey disc with a needle towards the carrot, a distance bar, and a shadow under a jump. */
+  /**
+   * The compass (jumper.cpp's draw_compass): a grey disc with a needle towards the carrot, a distance bar below, and a
+   * shadow under a jumping bunny. Qt draws the disc with a 1-pixel pen and the needle with a 0-width pen (the
+   * thickness, 0.75 or 0.5, is passed as an int); the needle's ends and the shadow's rect are truncated to ints.
+   */
   override drawOverlay(c: Canvas): void {
     if (this.options.distributionMode === MEMORY_MODE || this.goal === null) return;
     const u = this.unit;
     const d = this.compassDim;
-    const cx0 = (this.viewDim - d - 0.25) * u;
-    const cy0 = 0.25 * u;
-    const size = d * u;
-    fillEllipse(c, cx0, cy0, size, size, [168, 166, 158], 1);
-    const cx = cx0 + size / 2;
-    const cy = cy0 + size / 2;
-    const cr = (size / 2) * 0.95;
+    const rect = { x: f(f(f(this.viewDim - d) - 0.25) * u), y: f(f(0.25) * u), w: f(d * u), h: f(d * u) };
+    drawEllipse(c, rect, CLOCK, CLOCK);
+    const cx = f(rect.x + rect.w / 2);
+    const cy = f(rect.y + rect.h / 2);
+    const cr = f((rect.w / 2) * 0.95);
     const theta = this.getTheta(this.agent, this.goal);
-    const pen = c.width / (256 / d);
-    drawLine(c, cx, cy, cx + cr * Math.cos(theta), cy - cr * Math.sin(theta), pen, [252, 186, 3]);
-    const distPct = this.getDistance(this.agent, this.goal) / (this.mainWidth * Math.SQRT2);
-    c.fillRect({ x: cx0, y: (0.25 + d) * u, w: d * distPct * u, h: (d / 8) * u }, 252, 186, 3);
+    // cos and sin of the float theta are the double functions (jumper.cpp has no float overloads in scope).
+    drawLine(c, Math.trunc(cx), Math.trunc(cy), Math.trunc(cx + cr * Math.cos(theta)), Math.trunc(cy - cr * Math.sin(theta)), HIGHLIGHT);
+    const distPct = f(this.getDistance(this.agent, this.goal) / (this.mainWidth * Math.SQRT2));
+    c.fillRect({ x: rect.x, y: f(f(0.25 + d) * u), w: f(f(d * distPct) * u), h: f(f(d / 8) * u) }, HIGHLIGHT.r, HIGHLIGHT.g, HIGHLIGHT.b);
     if (this.jumpDelta < 0 && !this.hasSupport) {
       const r = this.getObjectRect(this.agent);
-      fillEllipse(c, Math.trunc(r.x), Math.trunc(r.y + r.h * (5 / 6)), Math.trunc(r.w), Math.trunc(r.h / 3), [255, 255, 255], 120 / 255);
+      const shadow = { x: Math.trunc(r.x), y: Math.trunc(r.y + r.h * (5 / 6)), w: Math.trunc(r.w), h: Math.trunc(r.h / 3) };
+      drawEllipse(c, shadow, SHADOW, null);
     }
   }
 
@@ -252,37 +259,4 @@ export class Jumper extends BasicAbstractGame {
     }
     if (this.agent.vy > -2) this.agent.vy -= f(0.15);
   }
-}
-
-/** A filled axis-aligned ellipse in the rect (x, y, w, h): pixels whose centres fall inside, blended by alpha. */
-function fillEllipse(c: Canvas, x: number, y: number, w: number, h: number, rgb: readonly number[], alpha: number): void {
-  if (w <= 0 || h <= 0) return;
-  const cx = x + w / 2;
-  const cy = y + h / 2;
-  for (let py = Math.max(0, Math.floor(y)); py < Math.min(c.height, Math.ceil(y + h)); py++) {
-    for (let px = Math.max(0, Math.floor(x)); px < Math.min(c.width, Math.ceil(x + w)); px++) {
-      const dx = (px + 0.5 - cx) / (w / 2);
-      const dy = (py + 0.5 - cy) / (h / 2);
-      if (dx * dx + dy * dy <= 1) blend(c, px, py, rgb, alpha);
-    }
-  }
-}
-
-/** A line of the given pen width from (x0, y0) to (x1, y1), sampled along its length. */
-function drawLine(c: Canvas, x0: number, y0: number, x1: number, y1: number, pen: number, rgb: readonly number[]): void {
-  const len = Math.hypot(x1 - x0, y1 - y0);
-  const steps = Math.max(1, Math.ceil(len * 2));
-  const half = Math.max(0.5, pen / 2);
-  for (let s = 0; s <= steps; s++) {
-    const x = x0 + ((x1 - x0) * s) / steps;
-    const y = y0 + ((y1 - y0) * s) / steps;
-    const px = Math.floor(x);
-    const py = Math.floor(y);
-    if (Math.abs(px + 0.5 - x) <= half && Math.abs(py + 0.5 - y) <= half && px >= 0 && py >= 0 && px < c.width && py < c.height) blend(c, px, py, rgb, 1);
-  }
-}
-
-function blend(c: Canvas, px: number, py: number, rgb: readonly number[], alpha: number): void {
-  const o = (py * c.width + px) * 3;
-  for (let k = 0; k < 3; k++) c.pixels[o + k] = Math.round(rgb[k] * alpha + c.pixels[o + k] * (1 - alpha));
 }
