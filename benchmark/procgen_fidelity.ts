@@ -50,25 +50,6 @@ export function modesOf(game: string): string[] {
   return ["easy", "hard", ...(EXTREME.includes(game) ? ["extreme"] : []), ...(MEMORY.includes(game) ? ["memory"] : [])];
 }
 
-/**
- * The part of the frame our renderer does not reproduce, as [first column, end row) of a top-right box: jumper's
- * compass (easy and hard), which Qt draws with its ellipse and line rasterisers. null elsewhere.
- */
-export function unreproducedBox(game: string, mode: string): [number, number] | null {
-  if (game !== "jumper" || (mode !== "easy" && mode !== "hard")) return null;
-  // jumper.cpp: compass_dim 3 (easy) / 2 (hard) world units at view 12 / 16, 0.25 from the corner, bar below it.
-  const [view, dim] = mode === "easy" ? [12, 3] : [16, 2];
-  const u = 64 / view;
-  return [Math.floor((view - dim - 0.25) * u) - 1, Math.ceil((0.25 + dim + dim / 8) * u) + 1];
-}
-
-/** A copy of `obs` with the box of `unreproducedBox` blacked out. */
-export function maskBox(obs: Uint8Array, box: [number, number]): Uint8Array {
-  const out = obs.slice();
-  for (let y = 0; y < box[1]; y++) out.fill(0, (y * 64 + box[0]) * 3, (y + 1) * 64 * 3);
-  return out;
-}
-
 /** 32-bit FNV-1a of `bytes`, continuing from `h`. */
 export function fnv1a(bytes: Uint8Array, h = 0x811c9dc5, start = 0, end = bytes.length): number {
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
@@ -159,11 +140,8 @@ export interface Fixture {
   game: string;
   mode: string;
   randSeed: number;
-  /**
-   * Level seeds and observation checksums of the first observations of FIRST_ENVS envs; `masked`, where a game has
-   * an `unreproducedBox`, the checksums with that box blacked out.
-   */
-  first: { levelSeeds: number[]; obs: string[]; masked?: string[] };
+  /** Level seeds and observation checksums of the first observations of FIRST_ENVS envs. */
+  first: { levelSeeds: number[]; obs: string[] };
   /** Per env of the trajectory run. */
   trajectory: {
     steps: number;
@@ -265,14 +243,9 @@ function record(reference: string, game: string, mode: string, steps: number, re
     game,
     mode,
     randSeed: RAND_SEED,
-    first: { levelSeeds: first.map((r) => r.levelSeed), obs: first.map((r) => hex(fnv1a(r.obs))), ...masked(game, mode, first) },
+    first: { levelSeeds: first.map((r) => r.levelSeed), obs: first.map((r) => hex(fnv1a(r.obs))) },
     trajectory: { steps, envs: digest.envs },
   };
-}
-
-function masked(game: string, mode: string, frame: StepRecord[]): { masked?: string[] } {
-  const box = unreproducedBox(game, mode);
-  return box === null ? {} : { masked: frame.map((r) => hex(fnv1a(maskBox(r.obs, box)))) };
 }
 
 /** Pixels (positions, any channel) where two 64x64x3 observations differ. */
@@ -286,8 +259,6 @@ interface Row {
   game: string;
   mode: string;
   firstSame: number;
-  /** First frames identical outside the unreproducedBox (games that have one). */
-  firstSameMasked: number | null;
   firstPixels: number | null;
   infoSteps: number[];
   obsSteps: number[];
@@ -300,14 +271,11 @@ export function compare(game: string, mode: string, assetsDir: string, reference
   steps = Math.min(steps, fixture.trajectory.steps);
   const raw = reference ? rawPaths(reference, game, mode) : null;
   let firstSame = 0;
-  let firstSameMasked: number | null = null;
-  const box = unreproducedBox(game, mode);
   let firstPixels: number | null = null;
   const refFirst = raw ? readRaw(raw.first)[0] : null;
   runOurs(game, mode, FIRST_ENVS, 0, assetsDir, (_t, frame) => {
     frame.forEach((r, e) => {
       if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
-      if (box !== null && fixture.first.masked && hex(fnv1a(maskBox(r.obs, box))) === fixture.first.masked[e]) firstSameMasked = (firstSameMasked ?? 0) + 1;
       if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
     });
   });
@@ -321,7 +289,7 @@ export function compare(game: string, mode: string, assetsDir: string, reference
   });
   const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
   const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
-  return { game, mode, firstSame, firstSameMasked: box === null ? null : (firstSameMasked ?? 0), firstPixels, infoSteps, obsSteps, trajPixels };
+  return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
 }
 
 /** Env steps per second of our ProcgenEnv: `numEnvs` envs for `steps` vector steps after 50 untimed ones. */
@@ -417,7 +385,7 @@ async function main(): Promise<void> {
     for (const mode of pick(game)) {
       const r = compare(game, mode, assetsDir, cli.reference, cli.steps);
       console.log(
-        `| ${game} | ${mode} | ${r.firstSame}${r.firstSameMasked === null ? "" : ` (${r.firstSameMasked} outside the compass)`} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
+        `| ${game} | ${mode} | ${r.firstSame} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
       );
     }
   }

@@ -4,8 +4,7 @@
 // seeds) must be pixel-identical (FNV-1a checksums), and the trajectories of 5 envs under the recorded
 // seeded-random actions must agree in rewards, dones, level seeds and observation checksums. The suite replays the
 // first TEST_STEPS steps of each trajectory (the time budget); `npx tsx benchmark/procgen_fidelity.ts` replays all
-// 1000. Jumper's compass (easy, hard) is drawn by Qt's ellipse and line rasterisers, which are not reproduced: its
-// first frames are compared outside the compass box, its trajectories in rewards, dones and level seeds only.
+// 1000.
 // Needs procgen's images (PROCGEN_ASSETS_DIR or ../shared/procgen_assets) and skips without them.
 
 import assert from "node:assert/strict";
@@ -22,11 +21,9 @@ import {
   TrajectoryDigest,
   fixturePath,
   fnv1a,
-  maskBox,
   modesOf,
   runOurs,
   trajectoryAgreement,
-  unreproducedBox,
 } from "../benchmark/procgen_fidelity.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 
@@ -51,24 +48,22 @@ for (const game of ENV_NAMES) {
       const file = fixturePath(game, mode);
       if (!existsSync(file)) continue;
       const fixture: Fixture = JSON.parse(readFileSync(file, "utf8"));
-      const box = unreproducedBox(game, mode);
 
-      test(`${mode}: first frames of ${FIRST_ENVS} levels pixel-identical${box ? " outside the compass" : ""}`, () => {
+      test(`${mode}: first frames of ${FIRST_ENVS} levels pixel-identical`, () => {
         const seeds: number[] = [];
         const obs: string[] = [];
         runOurs(game, mode, FIRST_ENVS, 0, ASSETS, (_t, frame) => {
           for (const r of frame) {
             seeds.push(r.levelSeed);
-            obs.push(hex(fnv1a(box ? maskBox(r.obs, box) : r.obs)));
+            obs.push(hex(fnv1a(r.obs)));
           }
         });
         assert.deepEqual(seeds, fixture.first.levelSeeds, "level seeds");
-        const expected = box ? fixture.first.masked! : fixture.first.obs;
-        const differing = obs.flatMap((h, e) => (h === expected[e] ? [] : [`env ${e} (level ${seeds[e]})`]));
+        const differing = obs.flatMap((h, e) => (h === fixture.first.obs[e] ? [] : [`env ${e} (level ${seeds[e]})`]));
         assert.deepEqual(differing, [], "first frames that differ from the original");
       });
 
-      test(`${mode}: ${TRAJ_ENVS} trajectories identical for ${TEST_STEPS} steps${box ? " (rewards, dones, level seeds)" : ""}`, () => {
+      test(`${mode}: ${TRAJ_ENVS} trajectories identical for ${TEST_STEPS} steps`, () => {
         let digest: TrajectoryDigest | null = null;
         runOurs(game, mode, TRAJ_ENVS, TEST_STEPS, ASSETS, (t, frame) => {
           if (t === 0) digest = new TrajectoryDigest(frame);
@@ -77,7 +72,7 @@ for (const game of ENV_NAMES) {
         const ref = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= TEST_STEPS), chain: env.chain.slice(0, TEST_STEPS / CHAIN_EVERY) }));
         const { infoSteps, obsSteps } = trajectoryAgreement(ref, digest!.envs, TEST_STEPS);
         assert.deepEqual(infoSteps, Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env) before rewards, dones or level seeds differ");
-        if (!box) assert.deepEqual(obsSteps, KNOWN_OBS_STEPS[`${game}_${mode}`] ?? Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env, in tens) before observations differ");
+        assert.deepEqual(obsSteps, KNOWN_OBS_STEPS[`${game}_${mode}`] ?? Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env, in tens) before observations differ");
       });
     }
   });
