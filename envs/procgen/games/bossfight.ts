@@ -104,8 +104,8 @@ export class BossFight extends BasicAbstractGame {
           // Bounced off the shield: harmless from now on, fading out in 4 steps.
           src.type = REFLECTED_BULLET;
           const theta = f(PI_F * (1.25 + 0.5 * this.randPct));
-          src.vy = PLAYER_BULLET_VEL * f(Math.sin(theta)) * 0.5;
-          src.vx = PLAYER_BULLET_VEL * f(Math.cos(theta)) * 0.5;
+          src.vy = PLAYER_BULLET_VEL * Math.sin(theta) * 0.5;
+          src.vx = PLAYER_BULLET_VEL * Math.cos(theta) * 0.5;
           src.expireTime = 4;
           src.lifeTime = 0;
           src.alphaDecay = Math.fround(0.8);
@@ -215,9 +215,9 @@ export class BossFight extends BasicAbstractGame {
   }
 
   bossFire(r: number, vel: number, theta: number): void {
-    // theta arrives as a float; cosf/sinf and float products, as procgen's.
+    // theta arrives as a float; the double cos and sin, products rounded to float when passed on.
     theta = f(theta);
-    const bullet = this.addEntity(this.boss.x, this.boss.y, f(vel * f(Math.cos(theta))), f(vel * f(Math.sin(theta))), r, ENEMY_BULLET);
+    const bullet = this.addEntity(this.boss.x, this.boss.y, f(vel * Math.cos(theta)), f(vel * Math.sin(theta)), r, ENEMY_BULLET);
     bullet.imageTheme = this.bossLaserTheme;
     bullet.expireTime = 50;
     bullet.vrot = PI_F / 8;

@@ -175,13 +175,13 @@ export class CaveFlyer extends BasicAbstractGame {
   override setActionXY(moveAct: number): void {
     let acceleration = (moveAct % 3) - 1;
     if (acceleration < 0) acceleration *= f(0.33);
-    // float theta and cosf/sinf, as procgen's float overloads compute them.
+    // float theta; cos and sin are the double functions, each expression rounded to float where it is stored.
     const theta = f(-this.agent.rotation + PI_F / 2);
-    const cos = f(Math.cos(theta));
-    const sin = f(Math.sin(theta));
+    const cos = Math.cos(theta);
+    const sin = Math.sin(theta);
     if (acceleration > 0) {
       const a = this.agent;
-      const exhaust = this.addEntity(f(a.x - f(a.rx * cos)), f(a.y - f(a.ry * sin)), 0, 0, 0.5 * a.rx, EXHAUST);
+      const exhaust = this.addEntity(f(a.x - a.rx * cos), f(a.y - a.ry * sin), 0, 0, 0.5 * a.rx, EXHAUST);
       exhaust.expireTime = 4;
       exhaust.rotation = f(-theta - PI_F / 2);
       exhaust.growRate = 1.25;

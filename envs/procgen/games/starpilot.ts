@@ -7,7 +7,7 @@ import { BasicAbstractGame, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE
 import type { Canvas, ProcgenImage } from "../render.ts";
 import type { BackgroundGroup } from "../resources.ts";
 
-const V_SCALE = 2 / 5;
+const V_SCALE = Math.fround(2 / 5);
 const BG_RATIO = 18;
 const ENEMY_REWARD = 1;
 const COMPLETION_BONUS = 10;
@@ -202,7 +202,7 @@ export class StarPilot extends BasicAbstractGame {
       for (let j = 0; j < groupSize; j++) {
         const spawnTime = t + j * 5;
         let fireTime = rand.randint(10, 100);
-        // float theta (k = 2 * PI / 4 with procgen's float PI) and cosf/sinf.
+        // float theta (k = 2 * PI / 4 with procgen's float PI); cos and sin are the double functions.
         let theta = Math.fround((rand.rand01() - 0.5) * Math.fround(Math.fround(2 * Math.fround(Math.PI)) / 4));
         let vScale = this.hpVs[type];
         if (rand.randint(0, 2) === 1) theta = 0;
@@ -216,9 +216,9 @@ export class StarPilot extends BasicAbstractGame {
           vScale = this.hpSlowV;
           fireTime = rand.randint(20, 30);
         }
-        vScale *= V_SCALE;
-        let vx = Math.fround(-Math.fround(Math.cos(theta)) * vScale);
-        const vy = Math.fround(Math.fround(Math.sin(theta)) * vScale);
+        vScale = Math.fround(vScale * V_SCALE);
+        let vx = Math.fround(-Math.cos(theta) * vScale);
+        const vy = Math.fround(Math.sin(theta) * vScale);
         let spawnRight = true;
         // Flyers always draw, even in easy mode where they cannot come from the left.
         if ((type === FLYER || type === FAST_FLYER) && rand.rand01() > this.hpSpawnRightThreshold && canSpawnLeft) spawnRight = false;
@@ -271,11 +271,13 @@ export class StarPilot extends BasicAbstractGame {
       if (m.type === PLAYER) continue;
       if (this.shouldFire(m)) {
         const bulletType = m.type === TURRET ? BULLET3 : BULLET2;
-        let bvx = this.agent.x - m.x;
-        let bvy = this.agent.y - m.y;
-        const s = (this.hpVs[bulletType] * V_SCALE) / Math.sqrt(bvx * bvx + bvy * bvy);
-        bvx *= s;
-        bvy *= s;
+        const f = Math.fround;
+        let bvx = f(this.agent.x - m.x);
+        let bvy = f(this.agent.y - m.y);
+        // float products and sum; the double sqrt and quotient, rounded when stored.
+        const s = f(f(this.hpVs[bulletType] * V_SCALE) / Math.sqrt(f(f(bvx * bvx) + f(bvy * bvy))));
+        bvx = f(bvx * s);
+        bvy = f(bvy * s);
         const r = this.hpBulletR[m.type];
         const bullet = new Entity(m.x, m.y, bvx, bvy, r, r, bulletType);
         bullet.faceDirection(bvx, bvy, -Math.PI / 2);
@@ -292,21 +294,21 @@ export class StarPilot extends BasicAbstractGame {
     }
     if (isFiring) {
       // "A" (special 2) shoots left, every other special shoots right; no cooldown.
-      // float theta and cosf/sinf: sinf(PI) is -8.7e-8, not 0.
+      // float theta, the double cos and sin: sin(PI) is -8.7e-8, not 0.
       const f = Math.fround;
       const theta = this.specialAction === 2 ? f(Math.PI) : 0;
       const v = f(this.hpVs[BULLET_PLAYER] * V_SCALE);
-      const vx = f(f(Math.cos(theta)) * v);
-      const vy = f(f(Math.sin(theta)) * v);
+      const vx = f(Math.cos(theta) * v);
+      const vy = f(Math.sin(theta) * v);
       const r = this.hpBulletR[PLAYER];
-      const bullet = new Entity(f(this.agent.x + f(this.agent.rx * f(Math.cos(theta)))), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
+      const bullet = new Entity(f(this.agent.x + f(this.agent.rx * Math.cos(theta))), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
       bullet.collidesWithEntities = true;
       bullet.faceDirection(vx, vy);
       bullet.rotation -= Math.fround(Math.PI) / 2;
       this.entities.push(bullet);
     }
     if (this.curTime === SHOOTER_WIN_TIME) {
-      const finish = new Entity(this.mainWidth, this.mainHeight / 2, -this.hpSlowV * V_SCALE, 0, 2, this.mainHeight / 2, FINISH_LINE);
+      const finish = new Entity(this.mainWidth, this.mainHeight / 2, Math.fround(-this.hpSlowV * V_SCALE), 0, 2, this.mainHeight / 2, FINISH_LINE);
       this.chooseRandomTheme(finish);
       this.matchAspectRatio(finish, false);
       finish.x = this.mainWidth + finish.rx;
