@@ -286,12 +286,14 @@ export abstract class BasicAbstractGame {
     this.grid = new Int32Array(this.mainWidth * this.mainHeight);
     this.backgroundIndex = this.randGen.randn(BACKGROUND_GROUPS[this.backgroundGroup()].length);
     this.entities = [];
-    const r = 0.4;
+    const f = Math.fround;
+    const r = f(0.4);
     let ax = r;
     let ay = r;
     if (this.randomAgentStart) {
-      ax = this.randGen.rand01() * (this.mainWidth - 2 * r) + r;
-      ay = this.randGen.rand01() * (this.mainHeight - 2 * r) + r;
+      // float arithmetic throughout (rand01, the size and the sum are floats).
+      ax = f(f(this.randGen.rand01() * f(this.mainWidth - f(2 * r))) + r);
+      ay = f(f(this.randGen.rand01() * f(this.mainHeight - f(2 * r))) + r);
     }
     this.agent = new Entity(ax, ay, 0, 0, r, r, PLAYER);
     this.agent.smartStep = true;
@@ -583,8 +585,14 @@ export abstract class BasicAbstractGame {
 
   /** A random coordinate for a radius-r object inside [lo, hi]; the midpoint (no draw) when it barely fits. */
   randPos(r: number, lo: number, hi: number): number {
-    if (hi - lo <= 2 * r) return (hi + lo) / 2;
-    return (hi - lo - 2 * r) * this.randGen.rand01() + r + lo;
+    // float parameters and float arithmetic, one rounding per operation.
+    const f = Math.fround;
+    r = f(r);
+    lo = f(lo);
+    hi = f(hi);
+    const range = f(hi - lo);
+    if (range <= f(2 * r)) return f(f(hi + lo) / 2);
+    return f(f(f(f(range - f(2 * r)) * this.randGen.rand01()) + r) + lo);
   }
 
   addEntity(x: number, y: number, vx: number, vy: number, r: number, type: number): Entity {
@@ -636,10 +644,12 @@ export abstract class BasicAbstractGame {
 
   /** Agent uniform over the world (x then y), up to 100 tries while it overlaps any entity. */
   repositionAgent(): void {
+    const f = Math.fround;
     let count = 0;
     do {
-      this.agent.x = this.randGen.rand01() * (this.mainWidth - 2 * this.agent.rx) + this.agent.rx;
-      this.agent.y = this.randGen.rand01() * (this.mainHeight - 2 * this.agent.ry) + this.agent.ry;
+      // float arithmetic throughout (rand01, the size and the sum are floats).
+      this.agent.x = f(f(this.randGen.rand01() * f(this.mainWidth - f(2 * this.agent.rx))) + this.agent.rx);
+      this.agent.y = f(f(this.randGen.rand01() * f(this.mainHeight - f(2 * this.agent.ry))) + this.agent.ry);
       count++;
     } while (this.agentHasCollision() && count < 100);
   }
@@ -684,7 +694,7 @@ export abstract class BasicAbstractGame {
       } else {
         const path = names[this.maskThemeIfNecessary(theme, type)];
         const size = IMAGE_SIZES[path] ?? (this.options.images ? [this.options.images(path).width, this.options.images(path).height] : [1, 1]);
-        info = { path, aspect: size[0] / size[1] };
+        info = { path, aspect: Math.fround(size[0] / size[1]) };
       }
       this.assetCache.set(key, info);
     }
@@ -705,15 +715,16 @@ export abstract class BasicAbstractGame {
   }
 
   matchAspectRatio(ent: Entity, matchWidth = true): void {
+    // A float ratio (asset_aspect_ratios) and a float quotient or product.
     const ar = this.assetInfo(ent.imageType, ent.imageTheme).aspect;
-    if (matchWidth) ent.ry = ent.rx / ar;
-    else ent.rx = ent.ry * ar;
+    if (matchWidth) ent.ry = Math.fround(ent.rx / ar);
+    else ent.rx = Math.fround(ent.ry * ar);
   }
 
   fitAspectRatio(ent: Entity): void {
     const ar = this.assetInfo(ent.imageType, ent.imageTheme).aspect;
-    if (ar > 1) ent.ry = ent.rx / ar;
-    else ent.rx = ent.ry * ar;
+    if (ar > 1) ent.ry = Math.fround(ent.rx / ar);
+    else ent.rx = Math.fround(ent.ry * ar);
   }
 
   // ======================= Rendering =======================

@@ -202,9 +202,10 @@ export class BossFight extends BasicAbstractGame {
     const count = rand.randn(3) + 1;
     for (let i = 0; i < count; i++) {
       const r = Math.fround(0.6);
-      const minY = 2 * this.agent.ry + r + 0.5;
-      const y = rand.rand01() * (BOTTOM_MARGIN - minY - r) + minY;
-      const x = rand.rand01() * (this.mainWidth - 2 * r) + r;
+      // float arithmetic (the + .5 is double, rounded when stored).
+      const minY = f(f(f(2 * this.agent.ry) + r) + 0.5);
+      const y = f(f(rand.rand01() * f(f(BOTTOM_MARGIN - minY) - r)) + minY);
+      const x = f(f(rand.rand01() * f(this.mainWidth - f(2 * r))) + r);
       const ent = new Entity(x, y, 0, 0, r, r, BARRIER);
       this.chooseRandomTheme(ent);
       this.matchAspectRatio(ent);
@@ -255,10 +256,11 @@ export class BossFight extends BasicAbstractGame {
     this.randPctY = rand.rand01();
     if (this.currVelTimeout <= 0) {
       // A new destination every 20 steps; the shield clock ticks once per segment.
-      const destX = this.randPctX * (this.mainWidth - 2 * BOSS_R) + BOSS_R;
-      const destY = this.randPctY * (this.mainHeight - 2 * BOSS_R - BOTTOM_MARGIN) + BOSS_R + BOTTOM_MARGIN;
-      this.boss.vx = (destX - this.boss.x) / this.bossVelTimeout;
-      this.boss.vy = (destY - this.boss.y) / this.bossVelTimeout;
+      // float arithmetic, one rounding per operation.
+      const destX = f(f(this.randPctX * f(this.mainWidth - 2 * BOSS_R)) + BOSS_R);
+      const destY = f(f(f(this.randPctY * f(this.mainHeight - 2 * BOSS_R - BOTTOM_MARGIN)) + BOSS_R) + BOTTOM_MARGIN);
+      this.boss.vx = f(f(destX - this.boss.x) / this.bossVelTimeout);
+      this.boss.vy = f(f(destY - this.boss.y) / this.bossVelTimeout);
       this.currVelTimeout = this.bossVelTimeout;
       if (this.timeToSwap > 0) {
         this.timeToSwap -= 1;
@@ -278,8 +280,8 @@ export class BossFight extends BasicAbstractGame {
     }
     if (this.damagedUntilTime >= this.curTime) {
       if (this.curTime % 3 === 0) {
-        const x = this.boss.x + (2 * this.randPctX - 1) * this.boss.rx;
-        const y = this.boss.y + (2 * this.randPctY - 1) * this.boss.ry;
+        const x = f(this.boss.x + f(f(2 * this.randPctX - 1) * this.boss.rx));
+        const y = f(this.boss.y + f(f(2 * this.randPctY - 1) * this.boss.ry));
         this.addEntity(x, y, 0, 0, 0.75, EXPLOSION);
       }
     } else if (this.shieldsAreUp) {
