@@ -36,7 +36,10 @@ export class Mt19937 extends StdMt19937 {
   }
 
   randrange(a: number, b: number): number {
-    return this.rand01() * (b - a) + a;
+    // float parameters and float arithmetic, one rounding per operation.
+    const f = Math.fround;
+    a = f(a);
+    return f(f(this.rand01() * f(f(b) - a)) + a);
   }
 
   /** `partition(x, n)`: x units spread over n buckets, one `randn(n)` per unit. */
