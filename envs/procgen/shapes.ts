@@ -25,9 +25,9 @@ export interface Color {
   a: number;
 }
 
-/** Source-over of a solid colour on one pixel (comp_func_solid_SourceOver: premultiplied colour + BYTE_MUL). */
-function blendPixel(c: Canvas, x: number, y: number, col: Color): void {
-  const o = (y * c.width + x) * 3;
+/** Source-over of a solid colour on pixel i (comp_func_solid_SourceOver: premultiplied colour + BYTE_MUL). */
+function blendAt(c: Canvas, i: number, col: Color): void {
+  const o = i * 3;
   const px = c.pixels;
   if (col.a === 255) {
     px[o] = col.r;
@@ -45,7 +45,7 @@ function blendPixel(c: Canvas, x: number, y: number, col: Color): void {
 function span(c: Canvas, x: number, len: number, y: number, col: Color): void {
   if (y < 0 || y >= c.height) return;
   const x1 = Math.min(c.width, x + len);
-  for (let i = Math.max(0, x); i < x1; i++) blendPixel(c, i, y, col);
+  for (let i = Math.max(0, x); i < x1; i++) blendAt(c, y * c.width + i, col);
 }
 
 /**
@@ -63,14 +63,29 @@ export function drawEllipse(c: Canvas, rect: Rect, brush: Color, pen: Color | nu
     ellipseMidpoint(c, ix, iy, iw, ih, brush, pen);
     return;
   }
-  const curve = ellipseCurves(rect);
-  fillPolygon(c, flatten(curve), brush);
-  if (pen !== null) new CosmeticStroker(c, pen).drawClosedCurves(curve);
+  const key = `${c.width}x${c.height} ${rect.x} ${rect.y} ${rect.w} ${rect.h}`;
+  let path = PATH_CACHE.get(key);
+  if (path === undefined) {
+    // The pixels depend on the rect alone: Jumper redraws the same compass every frame.
+    if (PATH_CACHE.size >= 64) PATH_CACHE.clear();
+    const curve = ellipseCurves(rect);
+    const fill: number[] = [];
+    const stroke: number[] = [];
+    fillPolygon(flatten(curve), c.width, c.height, fill);
+    new CosmeticStroker(c.width, c.height, (x, y) => stroke.push(y * c.width + x)).drawClosedCurves(curve);
+    path = { fill: Int32Array.from(fill), stroke: Int32Array.from(stroke) };
+    PATH_CACHE.set(key, path);
+  }
+  for (const i of path.fill) blendAt(c, i, brush);
+  if (pen !== null) for (const i of path.stroke) blendAt(c, i, pen);
 }
+
+/** Pixel indices (y * width + x, in drawing order) of a Bézier ellipse's fill and of its 1-pixel outline, per rect. */
+const PATH_CACHE = new Map<string, { fill: Int32Array; stroke: Int32Array }>();
 
 /** `QPainter::drawLine(int, int, int, int)` with a solid pen of width 0 or 1 (QCosmeticStroker::drawLine). */
 export function drawLine(c: Canvas, x1: number, y1: number, x2: number, y2: number, pen: Color): void {
-  const s = new CosmeticStroker(c, pen);
+  const s = new CosmeticStroker(c.width, c.height, (x, y) => blendAt(c, y * c.width + x, pen));
   if (x1 === x2 && y1 === y2) {
     s.pixel(x1, y1);
     return;
@@ -210,7 +225,7 @@ function flatten(curve: Float64Array): Int32Array {
  * QRasterizer::rasterize on a closed polygon of 26.6 points: QScanConverter's edges sampled at pixel centres in
  * 16.16 fixed point; a pixel is filled when the winding number (odd-even) left of its centre is odd.
  */
-function fillPolygon(c: Canvas, pts: Int32Array, col: Color): void {
+function fillPolygon(pts: Int32Array, width: number, height: number, out: number[]): void {
   const n = pts.length / 2;
   if (n < 3) return;
   let minY = pts[1];
@@ -220,7 +235,7 @@ function fillPolygon(c: Canvas, pts: Int32Array, col: Color): void {
     maxY = Math.max(maxY, pts[2 * i + 1]);
   }
   const top = Math.max(0, (minY + 32) >> 6);
-  const bottom = Math.min(c.height - 1, (maxY - 32) >> 6);
+  const bottom = Math.min(height - 1, (maxY - 32) >> 6);
   if (top > bottom) return;
   // Edges as [x (16.16 at row `from`), delta per row, from, to, winding].
   const edges: number[][] = [];
@@ -253,7 +268,7 @@ function fillPolygon(c: Canvas, pts: Int32Array, col: Color): void {
     let w = 0;
     for (const v of cross) {
       const cx = Math.floor(v / 4);
-      if (w & 1) span(c, x, cx - x, y, col);
+      if (w & 1) for (let i = Math.max(0, x); i < Math.min(width, cx); i++) out.push(y * width + i);
       x = cx;
       w += (v & 3) - 1;
     }
@@ -290,16 +305,18 @@ class CosmeticStroker {
   private readonly ymax: number;
   private readonly clipped = new Float64Array(4);
 
+  /** `plot` receives each pixel inside the width x height frame, in drawing order. */
   constructor(
-    private readonly c: Canvas,
-    private readonly col: Color,
+    private readonly width: number,
+    private readonly height: number,
+    private readonly plot: (x: number, y: number) => void,
   ) {
-    this.xmax = c.width + 1;
-    this.ymax = c.height + 1;
+    this.xmax = width + 1;
+    this.ymax = height + 1;
   }
 
   pixel(x: number, y: number): void {
-    if (x >= 0 && x < this.c.width && y >= 0 && y < this.c.height) blendPixel(this.c, x, y, this.col);
+    if (x >= 0 && x < this.width && y >= 0 && y < this.height) this.plot(x, y);
   }
 
   /** drawPath of one closed subpath of cubics (start point, then 3 points per cubic). */
