@@ -116,6 +116,7 @@ export class FruitBot extends BasicAbstractGame {
 
   /** One row of wall at height ry with a gap (optionally a locked gate in the gap). */
   private addWalls(ry: number, useDoor: boolean, minPct: number): void {
+    // float arithmetic, one rounding per operation (min_pct + .2 * rand01 is double, rounded when stored).
     const rw = this.mainWidth;
     const wallRy = f(0.3);
     const lockRx = 0.25;
@@ -124,21 +125,21 @@ export class FruitBot extends BasicAbstractGame {
     if (useDoor) {
       pct = f(pct + f(0.1));
       const lockPctW = f((2 * lockRx) / rw);
-      const doorPctW = f((wallRy * 2 * DOOR_ASPECT_RATIO) / rw);
+      const doorPctW = f(f(f(wallRy * 2) * DOOR_ASPECT_RATIO) / rw);
       const numDoors = Math.ceil(f(f(pct - 2 * lockPctW) / doorPctW));
-      pct = f(2 * lockPctW + doorPctW * numDoors);
+      pct = f(2 * lockPctW + f(doorPctW * numDoors));
     }
     const gapw = f(pct * rw);
-    const w1 = f(this.randGen.rand01() * (rw - gapw));
-    const w2 = f(rw - w1 - gapw);
+    const w1 = f(this.randGen.rand01() * f(rw - gapw));
+    const w2 = f(f(rw - w1) - gapw);
     this.addEntityRxy(w1 / 2, ry, 0, 0, w1 / 2, wallRy, BARRIER);
     this.addEntityRxy(rw - w2 / 2, ry, 0, 0, w2 / 2, wallRy, BARRIER);
     if (useDoor) {
       const onRight = this.randGen.randn(2);
-      const lockX = w1 + lockRx + onRight * (gapw - 2 * lockRx);
-      const doorX = w1 + gapw / 2 - (onRight * 2 - 1) * lockRx;
+      const lockX = f(f(w1 + lockRx) + f(onRight * f(gapw - 2 * lockRx)));
+      const doorX = f(f(w1 + gapw / 2) - (onRight * 2 - 1) * lockRx);
       this.addEntityRxy(doorX, ry, 0, 0, gapw / 2 - lockRx, wallRy, LOCKED_DOOR);
-      this.addEntityRxy(lockX, ry - lockRy + wallRy, 0, 0, lockRx, lockRy, LOCK);
+      this.addEntityRxy(lockX, f(f(ry - lockRy) + wallRy), 0, 0, lockRx, lockRy, LOCK);
     }
   }
 
@@ -151,7 +152,7 @@ export class FruitBot extends BasicAbstractGame {
     const groupSize = easy ? 2 : 6;
     const bufH = 4;
     const doorProb = easy ? 0 : 0.125;
-    const minPct = easy ? 0.2 : 0.1;
+    const minPct = f(easy ? 0.2 : 0.1);
     // Rows at least 4 apart, the spare height spread at random over the gaps.
     let h = 0;
     for (const part of this.randGen.partition(this.mainHeight - minSep * numWalls - bufH, numWalls)) {
