@@ -53,7 +53,7 @@ export class BigFish extends BasicAbstractGame {
     this.options.centerAgent = false;
     this.fishEaten = 0;
     const startR = this.options.distributionMode === EASY_MODE ? 1 : 0.5;
-    this.rInc = (FISH_MAX_R - startR) / FISH_QUOTA;
+    this.rInc = Math.fround((FISH_MAX_R - startR) / FISH_QUOTA);
     this.agent.rx = startR;
     this.agent.ry = startR;
     // x keeps the engine's draw (made with radius 0.4); the agent starts at the bottom.
@@ -64,8 +64,9 @@ export class BigFish extends BasicAbstractGame {
     super.gameStep();
     // A fish spawns on 10% of steps, from the left or right edge, moving straight across.
     if (this.randGen.randn(10) === 1) {
-      const r = (FISH_MAX_R - FISH_MIN_R) * Math.pow(this.randGen.rand01(), 1.4) + FISH_MIN_R;
-      const y = this.randGen.rand01() * (this.mainHeight - 2 * r);
+      // The radius in double (pow), rounded to float; the height in float arithmetic.
+      const r = Math.fround((FISH_MAX_R - FISH_MIN_R) * Math.pow(this.randGen.rand01(), 1.4) + FISH_MIN_R);
+      const y = Math.fround(this.randGen.rand01() * Math.fround(this.mainHeight - 2 * r));
       const movesRight = this.randGen.rand01() < 0.5;
       const vx = (0.15 + this.randGen.rand01() * 0.25) * (movesRight ? 1 : -1);
       const x = movesRight ? -r : this.mainWidth + r;

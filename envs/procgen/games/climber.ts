@@ -80,8 +80,10 @@ export class Climber extends BasicAbstractGame {
   /** Platformer physics: little control in the air, a jump sets the vertical speed, gravity until -2. */
   override updateAgentVelocity(): void {
     const a = this.agent;
-    const mix = this.hasSupport ? this.mixrate : this.mixrate * this.airControl;
-    a.vx = (1 - mix) * a.vx + mix * this.maxspeed * this.actionVx;
+    // float arithmetic, one rounding per operation.
+    const f = Math.fround;
+    const mix = this.hasSupport ? this.mixrate : f(this.mixrate * this.airControl);
+    a.vx = f(f(f(1 - mix) * a.vx) + f(f(mix * this.maxspeed) * this.actionVx));
     if (this.actionVy > 0) a.vy = this.maxJump;
     if (!this.hasSupport && a.vy > -2) a.vy -= this.gravity;
   }

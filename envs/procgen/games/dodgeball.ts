@@ -121,21 +121,22 @@ export class Dodgeball extends BasicAbstractGame {
     const pct = 1 - gap;
     if (!splitWidth) {
       const wh = f(pct * rh);
-      const wy = choice2 ? ry : f(ry + (1 - pct) * rh);
-      const remy = choice2 ? f(ry + pct * rh) : ry;
+      // float arithmetic, one rounding per operation.
+      const wy = choice2 ? ry : f(ry + f((1 - pct) * rh));
+      const remy = choice2 ? f(ry + f(pct * rh)) : ry;
       this.addEntityRxy(rx + rw / 2, wy + wh / 2, 0, 0, thickness, wh / 2, LAVA_WALL);
       const nextw = f(rw / 2 - thickness);
       this.addRoom({ x: rx, y: wy, w: nextw, h: wh });
-      this.addRoom({ x: f(rx + rw / 2 + thickness), y: wy, w: nextw, h: wh });
+      this.addRoom({ x: f(f(rx + rw / 2) + thickness), y: wy, w: nextw, h: wh });
       this.addRoom({ x: rx, y: remy, w: rw, h: f(rh - wh) });
     } else {
       const ww = f(pct * rw);
-      const wx = choice2 ? rx : f(rx + (1 - pct) * rw);
-      const remx = choice2 ? f(rx + pct * rw) : rx;
+      const wx = choice2 ? rx : f(rx + f((1 - pct) * rw));
+      const remx = choice2 ? f(rx + f(pct * rw)) : rx;
       this.addEntityRxy(wx + ww / 2, ry + rh / 2, 0, 0, ww / 2, thickness, LAVA_WALL);
       const nexth = f(rh / 2 - thickness);
       this.addRoom({ x: wx, y: ry, w: ww, h: nexth });
-      this.addRoom({ x: wx, y: f(ry + rh / 2 + thickness), w: ww, h: nexth });
+      this.addRoom({ x: wx, y: f(f(ry + rh / 2) + thickness), w: ww, h: nexth });
       this.addRoom({ x: remx, y: ry, w: f(rw - ww), h: rh });
     }
   }
@@ -193,7 +194,7 @@ export class Dodgeball extends BasicAbstractGame {
       numIterations = 8;
       this.maxspeed = 0.25;
     }
-    this.hardMinDim = f(4 * a.rx + 2 * thickness + 0.5);
+    this.hardMinDim = f(f(4 * a.rx + 2 * thickness) + 0.5);
     this.minDim = f(a.rx * 8 + 0.5);
     for (let it = 0; it < numIterations && this.rooms.length > 0; it++) {
       const idx = this.randGen.randn(this.rooms.length);
