@@ -4,6 +4,8 @@
 // entities in one plain array; order matters everywhere (stepping and collisions run from the end, drawing from
 // the start, new entities are appended), exactly as the C++ vector.
 
+import { atan2f } from "./libm.ts";
+
 export const PLAYER = 0;
 export const WALL_OBJ = 51;
 export const EXIT_OBJ = 52;
@@ -200,7 +202,7 @@ export class Entity {
   }
 
   faceDirection(dx: number, dy: number, offset = 0): void {
-    // atan2f of the float arguments (procgen's float overload); the sum is rounded when stored.
-    if (dx !== 0 || dy !== 0) this.rotation = -Math.fround(Math.atan2(Math.fround(dy), Math.fround(dx))) + Math.fround(offset);
+    // glibc's atan2f of the float arguments (procgen's float overload); the sum is rounded when stored.
+    if (dx !== 0 || dy !== 0) this.rotation = -atan2f(dy, dx) + Math.fround(offset);
   }
 }
