@@ -41,7 +41,7 @@ export const CHAIN_EVERY = 10;
 const RECORD_BYTES = 20 + OBS_SIZE;
 
 /** procgen's distribution_mode numbers (game.h). */
-const MODE_NUMBERS: Record<string, number> = { easy: 0, hard: 1, extreme: 2, memory: 10 };
+export const MODE_NUMBERS: Record<string, number> = { easy: 0, hard: 1, extreme: 2, memory: 10 };
 const EXTREME = ["chaser", "dodgeball", "leaper", "starpilot"];
 const MEMORY = ["caveflyer", "dodgeball", "heist", "jumper", "maze", "miner"];
 
@@ -110,10 +110,10 @@ export function actionSource(randSeed: number): (out: Int32Array) => void {
 }
 
 /**
- * Our ProcgenEnv under the same options and actions, one call of `visit(t, frame)` per vector step (t = 0: the
- * initial observation). The frame's observations are views into the env's buffer, valid during the call only.
+ * Our ProcgenEnv under the same options and actions, one call of `visit(t, frame, games)` per vector step (t = 0:
+ * the initial observation). The frame's observations are views into the env's buffer, valid during the call only.
  */
-export function runOurs(game: string, mode: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frame: StepRecord[]) => void): void {
+export function runOurs(game: string, mode: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frame: StepRecord[], games: ProcgenEnv["games"]) => void): void {
   const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
   const frame = (): StepRecord[] =>
     env.games.map((g, e) => ({
@@ -125,13 +125,13 @@ export function runOurs(game: string, mode: string, numEnvs: number, steps: numb
       obs: env.obs.subarray(e * OBS_SIZE, (e + 1) * OBS_SIZE),
     }));
   env.dones.fill(1);
-  visit(0, frame());
+  visit(0, frame(), env.games);
   const next = actionSource(RAND_SEED);
   const actions = new Int32Array(numEnvs);
   for (let t = 1; t <= steps; t++) {
     next(actions);
     env.step(actions);
-    visit(t, frame());
+    visit(t, frame(), env.games);
   }
 }
 
