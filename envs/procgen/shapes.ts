@@ -54,12 +54,13 @@ function span(c: Canvas, x: number, len: number, y: number, col: Color): void {
  */
 export function drawEllipse(c: Canvas, rect: Rect, brush: Color, pen: Color | null): void {
   if (!(rect.w > 0 && rect.h > 0)) return;
-  // QRasterPaintEngine::drawEllipse: QRect(int(x), int(y), int(x + w) - int(x), ...) compared with the QRectF.
+  // QRasterPaintEngine::drawEllipse: QRect(int(x), int(y), int(x + w) - int(x), ...) compared with the QRectF by
+  // QRectF's operator==, which is qFuzzyCompare on each member.
   const ix = Math.trunc(rect.x);
   const iy = Math.trunc(rect.y);
   const iw = Math.trunc(rect.x + rect.w) - ix;
   const ih = Math.trunc(rect.y + rect.h) - iy;
-  if (ix === rect.x && iy === rect.y && iw === rect.w && ih === rect.h) {
+  if (fuzzyEqual(ix, rect.x) && fuzzyEqual(iy, rect.y) && fuzzyEqual(iw, rect.w) && fuzzyEqual(ih, rect.h)) {
     ellipseMidpoint(c, ix, iy, iw, ih, brush, pen);
     return;
   }
@@ -78,6 +79,11 @@ export function drawEllipse(c: Canvas, rect: Rect, brush: Color, pen: Color | nu
   }
   for (const i of path.fill) blendAt(c, i, brush);
   if (pen !== null) for (const i of path.stroke) blendAt(c, i, pen);
+}
+
+/** qFuzzyCompare for doubles: equal to 12 significant digits (and 0 equals only 0). */
+function fuzzyEqual(p: number, q: number): boolean {
+  return Math.abs(p - q) * 1e12 <= Math.min(Math.abs(p), Math.abs(q));
 }
 
 /** Pixel indices (y * width + x, in drawing order) of a Bézier ellipse's fill and of its 1-pixel outline, per rect. */
