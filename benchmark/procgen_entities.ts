@@ -1,10 +1,10 @@
 // Entity state of envs/procgen/ against the C++ original's, bit for bit: every entity's type, image, position,
 // velocity, half-size, rotation and alpha before each observation is rendered, on the trajectories of
-// benchmark/procgen_fidelity.ts (rand_seed 1, 5 envs, seeded-random actions). Needs a build instrumented to print
-// them:
+// benchmark/procgen_fidelity.ts (5 envs, seeded-random actions; rand_seed 1 unless --rand-seed). Needs a build
+// instrumented to print them:
 //
 //   PROCGEN_DUMP_ENTITIES=1 benchmark/procgen_reference_build.sh PROCGEN_GIT_DIR GYM3_GIT_DIR SCRATCH
-//   npx tsx benchmark/procgen_entities.ts --reference SCRATCH [--games ...] [--modes ...] [--steps 1000]
+//   npx tsx benchmark/procgen_entities.ts --reference SCRATCH [--games ...] [--modes ...] [--steps 1000] [--rand-seed 1]
 //
 // Prints one Markdown row per game and mode: steps (of 5 x steps) with identical entity state, per env, and the
 // first difference. Observations can agree while entity state does not (a last-bit difference that moves no
@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
+import type { ProcgenEnv } from "../envs/procgen/env.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 import { MODE_NUMBERS, RAND_SEED, TRAJ_ENVS, TRAJ_STEPS, modesOf, runOurs } from "./procgen_fidelity.ts";
 
@@ -32,10 +33,10 @@ function hexFloat(s: string): number {
 }
 
 /** The instrumented original's frames, by "level_seed cur_time" (the last one printed wins). */
-function referenceFrames(reference: string, game: string, mode: string, steps: number): Map<string, string[][]> {
+function referenceFrames(reference: string, game: string, mode: string, steps: number, randSeed: number): Map<string, string[][]> {
   const dir = mkdtempSync(join(tmpdir(), "procgen-entities-"));
   try {
-    const args = ["record", game, String(MODE_NUMBERS[mode]), String(RAND_SEED), String(TRAJ_ENVS), String(steps), join(reference, "src/procgen/data/assets"), join(dir, "run.bin")];
+    const args = ["record", game, String(MODE_NUMBERS[mode]), String(randSeed), String(TRAJ_ENVS), String(steps), join(reference, "src/procgen/data/assets"), join(dir, "run.bin")];
     const r = spawnSync(join(reference, "build", "procgen_reference"), args, { encoding: "utf8", maxBuffer: 1 << 30, env: { ...process.env, PROCGEN_DUMP_ENTITIES: "1" } });
     if (r.status !== 0) throw new Error(`procgen_reference ${args.join(" ")}: ${(r.stderr || "").split("\n").find((l) => l.startsWith("error")) ?? `exit ${r.status}`}`);
     const frames = new Map<string, string[][]>();
@@ -53,12 +54,12 @@ function referenceFrames(reference: string, game: string, mode: string, steps: n
 }
 
 /** Steps per env before the entity state first differs, and a description of the first difference. */
-export function compareEntities(reference: string, game: string, mode: string, assetsDir: string, steps: number): { same: number[]; first: string } {
-  const ref = referenceFrames(reference, game, mode, steps);
+export function compareEntities(reference: string, game: string, mode: string, assetsDir: string, steps: number, randSeed = RAND_SEED): { same: number[]; first: string } {
+  const ref = referenceFrames(reference, game, mode, steps, randSeed);
   const same = Array<number>(TRAJ_ENVS).fill(steps);
   const done = Array<boolean>(TRAJ_ENVS).fill(false);
   let first = "";
-  runOurs(game, mode, TRAJ_ENVS, steps, assetsDir, (t, _frame, games) => {
+  const visit = (t: number, _frame: unknown, games: ProcgenEnv["games"]) => {
     games.forEach((g, e) => {
       if (done[e]) return;
       const rows = ref.get(`${g.currentLevelSeed} ${g.curTime}`);
@@ -80,7 +81,8 @@ export function compareEntities(reference: string, game: string, mode: string, a
         if (first === "") first = `env ${e} step ${t}: ${diff}`;
       }
     });
-  });
+  };
+  runOurs(game, mode, TRAJ_ENVS, steps, assetsDir, visit, randSeed);
   return { same, first };
 }
 
@@ -90,6 +92,7 @@ const ARGS = {
   games: str(null, "comma-separated games (default: all 16)"),
   modes: str(null, "comma-separated modes (default: every mode each game has)"),
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1 }),
+  randSeed: int(RAND_SEED, "procgen's rand_seed (level seeds and actions)", { ge: 0 }),
 };
 
 async function main(): Promise<void> {
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
   console.log("| --- | --- | --- | --- |");
   for (const game of games) {
     for (const mode of modesOf(game).filter((m) => !cli.modes || cli.modes.split(",").includes(m))) {
-      const { same, first } = compareEntities(cli.reference, game, mode, assetsDir, cli.steps);
+      const { same, first } = compareEntities(cli.reference, game, mode, assetsDir, cli.steps, cli.randSeed);
       console.log(`| ${game} | ${mode} | ${same.reduce((a, b) => a + b, 0)} (${same.join(", ")}) | ${first || "none"} |`);
     }
   }

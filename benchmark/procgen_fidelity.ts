@@ -113,8 +113,16 @@ export function actionSource(randSeed: number): (out: Int32Array) => void {
  * Our ProcgenEnv under the same options and actions, one call of `visit(t, frame, games)` per vector step (t = 0:
  * the initial observation). The frame's observations are views into the env's buffer, valid during the call only.
  */
-export function runOurs(game: string, mode: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frame: StepRecord[], games: ProcgenEnv["games"]) => void): void {
-  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+export function runOurs(
+  game: string,
+  mode: string,
+  numEnvs: number,
+  steps: number,
+  assetsDir: string,
+  visit: (t: number, frame: StepRecord[], games: ProcgenEnv["games"]) => void,
+  randSeed = RAND_SEED,
+): void {
+  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir) });
   const frame = (): StepRecord[] =>
     env.games.map((g, e) => ({
       reward: env.rewards[e],
@@ -126,7 +134,7 @@ export function runOurs(game: string, mode: string, numEnvs: number, steps: numb
     }));
   env.dones.fill(1);
   visit(0, frame(), env.games);
-  const next = actionSource(RAND_SEED);
+  const next = actionSource(randSeed);
   const actions = new Int32Array(numEnvs);
   for (let t = 1; t <= steps; t++) {
     next(actions);
