@@ -654,7 +654,7 @@ export abstract class BasicAbstractGame {
     } while (this.agentHasCollision() && count < 100);
   }
 
-  /** float, as procgen's get_distance: float differences and squares, sqrtf. */
+  /** float, as procgen's get_distance: float differences, squares and sum; the square root rounded to float. */
   getDistance(a: Entity, b: Entity): number {
     const f = Math.fround;
     const dx = f(a.x - b.x);
