@@ -244,7 +244,7 @@ export class Ninja extends BasicAbstractGame {
     super.gameStep();
     this.faceMoveDirection();
     if (this.specialAction > 0 && this.curTime - this.lastFireTime >= 3) {
-      // float theta with procgen's float PI, and cosf/sinf: sinf(PI) is -8.7e-8, not 0, and moves the star.
+      // float theta with procgen's float PI; the double cos and sin, rounded to float: sin(PI) is -8.7e-8, not 0, and moves the star.
       const f = Math.fround;
       const pi = f(Math.PI);
       let theta = 0;
