@@ -51,6 +51,8 @@ const MISSILE_DISABLED = 4 * 8 * 4 * 320;
 const PLAYER_MASK = new Uint8Array(4 * 2 * 8 * 320);
 const playerIndex = (align: number, enable: number, mode: number) => ((align * 2 + enable) * 8 + mode) * 320;
 const PLAYFIELD = new Uint32Array(2 * 160);
+/** PLAYFIELD per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for reflect. */
+const PLAYFIELD_GROUPS = new Int32Array(2 * 40);
 const COLLISION = new Uint16Array(64);
 const REFLECT = new Uint8Array(256);
 /** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
@@ -132,6 +134,7 @@ function buildTables(): void {
     else if (x < 144) PLAYFIELD[160 + x] = 0x00010 << ((x - 112) >> 2);
     else PLAYFIELD[160 + x] = 0x00008 >> ((x - 144) >> 2);
   }
+  for (let g = 0; g < 80; g++) PLAYFIELD_GROUPS[g] = PLAYFIELD[4 * g];
   const pairs: [number, number, number][] = [
     [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
     [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
@@ -353,8 +356,8 @@ export class Tia {
   private currentBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
   private previousBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
   /** The two buffers as 32-bit words (for 4-pixel playfield stores), swapped with them. */
-  private currentWords = new Uint32Array(this.currentBuffer.buffer);
-  private previousWords = new Uint32Array(this.previousBuffer.buffer);
+  private currentWords = new Int32Array(this.currentBuffer.buffer);
+  private previousWords = new Int32Array(this.previousBuffer.buffer);
   /** Views of the two buffers' first `height` rows, swapped with them. */
   private currentScreen: Uint8Array;
   private previousScreen: Uint8Array;
@@ -589,7 +592,8 @@ export class Tia {
     this.clock.cycles = 0;
     this.systemCyclesReset(cycles);
     this.ports.systemCyclesReset(cycles);
-    this.clockWhenFrameStarted = -clocks;
+    // `0 - clocks`, not `-clocks`: -0 would make V8 keep this field (and all clock arithmetic) as doubles.
+    this.clockWhenFrameStarted = 0 - clocks;
     this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
     this.clockStopDisplay = this.clockWhenFrameStarted + this.stopDisplayOffset;
     this.clockAtLastUpdate = this.clockStartDisplay;
@@ -804,27 +808,32 @@ export class Tia {
     const buffer = this.currentBuffer;
     const color = this.color;
     const pf = this.pf;
+    const end = start + count;
     if (pf === 0) {
-      buffer.fill(color[0], start, start + count);
+      buffer.fill(color[0], start, end);
       return;
     }
-    const mask = this.pfMask + hpos;
     const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
     const background = color[0];
-    const foreground = color[1];
+    const left = score ? color[2] : color[1];
+    const right = score ? color[3] : color[1];
+    // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
+    // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
+    const lineWord = (start - hpos) >> 2;
+    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUPS[groups + w] is word w's playfield bit
+    const middle = lineWord + 20; // words from here on are the right half
+    const firstWhole = (start + 3) >> 2;
+    const lastWhole = end >> 2;
+    // The span's ends may cut a group: those pixels one at a time.
+    const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
+    for (let p = start; p < head; p++) buffer[p] = pf & PLAYFIELD_GROUPS[groups + (p >> 2)] ? (p >> 2 < middle ? left : right) : background;
+    if (head === end) return;
     const words = this.currentWords;
-    // The playfield changes only every 4 pixels (at multiples of 4 of hpos), so test one pixel per group. A whole
-    // group is one aligned 32-bit store: the frame pointer is row * 160 + hpos, so hpos's groups are aligned words.
-    for (let i = 0; i < count; ) {
-      const end = Math.min(count, i + 4 - ((hpos + i) & 3));
-      const c = pf & PLAYFIELD[mask + i] ? (score ? color[hpos + i < 80 ? 2 : 3] : foreground) : background;
-      if (end - i === 4 && ((start + i) & 3) === 0) {
-        words[(start + i) >> 2] = c * 0x01010101;
-        i = end;
-      } else {
-        for (; i < end; i++) buffer[start + i] = c;
-      }
-    }
+    const backgroundWord = Math.imul(background, 0x01010101);
+    const leftWord = Math.imul(left, 0x01010101);
+    const rightWord = Math.imul(right, 0x01010101);
+    for (let w = firstWhole; w < lastWhole; w++) words[w] = pf & PLAYFIELD_GROUPS[groups + w] ? (w < middle ? leftWord : rightWord) : backgroundWord;
+    for (let p = lastWhole << 2; p < end; p++) buffer[p] = pf & PLAYFIELD_GROUPS[groups + (p >> 2)] ? (p >> 2 < middle ? left : right) : background;
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
