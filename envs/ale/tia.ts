@@ -251,12 +251,16 @@ function addObject(
   return collision;
 }
 
-/** Pixel `i` of a span: the colour the priority encoder picks for the objects covering it. */
+/**
+ * Colours the pixels of a span the object whose mask starts at table offset `base` covers (when `render`), by the
+ * priority encoder over all the objects `bits` says cover each, and clears those `bits` for the next span. The
+ * first object to reach a pixel colours and clears it, so the objects after it, and the pixels a player's graphics
+ * leave empty, find zero bits there and skip them.
+ */
 function colourObjects(
   buffer: Uint8Array,
   start: number,
   bits: Uint8Array,
-  table: Uint8Array,
   spanTable: { spans: Int16Array; counts: Uint8Array },
   base: number,
   hpos: number,
@@ -265,6 +269,7 @@ function colourObjects(
   pfBase: number,
   priority: number,
   color: Uint8Array,
+  render: boolean,
 ): void {
   const row = Math.floor(base / 320);
   const first = base - row * 320 + hpos;
@@ -279,11 +284,17 @@ function colourObjects(
     const split = Math.max(from, Math.min(to, first + 80 - hpos));
     for (let x = from; x < split; x++) {
       const i = x - first;
-      buffer[start + i] = color[PRIORITY_ENCODER[bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
+      const objects = bits[i];
+      if (objects === 0) continue;
+      bits[i] = 0;
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
     }
     for (let x = split; x < to; x++) {
       const i = x - first;
-      buffer[start + i] = color[PRIORITY_ENCODER[256 + (bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
+      const objects = bits[i];
+      if (objects === 0) continue;
+      bits[i] = 0;
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
     }
   }
 }
@@ -456,7 +467,7 @@ export class Tia {
   private readonly spanStart = new Int32Array(160);
   private readonly spanCollision = new Int32Array(160);
   private generation = 1;
-  /** Scratch: the objects covering each pixel of the span being drawn. */
+  /** Scratch: the objects covering each pixel of the span being drawn (all zero between spans). */
   private readonly lineBits = new Uint8Array(160);
 
   constructor(
@@ -742,7 +753,6 @@ export class Tia {
     const single = (objects & (objects - 1)) === 0 && this.pf === 0;
     if (single && !render) return; // one object alone collides with nothing
     const bits = this.lineBits;
-    bits.fill(0, 0, count);
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
     let collision = 0;
@@ -753,14 +763,13 @@ export class Tia {
     if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
     this.collision |= collision;
     if (reusable) this.rememberSpan(hpos, start, collision);
-    if (!render) return;
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
-    if (objects & BL) colourObjects(buffer, start, bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color);
-    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color);
+    if (objects & BL) colourObjects(buffer, start, bits, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
   }
 
   /**
