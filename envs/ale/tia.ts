@@ -50,9 +50,14 @@ const missileIndex = (align: number, number: number, size: number) => ((align * 
 const MISSILE_DISABLED = 4 * 8 * 4 * 320;
 const PLAYER_MASK = new Uint8Array(4 * 2 * 8 * 320);
 const playerIndex = (align: number, enable: number, mode: number) => ((align * 2 + enable) * 8 + mode) * 320;
-const PLAYFIELD = new Uint32Array(2 * 160);
-/** PLAYFIELD per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for reflect. */
-const PLAYFIELD_GROUPS = new Int32Array(2 * 40);
+/**
+ * Which bit of the 20-bit playfield register (see buildTables) each pixel shows: [x] when the right half repeats
+ * the left, [160 + x] when it mirrors it. Shift counts rather than masks, so that drawing can take the bit as 0 or 1
+ * without a branch (data-dependent branches mispredict on playfield patterns).
+ */
+const PLAYFIELD_BIT = new Int8Array(2 * 160);
+/** PLAYFIELD_BIT per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for mirror. */
+const PLAYFIELD_GROUP_BIT = new Int8Array(2 * 40);
 const COLLISION = new Uint16Array(64);
 const REFLECT = new Uint8Array(256);
 /** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
@@ -125,16 +130,16 @@ function buildTables(): void {
   for (let x = 0; x < 160; x++) {
     const left = x % 80;
     let bit: number;
-    if (left < 16) bit = 0x00001 << (left >> 2);
-    else if (left < 48) bit = 0x00800 >> ((left - 16) >> 2);
-    else bit = 0x01000 << ((left - 48) >> 2);
-    PLAYFIELD[x] = bit;
-    if (x < 80) PLAYFIELD[160 + x] = bit;
-    else if (x < 112) PLAYFIELD[160 + x] = 0x80000 >> ((x - 80) >> 2);
-    else if (x < 144) PLAYFIELD[160 + x] = 0x00010 << ((x - 112) >> 2);
-    else PLAYFIELD[160 + x] = 0x00008 >> ((x - 144) >> 2);
+    if (left < 16) bit = left >> 2;
+    else if (left < 48) bit = 11 - ((left - 16) >> 2);
+    else bit = 12 + ((left - 48) >> 2);
+    PLAYFIELD_BIT[x] = bit;
+    if (x < 80) PLAYFIELD_BIT[160 + x] = bit;
+    else if (x < 112) PLAYFIELD_BIT[160 + x] = 19 - ((x - 80) >> 2);
+    else if (x < 144) PLAYFIELD_BIT[160 + x] = 4 + ((x - 112) >> 2);
+    else PLAYFIELD_BIT[160 + x] = 3 - ((x - 144) >> 2);
   }
-  for (let g = 0; g < 80; g++) PLAYFIELD_GROUPS[g] = PLAYFIELD[4 * g];
+  for (let g = 0; g < 80; g++) PLAYFIELD_GROUP_BIT[g] = PLAYFIELD_BIT[4 * g];
   const pairs: [number, number, number][] = [
     [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
     [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
@@ -243,7 +248,7 @@ function addObject(
     for (let x = from; x < to; x++) {
       if (grp !== 0 && (grp & table[rowBase + x]) === 0) continue;
       const i = x - first;
-      const under = bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0);
+      const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
       collision |= COLLISION[under | bit];
       bits[i] |= bit;
     }
@@ -287,14 +292,14 @@ function colourObjects(
       const objects = bits[i];
       if (objects === 0) continue;
       bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority]];
     }
     for (let x = split; x < to; x++) {
       const i = x - first;
       const objects = bits[i];
       if (objects === 0) continue;
       bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
     }
   }
 }
@@ -829,20 +834,23 @@ export class Tia {
     // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
     // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
     const lineWord = (start - hpos) >> 2;
-    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUPS[groups + w] is word w's playfield bit
+    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUP_BIT[groups + w] is word w's playfield bit
     const middle = lineWord + 20; // words from here on are the right half
     const firstWhole = (start + 3) >> 2;
     const lastWhole = end >> 2;
     // The span's ends may cut a group: those pixels one at a time.
     const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
-    for (let p = start; p < head; p++) buffer[p] = pf & PLAYFIELD_GROUPS[groups + (p >> 2)] ? (p >> 2 < middle ? left : right) : background;
+    for (let p = start; p < head; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
     if (head === end) return;
+    // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
     const words = this.currentWords;
     const backgroundWord = Math.imul(background, 0x01010101);
-    const leftWord = Math.imul(left, 0x01010101);
-    const rightWord = Math.imul(right, 0x01010101);
-    for (let w = firstWhole; w < lastWhole; w++) words[w] = pf & PLAYFIELD_GROUPS[groups + w] ? (w < middle ? leftWord : rightWord) : backgroundWord;
-    for (let p = lastWhole << 2; p < end; p++) buffer[p] = pf & PLAYFIELD_GROUPS[groups + (p >> 2)] ? (p >> 2 < middle ? left : right) : background;
+    const leftFlip = Math.imul(left ^ background, 0x01010101);
+    const rightFlip = Math.imul(right ^ background, 0x01010101);
+    const leftEnd = lastWhole < middle ? lastWhole : middle;
+    for (let w = firstWhole; w < leftEnd; w++) words[w] = backgroundWord ^ (leftFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
+    for (let w = firstWhole > middle ? firstWhole : middle; w < lastWhole; w++) words[w] = backgroundWord ^ (rightFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
+    for (let p = lastWhole << 2; p < end; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
