@@ -183,7 +183,11 @@ export class ScreenRgbCache {
     this.slots = [slot(), slot()];
   }
 
-  convert(screen: Uint8Array, out: Uint8Array): void {
+  /**
+   * `rowsWritten`, when given, belongs to the frame buffer `screen` views: 1 for each row written since this cache
+   * last converted it (the cache sets entries to 0 as it converts), so the others need no comparison.
+   */
+  convert(screen: Uint8Array, out: Uint8Array, rowsWritten?: Uint8Array): void {
     if (screen.length !== this.size || !wordWise(screen, this.slots[0].picture)) {
       screenToRgb(screen, out, this.palette);
       return;
@@ -198,10 +202,14 @@ export class ScreenRgbCache {
     const screenWords = new Int32Array(source, screen.byteOffset, screen.length / 4);
     const screenDoubles = new Float64Array(source, screen.byteOffset, screen.length / 8);
     const kept = slot.screenWords;
-    for (let row = 0; row < screen.length; row += ROW) {
-      const word = row >> 2;
+    for (let row = 0, r = 0; row < screen.length; row += ROW, r++) {
+      if (rowsWritten !== undefined) {
+        if (filled && rowsWritten[r] === 0) continue;
+        rowsWritten[r] = 0;
+      }
       if (filled && sameRow(screenDoubles, screenWords, row, slot.screenDoubles, kept, row)) continue;
       rowToRgb(screenWords, slot.pictureWords, row, this.palette.rgbLE);
+      const word = row >> 2;
       for (let i = 0; i < ROW / 4; i++) kept[word + i] = screenWords[word + i];
     }
     out.set(slot.picture);

@@ -31,12 +31,17 @@ const MAXIMUM_SCANLINES_PAL = 342;
 const INSTRUCTIONS_PER_UPDATE = 25000;
 /** Spans shorter than this are drawn rather than matched against remembered ones (see updateScanline). */
 const MIN_REUSED_SPAN = 16;
-/** Int32 entries of a remembered span's key (see matchesRememberedSpan). */
-const SPAN_KEY_SIZE = 13;
+/** Int32 entries of a span's key (see setSpanKey). */
+const SPAN_KEY_SIZE = 6;
+/** Spans recorded per frame-buffer row (see updateScanline); a row drawn in more spans is drawn every frame. */
+const RECORDED_SPANS = 8;
+/** Int32 entries of a recorded span: its hpos, its collisions, its key. */
+const RECORD_SIZE = 2 + SPAN_KEY_SIZE;
 /** `owedClock` when no drawing is owed: below any clock of the frame. */
 const NOTHING_OWED = -0x7fffffff;
 /** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
-const FRAME_BUFFER_SIZE = 160 * 300;
+const FRAME_ROWS = 300;
+const FRAME_BUFFER_SIZE = 160 * FRAME_ROWS;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mask tables (TIA::compute*Table). Each object mask is 320 entries (a line and its wrap-around copy); an object at
@@ -185,6 +190,8 @@ function buildTables(): void {
   }
 }
 buildTables();
+// A span's key packs mask offsets into 13 (ball), 15 (players) and 16 (missiles) bits.
+if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16) throw new Error("TIA mask tables outgrew the span key");
 
 /**
  * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
@@ -472,6 +479,24 @@ export class Tia {
   private readonly spanStart = new Int32Array(160);
   private readonly spanCollision = new Int32Array(160);
   private generation = 1;
+  /**
+   * Per frame buffer (swapped with them), the spans each row's pixels were last drawn as: up to RECORDED_SPANS per
+   * row, each [hpos, collisions, key], of which the first `counts[row]` still hold.
+   */
+  private currentSpans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
+  private previousSpans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
+  private currentSpanCounts = new Uint8Array(FRAME_ROWS);
+  private previousSpanCounts = new Uint8Array(FRAME_ROWS);
+  /**
+   * Per frame buffer (swapped with them), 1 for each row whose pixels were written since the reader of `rowsWritten`
+   * (the console's RGB conversion) last cleared it: rows whose spans all matched their record are left as they were.
+   */
+  private currentRowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
+  private previousRowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
+  /** The row being drawn, the index of its next span, and whether it has stopped matching its record. */
+  private recordRow = -1;
+  private recordIndex = 0;
+  private recordDiverged = false;
   /** Scratch: the objects covering each pixel of the span being drawn (all zero between spans). */
   private readonly lineBits = new Uint8Array(160);
 
@@ -495,6 +520,11 @@ export class Tia {
   /** The last completed (or current) frame, one TIA colour byte per pixel, `height` rows of 160. */
   get screen(): Uint8Array {
     return this.currentScreen;
+  }
+
+  /** Rows of `screen` written since its reader last set their entries to 0 (see currentRowsWritten). */
+  get rowsWritten(): Uint8Array {
+    return this.currentRowsWritten;
   }
 
   /** Whether every pixel of `screen` is the one Stella's frame buffer holds (no unrendered frame left one). */
@@ -539,6 +569,11 @@ export class Tia {
   private frameReset(): void {
     this.currentBuffer.fill(0);
     this.previousBuffer.fill(0);
+    this.currentSpanCounts.fill(0);
+    this.previousSpanCounts.fill(0);
+    this.currentRowsWritten.fill(1);
+    this.previousRowsWritten.fill(1);
+    this.recordRow = -1;
     this.staleFrom = this.staleTo = this.previousStaleFrom = this.previousStaleTo = 0;
     this.framePointer = 0;
     this.clockWhenFrameStarted = this.clock.cycles * 3;
@@ -596,6 +631,16 @@ export class Tia {
     const view = this.currentScreen;
     this.currentScreen = this.previousScreen;
     this.previousScreen = view;
+    const spans = this.currentSpans;
+    this.currentSpans = this.previousSpans;
+    this.previousSpans = spans;
+    const counts = this.currentSpanCounts;
+    this.currentSpanCounts = this.previousSpanCounts;
+    this.previousSpanCounts = counts;
+    const written = this.currentRowsWritten;
+    this.currentRowsWritten = this.previousRowsWritten;
+    this.previousRowsWritten = written;
+    this.recordRow = -1;
     const staleFrom = this.staleFrom;
     const staleTo = this.staleTo;
     this.staleFrom = this.previousStaleFrom;
@@ -636,6 +681,8 @@ export class Tia {
     this.forgetSpans();
     const buffer = this.currentBuffer;
     for (let s = line; s < this.height + this.yStart; s++) {
+      this.forgetRecordedRow(s - this.yStart);
+      this.currentRowsWritten[s - this.yStart] = 1;
       const row = (s - this.yStart) * 160;
       for (let i = 0; i < 160; i++) buffer[row + i] = (buffer[row + i] & 0x0f) >> 1;
     }
@@ -669,7 +716,13 @@ export class Tia {
       if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
       if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
-        if (this.renderEnabled) this.currentBuffer.fill(0, oldFramePointer, oldFramePointer + blanks);
+        if (this.renderEnabled) {
+          const buffer = this.currentBuffer;
+          for (let p = oldFramePointer; p < oldFramePointer + blanks; p++) buffer[p] = 0;
+          this.currentRowsWritten[Math.floor(oldFramePointer / 160)] = 1;
+          // Past the span drawn (or with none drawn), the blank covers pixels its key does not account for.
+          if (oldFramePointer + blanks > this.framePointer) this.forgetRecordedRow(Math.floor(oldFramePointer / 160));
+        }
         if (oldFramePointer + blanks > to) to = oldFramePointer + blanks;
         if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
       }
@@ -726,37 +779,102 @@ export class Tia {
    * TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos` (`blanked`: an HMOVE
    * blank will cover its first pixels once drawn).
    *
-   * A span's pixels and collisions are a function of its position, its length and the drawing state alone, and
-   * Atari kernels draw many consecutive lines with the same state (a paddle, a row of bricks, the blank field):
-   * a span with objects that matches, in all of these, the last span drawn from the same `hpos` in this frame
-   * copies that span's pixels (still in the frame buffer) and ORs in its collisions instead of drawing again.
-   * The HMOVE blank is part of the match, since it is written over the pixels after drawing.
+   * A span's pixels and collisions are a function of its position, its length and the drawing state alone (its
+   * key, see setSpanKey), and Atari pictures change little: a rendered span whose row of the frame buffer was drawn,
+   * two frames ago, as the same sequence of spans with the same keys so far still holds its pixels, and only its
+   * collisions are taken (see the frame buffer's span record, `currentSpans`). Failing that, a span with objects
+   * that matches the last span drawn from the same `hpos` in this frame (a paddle, a row of bricks) copies that
+   * span's pixels and collisions instead of drawing them again.
    */
   private updateScanline(count: number, hpos: number, blanked: boolean): void {
     const start = this.framePointer;
     this.framePointer = start + count;
     const render = this.renderEnabled;
-    const buffer = this.currentBuffer;
-    if (this.vblank & 0x02) {
-      if (render) buffer.fill(0, start, start + count);
-      return;
-    }
+    const vblank = (this.vblank & 0x02) !== 0;
     const objects = this.enabledObjects & ~PF;
     // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
-    const reusable = objects !== 0 && count >= MIN_REUSED_SPAN;
-    if (reusable && this.matchesRememberedSpan(hpos, count, blanked)) {
+    const reusable = !vblank && objects !== 0 && count >= MIN_REUSED_SPAN;
+    if (render || reusable) this.setSpanKey(count, blanked, vblank);
+    if (!render) {
+      this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
+      return;
+    }
+    const row = (start - hpos) / 160;
+    if (row !== this.recordRow) {
+      this.recordRow = row;
+      this.recordIndex = 0;
+      this.recordDiverged = false;
+    }
+    const index = this.recordIndex++;
+    const counts = this.currentSpanCounts;
+    if (!this.recordDiverged) {
+      if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
+        this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+        return;
+      }
+      // From here on this row is drawn, and recorded anew.
+      this.recordDiverged = true;
+      counts[row] = index;
+    }
+    const collision = this.drawSpan(start, count, hpos, vblank, objects, reusable);
+    this.collision |= collision;
+    this.currentRowsWritten[row] = 1;
+    if (index === counts[row] && index < RECORDED_SPANS) {
+      const spans = this.currentSpans;
+      const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
+      spans[base] = hpos;
+      spans[base + 1] = collision;
+      const key = this.spanKey;
+      for (let k = 0; k < SPAN_KEY_SIZE; k++) spans[base + 2 + k] = key[k];
+      counts[row] = index + 1;
+    }
+  }
+
+  /** Whether recorded span `index` of frame-buffer row `row` starts at `hpos` and has the key in `spanKey`. */
+  private matchesRecordedSpan(row: number, index: number, hpos: number): boolean {
+    const spans = this.currentSpans;
+    const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
+    if (spans[base] !== hpos) return false;
+    const key = this.spanKey;
+    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (spans[base + 2 + k] !== key[k]) return false;
+    return true;
+  }
+
+  /**
+   * Pixels of frame-buffer row `row` were written outside the span they belong to (an HMOVE blank reaching past
+   * its span, a greyed-out partial frame): nothing recorded for the row holds, and nothing more is recorded for it
+   * in this frame.
+   */
+  private forgetRecordedRow(row: number): void {
+    this.currentSpanCounts[row] = 0;
+    this.recordRow = row;
+    this.recordDiverged = true;
+    this.recordIndex = RECORDED_SPANS;
+  }
+
+  /**
+   * Draws (or, not rendering, only collides) a span with the key in `spanKey`; returns its collisions. `objects`:
+   * the enabled objects but the playfield; `reusable`: worth matching against this frame's remembered spans.
+   */
+  private drawSpan(start: number, count: number, hpos: number, vblank: boolean, objects: number, reusable: boolean): number {
+    const render = this.renderEnabled;
+    const buffer = this.currentBuffer;
+    if (vblank) {
+      if (render) buffer.fill(0, start, start + count);
+      return 0;
+    }
+    if (reusable && this.matchesRememberedSpan(hpos)) {
       if (render) {
         const from = this.spanStart[hpos];
         buffer.copyWithin(start, from, from + count);
       }
-      this.collision |= this.spanCollision[hpos];
-      return;
+      return this.spanCollision[hpos];
     }
     // The background and playfield first, straight into the frame; objects are drawn over them below.
     if (render) this.drawPlayfield(start, count, hpos);
-    if (objects === 0) return;
+    if (objects === 0) return 0;
     const single = (objects & (objects - 1)) === 0 && this.pf === 0;
-    if (single && !render) return; // one object alone collides with nothing
+    if (single && !render) return 0; // one object alone collides with nothing
     const bits = this.lineBits;
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
@@ -766,7 +884,6 @@ export class Tia {
     if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
     if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
     if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
-    this.collision |= collision;
     if (reusable) this.rememberSpan(hpos, start, collision);
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
@@ -775,38 +892,49 @@ export class Tia {
     if (objects & M1) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
     if (objects & P0) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
     if (objects & M0) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
+    return collision;
   }
 
   /**
-   * Whether the span (`hpos`, `count`, `blanked`) with the current drawing state is the one remembered for `hpos`
-   * in this frame; leaves the span's key in `spanKey` for `rememberSpan`.
+   * The key of a span (`count` pixels, `blanked`, in VBLANK) with the current drawing state, into `spanKey`: all
+   * its pixels and collisions depend on, given its position. A VBLANK span is black whatever the state.
    */
-  private matchesRememberedSpan(hpos: number, count: number, blanked: boolean): boolean {
+  private setSpanKey(count: number, blanked: boolean, vblank: boolean): void {
     const key = this.spanKey;
+    const flags = (this.renderEnabled ? 1 : 0) | (blanked ? 2 : 0) | (vblank ? 4 : 0);
+    if (vblank) {
+      key[0] = count | (flags << 8);
+      key.fill(0, 1);
+      return;
+    }
+    // Objects not shown leave no trace: their positions (a ball moving through lines without it) are left out.
+    // Packed into few words so that matching is cheap (the mask offsets' widths are checked after buildTables).
     const c = this.color;
-    key[0] = count;
-    key[1] = (this.renderEnabled ? 1 : 0) | (blanked ? 2 : 0);
-    key[2] = this.enabledObjects;
-    key[3] = this.pf;
-    key[4] = this.pfMask;
-    key[5] = this.playfieldPriorityAndScore;
-    key[6] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
-    key[7] = this.blMask;
-    key[8] = this.p0Mask;
-    key[9] = this.p1Mask;
-    key[10] = this.m0Mask;
-    key[11] = this.m1Mask;
-    key[12] = this.currentGRP0 | (this.currentGRP1 << 8);
+    const on = this.enabledObjects;
+    key[0] = count | (flags << 8) | (on << 11) | (on & PF && this.pfMask ? 1 << 17 : 0) | ((this.playfieldPriorityAndScore >> 6) << 18);
+    key[1] = this.pf;
+    key[2] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
+    key[3] = (on & BL ? this.blMask : 0) | (this.currentGRP0 << 13) | (this.currentGRP1 << 21);
+    key[4] = (on & P0 ? this.p0Mask : 0) | ((on & P1 ? this.p1Mask : 0) << 15);
+    key[5] = (on & M0 ? this.m0Mask : 0) | ((on & M1 ? this.m1Mask : 0) << 16);
+  }
+
+  /** Whether the span with the key in `spanKey` is the one remembered for `hpos` in this frame. */
+  private matchesRememberedSpan(hpos: number): boolean {
     if (this.spanGeneration[hpos] !== this.generation) return false;
+    const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
     for (let k = 0; k < SPAN_KEY_SIZE; k++) if (remembered[base + k] !== key[k]) return false;
     return true;
   }
 
-  /** Remembers the span just drawn at `hpos` (key from matchesRememberedSpan) for the lines below. */
+  /** Remembers the span just drawn at `hpos` (key in `spanKey`) for the lines below. */
   private rememberSpan(hpos: number, start: number, collision: number): void {
-    this.spanKeys.set(this.spanKey, hpos * SPAN_KEY_SIZE);
+    const key = this.spanKey;
+    const remembered = this.spanKeys;
+    const base = hpos * SPAN_KEY_SIZE;
+    for (let k = 0; k < SPAN_KEY_SIZE; k++) remembered[base + k] = key[k];
     this.spanGeneration[hpos] = this.generation;
     this.spanStart[hpos] = start;
     this.spanCollision[hpos] = collision;
