@@ -409,6 +409,11 @@ export class Tia {
   private frameGreyed = false;
   /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
   private owedClock = NOTHING_OWED;
+  /**
+   * HMOVE blank pixels from the frame pointer up to here are owed zeros (see updateFrame): the spans drawn next
+   * cover them, so only what the frame leaves uncovered is written, by flushBlank.
+   */
+  private blankOwedTo = 0;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -573,6 +578,7 @@ export class Tia {
     this.previousSpanCounts.fill(0);
     this.currentRowsWritten.fill(1);
     this.previousRowsWritten.fill(1);
+    this.blankOwedTo = 0;
     this.recordRow = -1;
     this.staleFrom = this.staleTo = this.previousStaleFrom = this.previousStaleTo = 0;
     this.framePointer = 0;
@@ -607,13 +613,27 @@ export class Tia {
     if (this.partialFrame) {
       // Out of instructions mid-frame: Stella has drawn up to the last write (see changesNothingDrawn).
       this.updateFrame(this.owedClock);
+      this.flushBlank();
       if (!this.frameGreyed) this.greyOutFrame();
       this.frameGreyed = true;
     } else {
+      this.flushBlank();
       this.frameGreyed = false;
       this.scanlineCountForLastFrame = this.scanline;
     }
     return ok;
+  }
+
+  /** Writes the owed HMOVE blank zeros no span covered (the frame stopped first). */
+  private flushBlank(): void {
+    const buffer = this.currentBuffer;
+    for (let p = this.framePointer; p < this.blankOwedTo; p++) {
+      buffer[p] = 0;
+      const row = Math.floor(p / 160);
+      this.currentRowsWritten[row] = 1;
+      this.forgetRecordedRow(row);
+    }
+    this.blankOwedTo = 0;
   }
 
   /** Scanline of the current frame the CPU is on. */
@@ -713,15 +733,20 @@ export class Tia {
       }
       const oldFramePointer = this.framePointer;
       const blanked = this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8;
-      if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
+      const kept = clocksToUpdate !== 0 && this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
       if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
         if (this.renderEnabled) {
-          const buffer = this.currentBuffer;
-          for (let p = oldFramePointer; p < oldFramePointer + blanks; p++) buffer[p] = 0;
-          this.currentRowsWritten[Math.floor(oldFramePointer / 160)] = 1;
-          // Past the span drawn (or with none drawn), the blank covers pixels its key does not account for.
-          if (oldFramePointer + blanks > this.framePointer) this.forgetRecordedRow(Math.floor(oldFramePointer / 160));
+          // Stella zeroes `blanks` pixels from the span's start. Over the span, a span kept from its record already
+          // holds them. Past it (or with no span, the update ending inside HBLANK), they are pixels the next spans
+          // draw over, blanked themselves: they are owed, and written only if the frame stops before (flushBlank).
+          const spanEnd = this.framePointer;
+          const end = oldFramePointer + blanks;
+          if (!kept && spanEnd > oldFramePointer) {
+            const buffer = this.currentBuffer;
+            for (let p = oldFramePointer; p < spanEnd && p < end; p++) buffer[p] = 0;
+          }
+          if (end > spanEnd && end > this.blankOwedTo) this.blankOwedTo = end;
         }
         if (oldFramePointer + blanks > to) to = oldFramePointer + blanks;
         if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
@@ -784,9 +809,10 @@ export class Tia {
    * two frames ago, as the same sequence of spans with the same keys so far still holds its pixels, and only its
    * collisions are taken (see the frame buffer's span record, `currentSpans`). Failing that, a span with objects
    * that matches the last span drawn from the same `hpos` in this frame (a paddle, a row of bricks) copies that
-   * span's pixels and collisions instead of drawing them again.
+   * span's pixels and collisions instead of drawing them again. Returns whether the span kept its pixels from its
+   * record.
    */
-  private updateScanline(count: number, hpos: number, blanked: boolean): void {
+  private updateScanline(count: number, hpos: number, blanked: boolean): boolean {
     const start = this.framePointer;
     this.framePointer = start + count;
     const render = this.renderEnabled;
@@ -797,7 +823,7 @@ export class Tia {
     if (render || reusable) this.setSpanKey(count, blanked, vblank);
     if (!render) {
       this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
-      return;
+      return false;
     }
     const row = (start - hpos) / 160;
     if (row !== this.recordRow) {
@@ -810,7 +836,7 @@ export class Tia {
     if (!this.recordDiverged) {
       if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
         this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
-        return;
+        return true;
       }
       // From here on this row is drawn, and recorded anew.
       this.recordDiverged = true;
@@ -828,6 +854,7 @@ export class Tia {
       for (let k = 0; k < SPAN_KEY_SIZE; k++) spans[base + 2 + k] = key[k];
       counts[row] = index + 1;
     }
+    return false;
   }
 
   /** Whether recorded span `index` of frame-buffer row `row` starts at `hpos` and has the key in `spanKey`. */
@@ -951,10 +978,6 @@ export class Tia {
     const color = this.color;
     const pf = this.pf;
     const end = start + count;
-    if (pf === 0) {
-      buffer.fill(color[0], start, end);
-      return;
-    }
     const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
     const background = color[0];
     const left = score ? color[2] : color[1];
