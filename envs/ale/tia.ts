@@ -414,6 +414,8 @@ export class Tia {
    * cover them, so only what the frame leaves uncovered is written, by flushBlank.
    */
   private blankOwedTo = 0;
+  /** `renderEnabled` of the last update (see update). */
+  private renderedLast = true;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -608,6 +610,9 @@ export class Tia {
   /** TIA::update: emulate until the frame ends (or 25,000 instructions pass). Returns false if the CPU is dead. */
   update(): boolean {
     if (!this.partialFrame) this.startFrame();
+    // Spans remembered without pixels have none to copy (a partial frame may go on with rendering switched).
+    else if (this.renderEnabled !== this.renderedLast) this.forgetSpans();
+    this.renderedLast = this.renderEnabled;
     this.partialFrame = true;
     const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
     if (this.partialFrame) {
@@ -807,7 +812,8 @@ export class Tia {
    * A span's pixels and collisions are a function of its position, its length and the drawing state alone (its
    * key, see setSpanKey), and Atari pictures change little: a rendered span whose row of the frame buffer was drawn,
    * two frames ago, as the same sequence of spans with the same keys so far still holds its pixels, and only its
-   * collisions are taken (see the frame buffer's span record, `currentSpans`). Failing that, a span with objects
+   * collisions are taken (see the frame buffer's span record, `currentSpans`); a frame run without pixels takes
+   * the collisions of a recorded span with the same key too. Failing that, a span with objects
    * that matches the last span drawn from the same `hpos` in this frame (a paddle, a row of bricks) copies that
    * span's pixels and collisions instead of drawing them again. Returns whether the span kept its pixels from its
    * record.
@@ -820,11 +826,6 @@ export class Tia {
     const objects = this.enabledObjects & ~PF;
     // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
     const reusable = !vblank && objects !== 0 && count >= MIN_REUSED_SPAN;
-    if (render || reusable) this.setSpanKey(count, blanked, vblank);
-    if (!render) {
-      this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
-      return false;
-    }
     const row = (start - hpos) / 160;
     if (row !== this.recordRow) {
       this.recordRow = row;
@@ -833,6 +834,19 @@ export class Tia {
     }
     const index = this.recordIndex++;
     const counts = this.currentSpanCounts;
+    if (!render) {
+      // Without pixels only collisions count (none without two things drawn), and a span recorded with the same
+      // key had the same ones; the record itself stays what the buffer holds.
+      if (vblank || objects === 0 || ((objects & (objects - 1)) === 0 && this.pf === 0)) return false;
+      this.setSpanKey(count, blanked, vblank);
+      if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
+        this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+      } else {
+        this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
+      }
+      return false;
+    }
+    this.setSpanKey(count, blanked, vblank);
     if (!this.recordDiverged) {
       if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
         this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
@@ -928,7 +942,7 @@ export class Tia {
    */
   private setSpanKey(count: number, blanked: boolean, vblank: boolean): void {
     const key = this.spanKey;
-    const flags = (this.renderEnabled ? 1 : 0) | (blanked ? 2 : 0) | (vblank ? 4 : 0);
+    const flags = (blanked ? 1 : 0) | (vblank ? 2 : 0);
     if (vblank) {
       key[0] = count | (flags << 8);
       key.fill(0, 1);
@@ -938,7 +952,7 @@ export class Tia {
     // Packed into few words so that matching is cheap (the mask offsets' widths are checked after buildTables).
     const c = this.color;
     const on = this.enabledObjects;
-    key[0] = count | (flags << 8) | (on << 11) | (on & PF && this.pfMask ? 1 << 17 : 0) | ((this.playfieldPriorityAndScore >> 6) << 18);
+    key[0] = count | (flags << 8) | (on << 10) | (on & PF && this.pfMask ? 1 << 16 : 0) | ((this.playfieldPriorityAndScore >> 6) << 17);
     key[1] = this.pf;
     key[2] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
     key[3] = (on & BL ? this.blMask : 0) | (this.currentGRP0 << 13) | (this.currentGRP1 << 21);
