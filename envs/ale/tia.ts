@@ -39,7 +39,7 @@ const RECORDED_SPANS = 8;
 const RECORD_SIZE = 2 + SPAN_KEY_SIZE;
 /** `owedClock` when no drawing is owed: below any clock of the frame. */
 const NOTHING_OWED = -0x7fffffff;
-/** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
+/** Rows of Stella's frame buffers. */
 const FRAME_ROWS = 300;
 const FRAME_BUFFER_SIZE = 160 * FRAME_ROWS;
 
@@ -358,6 +358,47 @@ const MOTION = new Int8Array(76 * 16);
 MOTION_ROWS.forEach((row, cycle) => row.forEach((dx, hm) => (MOTION[cycle * 16 + hm] = dx)));
 if (MOTION_ROWS.length !== 76) throw new Error("TIA motion table must have 76 rows");
 
+/** One of Stella's two frame buffers, with what the TIA knows about its pixels. */
+class FrameBuffer {
+  /** 160 x 300 pixels (one TIA colour byte each) and slack: HMOVE blanks may write a little past the drawn rows. */
+  readonly pixels = new Uint8Array(FRAME_BUFFER_SIZE + 256);
+  /** The pixels as 32-bit words (for 4-pixel playfield stores). */
+  readonly words = new Int32Array(this.pixels.buffer);
+  /** The first `height` rows. */
+  readonly screen: Uint8Array;
+  /**
+   * Where the pixels may differ from Stella's, as one range [staleFrom, staleTo) (empty: from = to): Stella draws
+   * every frame into the buffer it swaps in, and whatever a frame does not reach keeps what the frame two before
+   * drew. Frames emulated without rendering leave their pixels stale; rendering a frame makes the pixels it
+   * reaches exact.
+   */
+  staleFrom = 0;
+  staleTo = 0;
+  /**
+   * The spans each row's pixels were last drawn as (see updateScanline): up to RECORDED_SPANS per row, each
+   * [hpos, collisions, key], of which the first `spanCounts[row]` still hold.
+   */
+  readonly spans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
+  readonly spanCounts = new Uint8Array(FRAME_ROWS);
+  /**
+   * 1 for each row whose pixels were written since the reader of `Tia.rowsWritten` (the console's RGB conversion)
+   * last cleared it: rows whose spans all matched their record are left as they were.
+   */
+  readonly rowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
+
+  constructor(height: number) {
+    this.screen = this.pixels.subarray(0, 160 * height);
+  }
+
+  /** All black, nothing stale, nothing recorded, every row written. */
+  clear(): void {
+    this.pixels.fill(0);
+    this.staleFrom = this.staleTo = 0;
+    this.spanCounts.fill(0);
+    this.rowsWritten.fill(1);
+  }
+}
+
 /** What the TIA needs from the rest of the console. */
 export interface TiaPorts {
   /** Stella's System data bus state: the last value read or written (TIA reads drive only bits 6-7). */
@@ -376,24 +417,10 @@ export class Tia {
   /** Stella's Emulation.HmoveBlanks property. */
   allowHmoveBlanks = true;
 
-  private currentBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
-  private previousBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
-  /** The two buffers as 32-bit words (for 4-pixel playfield stores), swapped with them. */
-  private currentWords = new Int32Array(this.currentBuffer.buffer);
-  private previousWords = new Int32Array(this.previousBuffer.buffer);
-  /** Views of the two buffers' first `height` rows, swapped with them. */
-  private currentScreen: Uint8Array;
-  private previousScreen: Uint8Array;
+  /** The frame buffer being drawn (or last drawn), and the other one, drawn two frames back. */
+  private frame: FrameBuffer;
+  private other: FrameBuffer;
   private cpu!: M6502;
-  /**
-   * Where each buffer may differ from Stella's, as one pixel range [from, to) (empty: from = to): Stella draws every
-   * frame into the buffer it swaps in, and whatever a frame does not reach keeps what the frame two before drew.
-   * Frames emulated without rendering leave their pixels stale; rendering a frame makes the pixels it reaches exact.
-   */
-  private staleFrom = 0;
-  private staleTo = 0;
-  private previousStaleFrom = 0;
-  private previousStaleTo = 0;
 
   // Frame timing, in colour clocks relative to the system clock (TIA.cxx names).
   private clockWhenFrameStarted = 0;
@@ -486,20 +513,6 @@ export class Tia {
   private readonly spanStart = new Int32Array(160);
   private readonly spanCollision = new Int32Array(160);
   private generation = 1;
-  /**
-   * Per frame buffer (swapped with them), the spans each row's pixels were last drawn as: up to RECORDED_SPANS per
-   * row, each [hpos, collisions, key], of which the first `counts[row]` still hold.
-   */
-  private currentSpans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
-  private previousSpans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
-  private currentSpanCounts = new Uint8Array(FRAME_ROWS);
-  private previousSpanCounts = new Uint8Array(FRAME_ROWS);
-  /**
-   * Per frame buffer (swapped with them), 1 for each row whose pixels were written since the reader of `rowsWritten`
-   * (the console's RGB conversion) last cleared it: rows whose spans all matched their record are left as they were.
-   */
-  private currentRowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
-  private previousRowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
   /** The row being drawn, the index of its next span, and whether it has stopped matching its record. */
   private recordRow = -1;
   private recordIndex = 0;
@@ -516,8 +529,8 @@ export class Tia {
   ) {
     this.startDisplayOffset = 228 * yStart;
     this.stopDisplayOffset = this.startDisplayOffset + 228 * height;
-    this.currentScreen = this.currentBuffer.subarray(0, 160 * height);
-    this.previousScreen = this.previousBuffer.subarray(0, 160 * height);
+    this.frame = new FrameBuffer(height);
+    this.other = new FrameBuffer(height);
   }
 
   attachCpu(cpu: M6502): void {
@@ -526,17 +539,17 @@ export class Tia {
 
   /** The last completed (or current) frame, one TIA colour byte per pixel, `height` rows of 160. */
   get screen(): Uint8Array {
-    return this.currentScreen;
+    return this.frame.screen;
   }
 
-  /** Rows of `screen` written since its reader last set their entries to 0 (see currentRowsWritten). */
+  /** Rows of `screen` written since its reader last set their entries to 0 (see FrameBuffer.rowsWritten). */
   get rowsWritten(): Uint8Array {
-    return this.currentRowsWritten;
+    return this.frame.rowsWritten;
   }
 
   /** Whether every pixel of `screen` is the one Stella's frame buffer holds (no unrendered frame left one). */
   get screenExact(): boolean {
-    return this.staleFrom >= this.staleTo || this.staleFrom >= this.height * 160;
+    return this.frame.staleFrom >= this.frame.staleTo || this.frame.staleFrom >= this.height * 160;
   }
 
   /** TIA::reset. */
@@ -574,15 +587,10 @@ export class Tia {
 
   /** TIA::frameReset: clear both buffers and start a frame now. */
   private frameReset(): void {
-    this.currentBuffer.fill(0);
-    this.previousBuffer.fill(0);
-    this.currentSpanCounts.fill(0);
-    this.previousSpanCounts.fill(0);
-    this.currentRowsWritten.fill(1);
-    this.previousRowsWritten.fill(1);
+    this.frame.clear();
+    this.other.clear();
     this.blankOwedTo = 0;
     this.recordRow = -1;
-    this.staleFrom = this.staleTo = this.previousStaleFrom = this.previousStaleTo = 0;
     this.framePointer = 0;
     this.clockWhenFrameStarted = this.clock.cycles * 3;
     this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
@@ -631,11 +639,11 @@ export class Tia {
 
   /** Writes the owed HMOVE blank zeros no span covered (the frame stopped first). */
   private flushBlank(): void {
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     for (let p = this.framePointer; p < this.blankOwedTo; p++) {
       buffer[p] = 0;
       const row = Math.floor(p / 160);
-      this.currentRowsWritten[row] = 1;
+      this.frame.rowsWritten[row] = 1;
       this.forgetRecordedRow(row);
     }
     this.blankOwedTo = 0;
@@ -647,31 +655,10 @@ export class Tia {
   }
 
   private startFrame(): void {
-    const tmp = this.currentBuffer;
-    this.currentBuffer = this.previousBuffer;
-    this.previousBuffer = tmp;
-    const words = this.currentWords;
-    this.currentWords = this.previousWords;
-    this.previousWords = words;
-    const view = this.currentScreen;
-    this.currentScreen = this.previousScreen;
-    this.previousScreen = view;
-    const spans = this.currentSpans;
-    this.currentSpans = this.previousSpans;
-    this.previousSpans = spans;
-    const counts = this.currentSpanCounts;
-    this.currentSpanCounts = this.previousSpanCounts;
-    this.previousSpanCounts = counts;
-    const written = this.currentRowsWritten;
-    this.currentRowsWritten = this.previousRowsWritten;
-    this.previousRowsWritten = written;
+    const frame = this.other;
+    this.other = this.frame;
+    this.frame = frame;
     this.recordRow = -1;
-    const staleFrom = this.staleFrom;
-    const staleTo = this.staleTo;
-    this.staleFrom = this.previousStaleFrom;
-    this.staleTo = this.previousStaleTo;
-    this.previousStaleFrom = staleFrom;
-    this.previousStaleTo = staleTo;
     // Keep the colour clock within the line: objects positioned during VSYNC stay where they were.
     const clocks = (this.clock.cycles * 3 - this.clockWhenFrameStarted) % 228;
     const cycles = this.clock.cycles;
@@ -704,10 +691,10 @@ export class Tia {
       return;
     }
     this.forgetSpans();
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     for (let s = line; s < this.height + this.yStart; s++) {
       this.forgetRecordedRow(s - this.yStart);
-      this.currentRowsWritten[s - this.yStart] = 1;
+      this.frame.rowsWritten[s - this.yStart] = 1;
       const row = (s - this.yStart) * 160;
       for (let i = 0; i < 160; i++) buffer[row + i] = (buffer[row + i] & 0x0f) >> 1;
     }
@@ -748,7 +735,7 @@ export class Tia {
           const spanEnd = this.framePointer;
           const end = oldFramePointer + blanks;
           if (!kept && spanEnd > oldFramePointer) {
-            const buffer = this.currentBuffer;
+            const buffer = this.frame.pixels;
             for (let p = oldFramePointer; p < spanEnd && p < end; p++) buffer[p] = 0;
           }
           if (end > spanEnd && end > this.blankOwedTo) this.blankOwedTo = end;
@@ -765,21 +752,23 @@ export class Tia {
 
   /** Pixels [from, to) of the current buffer now hold what Stella's hold. */
   private markDrawn(from: number, to: number): void {
-    if (this.staleFrom >= this.staleTo) return;
-    if (from <= this.staleFrom && to > this.staleFrom) this.staleFrom = to;
-    else if (from < this.staleTo && to >= this.staleTo) this.staleTo = from;
-    if (this.staleFrom >= this.staleTo) this.staleFrom = this.staleTo = 0;
+    const frame = this.frame;
+    if (frame.staleFrom >= frame.staleTo) return;
+    if (from <= frame.staleFrom && to > frame.staleFrom) frame.staleFrom = to;
+    else if (from < frame.staleTo && to >= frame.staleTo) frame.staleTo = from;
+    if (frame.staleFrom >= frame.staleTo) frame.staleFrom = frame.staleTo = 0;
   }
 
   /** Pixels [from, to) of the current buffer were not written where Stella writes them. */
   private markStale(from: number, to: number): void {
     if (from >= to) return;
-    if (this.staleFrom >= this.staleTo) {
-      this.staleFrom = from;
-      this.staleTo = to;
+    const frame = this.frame;
+    if (frame.staleFrom >= frame.staleTo) {
+      frame.staleFrom = from;
+      frame.staleTo = to;
     } else {
-      if (from < this.staleFrom) this.staleFrom = from;
-      if (to > this.staleTo) this.staleTo = to;
+      if (from < frame.staleFrom) frame.staleFrom = from;
+      if (to > frame.staleTo) frame.staleTo = to;
     }
   }
 
@@ -812,7 +801,7 @@ export class Tia {
    * A span's pixels and collisions are a function of its position, its length and the drawing state alone (its
    * key, see setSpanKey), and Atari pictures change little: a rendered span whose row of the frame buffer was drawn,
    * two frames ago, as the same sequence of spans with the same keys so far still holds its pixels, and only its
-   * collisions are taken (see the frame buffer's span record, `currentSpans`); a frame run without pixels takes
+   * collisions are taken (see FrameBuffer.spans); a frame run without pixels takes
    * the collisions of a recorded span with the same key too. Failing that, a span with objects
    * that matches the last span drawn from the same `hpos` in this frame (a paddle, a row of bricks) copies that
    * span's pixels and collisions instead of drawing them again. Returns whether the span kept its pixels from its
@@ -833,14 +822,14 @@ export class Tia {
       this.recordDiverged = false;
     }
     const index = this.recordIndex++;
-    const counts = this.currentSpanCounts;
+    const counts = this.frame.spanCounts;
     if (!render) {
       // Without pixels only collisions count (none without two things drawn), and a span recorded with the same
       // key had the same ones; the record itself stays what the buffer holds.
       if (vblank || objects === 0 || ((objects & (objects - 1)) === 0 && this.pf === 0)) return false;
       this.setSpanKey(count, blanked, vblank);
       if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
-        this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+        this.collision |= this.frame.spans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
       } else {
         this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
       }
@@ -849,7 +838,7 @@ export class Tia {
     this.setSpanKey(count, blanked, vblank);
     if (!this.recordDiverged) {
       if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
-        this.collision |= this.currentSpans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+        this.collision |= this.frame.spans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
         return true;
       }
       // From here on this row is drawn, and recorded anew.
@@ -858,9 +847,9 @@ export class Tia {
     }
     const collision = this.drawSpan(start, count, hpos, vblank, objects, reusable);
     this.collision |= collision;
-    this.currentRowsWritten[row] = 1;
+    this.frame.rowsWritten[row] = 1;
     if (index === counts[row] && index < RECORDED_SPANS) {
-      const spans = this.currentSpans;
+      const spans = this.frame.spans;
       const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
       spans[base] = hpos;
       spans[base + 1] = collision;
@@ -873,7 +862,7 @@ export class Tia {
 
   /** Whether recorded span `index` of frame-buffer row `row` starts at `hpos` and has the key in `spanKey`. */
   private matchesRecordedSpan(row: number, index: number, hpos: number): boolean {
-    const spans = this.currentSpans;
+    const spans = this.frame.spans;
     const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
     if (spans[base] !== hpos) return false;
     const key = this.spanKey;
@@ -887,7 +876,7 @@ export class Tia {
    * in this frame.
    */
   private forgetRecordedRow(row: number): void {
-    this.currentSpanCounts[row] = 0;
+    this.frame.spanCounts[row] = 0;
     this.recordRow = row;
     this.recordDiverged = true;
     this.recordIndex = RECORDED_SPANS;
@@ -899,7 +888,7 @@ export class Tia {
    */
   private drawSpan(start: number, count: number, hpos: number, vblank: boolean, objects: number, reusable: boolean): number {
     const render = this.renderEnabled;
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     if (vblank) {
       if (render) buffer.fill(0, start, start + count);
       return 0;
@@ -988,7 +977,7 @@ export class Tia {
 
   /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
   private drawPlayfield(start: number, count: number, hpos: number): void {
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     const color = this.color;
     const pf = this.pf;
     const end = start + count;
@@ -1008,7 +997,7 @@ export class Tia {
     for (let p = start; p < head; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
     if (head === end) return;
     // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
-    const words = this.currentWords;
+    const words = this.frame.words;
     const backgroundWord = Math.imul(background, 0x01010101);
     const leftFlip = Math.imul(left ^ background, 0x01010101);
     const rightFlip = Math.imul(right ^ background, 0x01010101);
