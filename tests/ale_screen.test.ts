@@ -65,11 +65,11 @@ describe("screen to RGB shortcuts", () => {
       const actions = ale.getMinimalActionSet();
       const rgb = new Uint8Array(210 * 160 * 3);
       let seed = 7;
-      for (let frame = 0; frame < 300; frame++) {
+      for (let frame = 0; frame < 200; frame++) {
         seed = (seed * 1103515245 + 12345) >>> 0;
         // Unrendered frames in runs of up to three, as MaxAndSkip and frame skipping leave them.
         ale.act(actions[(seed >>> 16) % actions.length], (seed & 3) === 0 || frame % 4 === 3);
-        if (frame === 200) ale.resetGame(0);
+        if (frame === 120) ale.resetGame(0);
         ale.getScreenRGB(rgb);
         assert.ok(Buffer.from(rgb).equals(direct(ale.console.screen)), `frame ${frame}: getScreenRGB differs from screenToRgb`);
       }
