@@ -383,7 +383,7 @@ export class Atari2600 {
 
   /** The screen as RGB (height x 160 x 3) into `out`, ALE's getScreenRGB. */
   getScreenRGB(out: Uint8Array): Uint8Array {
-    this.rgbCache.convert(this.screen, out);
+    this.rgbCache.convert(this.screen, out, this.tia.rowsWritten);
     return out;
   }
 

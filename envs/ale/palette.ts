@@ -91,15 +91,17 @@ export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 
 /** Pixels in a screen row. */
 const ROW = 160;
 
-/** Whether the 40 words of the rows starting at words `a` and `b` are equal. */
-function sameRow(words: Uint32Array, a: number, b: number): boolean {
-  for (let i = 0; i < ROW / 4; i++) if (words[a + i] !== words[b + i]) return false;
-  return true;
-}
-
-/** Whether the 40 words of the rows starting at word `a` of `x` and word `b` of `y` are equal. */
-function sameRowOf(x: Uint32Array, a: number, y: Uint32Array, b: number): boolean {
-  for (let i = 0; i < ROW / 4; i++) if (x[a + i] !== y[b + i]) return false;
+/**
+ * Whether the rows starting at pixel `a` of one screen and pixel `b` of another are equal, given each screen as
+ * doubles (`x`, `y`) and as 32-bit words (`xw`, `yw`) over the same bytes: 8 pixels per comparison. Equal bytes
+ * are equal doubles but for NaNs, which then only cost a needless conversion; unequal bytes are unequal doubles but
+ * for +0 and -0, told apart by their high words.
+ */
+function sameRow(x: Float64Array, xw: Int32Array, a: number, y: Float64Array, yw: Int32Array, b: number): boolean {
+  for (let i = a >> 3, j = b >> 3, end = (a + ROW) >> 3; i < end; i++, j++) {
+    const v = x[i];
+    if (v !== y[j] || (v === 0 && xw[2 * i + 1] !== yw[2 * j + 1])) return false;
+  }
   return true;
 }
 
@@ -107,7 +109,7 @@ function sameRowOf(x: Uint32Array, a: number, y: Uint32Array, b: number): boolea
  * The RGB of the screen row starting at pixel `row` (screen as words) into `words` (the RGB picture as words).
  * Four pixels are one little-endian word of the screen and twelve bytes, three aligned words, of the picture.
  */
-function rowToRgb(screenWords: Uint32Array, words: Uint32Array, row: number, lut: Uint32Array): void {
+function rowToRgb(screenWords: Int32Array, words: Int32Array, row: number, lut: Uint32Array): void {
   for (let k = row >> 2, w = (row * 3) >> 2, end = (row + ROW) >> 2; k < end; k++, w += 3) {
     const pixels = screenWords[k];
     const x0 = lut[pixels & 0xff];
@@ -122,19 +124,20 @@ function rowToRgb(screenWords: Uint32Array, words: Uint32Array, row: number, lut
 
 /** Whether `screen` and `out` allow the word-wise conversion (aligned, whole rows, little-endian). */
 function wordWise(screen: Uint8Array, out: Uint8Array): boolean {
-  return LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 4 === 0 && screen.length % ROW === 0;
+  return LITTLE_ENDIAN && out.byteOffset % 4 === 0 && screen.byteOffset % 8 === 0 && screen.length % ROW === 0;
 }
 
 /** Writes the RGB triplets of `screen` (one byte per pixel) into `out` (3 bytes per pixel) under `palette`. */
 export function screenToRgb(screen: Uint8Array, out: Uint8Array, palette: Palette = NTSC_PALETTE): void {
   if (out.length < screen.length * 3) throw new RangeError(`screenToRgb: out has ${out.length} bytes, needs ${screen.length * 3}`);
   if (wordWise(screen, out)) {
-    const words = new Uint32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
-    // Atari pictures repeat rows a lot: a row equal to the one above (compared as 40 words) is a copy of its RGB.
-    const screenWords = new Uint32Array(screen.buffer, screen.byteOffset, screen.length / 4);
+    const words = new Int32Array(out.buffer, out.byteOffset, (screen.length * 3) / 4);
+    // Atari pictures repeat rows a lot: a row equal to the one above (compared 8 pixels at a time) is a copy of its RGB.
+    const screenWords = new Int32Array(screen.buffer, screen.byteOffset, screen.length / 4);
+    const screenDoubles = new Float64Array(screen.buffer, screen.byteOffset, screen.length / 8);
     const lut = palette.rgbLE;
     for (let row = 0; row < screen.length; row += ROW) {
-      if (row > 0 && sameRow(screenWords, (row - ROW) >> 2, row >> 2)) out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
+      if (row > 0 && sameRow(screenDoubles, screenWords, row - ROW, screenDoubles, screenWords, row)) out.copyWithin(row * 3, (row - ROW) * 3, row * 3);
       else rowToRgb(screenWords, words, row, lut);
     }
     return;
@@ -152,9 +155,11 @@ export function screenToRgb(screen: Uint8Array, out: Uint8Array, palette: Palett
 interface CachedPicture {
   /** The frame buffer the screen is a view of. */
   source: ArrayBufferLike | null;
-  readonly screenWords: Uint32Array;
+  /** That screen's pixels, as 32-bit words and as doubles. */
+  readonly screenWords: Int32Array;
+  readonly screenDoubles: Float64Array;
   readonly picture: Uint8Array;
-  readonly pictureWords: Uint32Array;
+  readonly pictureWords: Int32Array;
 }
 
 /**
@@ -171,12 +176,18 @@ export class ScreenRgbCache {
   constructor(readonly size: number, readonly palette: Palette = NTSC_PALETTE) {
     const slot = (): CachedPicture => {
       const picture = new Uint8Array(size * 3);
-      return { source: null, screenWords: new Uint32Array(Math.ceil(size / 4)), picture, pictureWords: new Uint32Array(picture.buffer) };
+      const screen = new ArrayBuffer(Math.ceil(size / 8) * 8);
+      const pictureWords = new Int32Array(picture.buffer);
+      return { source: null, screenWords: new Int32Array(screen), screenDoubles: new Float64Array(screen), picture, pictureWords };
     };
     this.slots = [slot(), slot()];
   }
 
-  convert(screen: Uint8Array, out: Uint8Array): void {
+  /**
+   * `rowsWritten`, when given, belongs to the frame buffer `screen` views: 1 for each row written since this cache
+   * last converted it (the cache sets entries to 0 as it converts), so the others need no comparison.
+   */
+  convert(screen: Uint8Array, out: Uint8Array, rowsWritten?: Uint8Array): void {
     if (screen.length !== this.size || !wordWise(screen, this.slots[0].picture)) {
       screenToRgb(screen, out, this.palette);
       return;
@@ -188,12 +199,17 @@ export class ScreenRgbCache {
     this.last = index >= 0 ? index : 1 - this.last;
     const filled = slot.source === source;
     slot.source = source;
-    const screenWords = new Uint32Array(source, screen.byteOffset, screen.length / 4);
+    const screenWords = new Int32Array(source, screen.byteOffset, screen.length / 4);
+    const screenDoubles = new Float64Array(source, screen.byteOffset, screen.length / 8);
     const kept = slot.screenWords;
-    for (let row = 0; row < screen.length; row += ROW) {
-      const word = row >> 2;
-      if (filled && sameRowOf(screenWords, word, kept, word)) continue;
+    for (let row = 0, r = 0; row < screen.length; row += ROW, r++) {
+      if (rowsWritten !== undefined) {
+        if (filled && rowsWritten[r] === 0) continue;
+        rowsWritten[r] = 0;
+      }
+      if (filled && sameRow(screenDoubles, screenWords, row, slot.screenDoubles, kept, row)) continue;
       rowToRgb(screenWords, slot.pictureWords, row, this.palette.rgbLE);
+      const word = row >> 2;
       for (let i = 0; i < ROW / 4; i++) kept[word + i] = screenWords[word + i];
     }
     out.set(slot.picture);

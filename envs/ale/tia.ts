@@ -31,12 +31,17 @@ const MAXIMUM_SCANLINES_PAL = 342;
 const INSTRUCTIONS_PER_UPDATE = 25000;
 /** Spans shorter than this are drawn rather than matched against remembered ones (see updateScanline). */
 const MIN_REUSED_SPAN = 16;
-/** Int32 entries of a remembered span's key (see matchesRememberedSpan). */
-const SPAN_KEY_SIZE = 13;
+/** Int32 entries of a span's key (see setSpanKey). */
+const SPAN_KEY_SIZE = 6;
+/** Spans recorded per frame-buffer row (see updateScanline); a row drawn in more spans is drawn every frame. */
+const RECORDED_SPANS = 8;
+/** Int32 entries of a recorded span: its hpos, its collisions, its key. */
+const RECORD_SIZE = 2 + SPAN_KEY_SIZE;
 /** `owedClock` when no drawing is owed: below any clock of the frame. */
 const NOTHING_OWED = -0x7fffffff;
-/** Stella's frame buffers are 160 x 300; HMOVE blanks may write a little past the drawn rows. */
-const FRAME_BUFFER_SIZE = 160 * 300;
+/** Rows of Stella's frame buffers. */
+const FRAME_ROWS = 300;
+const FRAME_BUFFER_SIZE = 160 * FRAME_ROWS;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mask tables (TIA::compute*Table). Each object mask is 320 entries (a line and its wrap-around copy); an object at
@@ -50,7 +55,14 @@ const missileIndex = (align: number, number: number, size: number) => ((align * 
 const MISSILE_DISABLED = 4 * 8 * 4 * 320;
 const PLAYER_MASK = new Uint8Array(4 * 2 * 8 * 320);
 const playerIndex = (align: number, enable: number, mode: number) => ((align * 2 + enable) * 8 + mode) * 320;
-const PLAYFIELD = new Uint32Array(2 * 160);
+/**
+ * Which bit of the 20-bit playfield register (see buildTables) each pixel shows: [x] when the right half repeats
+ * the left, [160 + x] when it mirrors it. Shift counts rather than masks, so that drawing can take the bit as 0 or 1
+ * without a branch (data-dependent branches mispredict on playfield patterns).
+ */
+const PLAYFIELD_BIT = new Int8Array(2 * 160);
+/** PLAYFIELD_BIT per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for mirror. */
+const PLAYFIELD_GROUP_BIT = new Int8Array(2 * 40);
 const COLLISION = new Uint16Array(64);
 const REFLECT = new Uint8Array(256);
 /** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
@@ -123,15 +135,16 @@ function buildTables(): void {
   for (let x = 0; x < 160; x++) {
     const left = x % 80;
     let bit: number;
-    if (left < 16) bit = 0x00001 << (left >> 2);
-    else if (left < 48) bit = 0x00800 >> ((left - 16) >> 2);
-    else bit = 0x01000 << ((left - 48) >> 2);
-    PLAYFIELD[x] = bit;
-    if (x < 80) PLAYFIELD[160 + x] = bit;
-    else if (x < 112) PLAYFIELD[160 + x] = 0x80000 >> ((x - 80) >> 2);
-    else if (x < 144) PLAYFIELD[160 + x] = 0x00010 << ((x - 112) >> 2);
-    else PLAYFIELD[160 + x] = 0x00008 >> ((x - 144) >> 2);
+    if (left < 16) bit = left >> 2;
+    else if (left < 48) bit = 11 - ((left - 16) >> 2);
+    else bit = 12 + ((left - 48) >> 2);
+    PLAYFIELD_BIT[x] = bit;
+    if (x < 80) PLAYFIELD_BIT[160 + x] = bit;
+    else if (x < 112) PLAYFIELD_BIT[160 + x] = 19 - ((x - 80) >> 2);
+    else if (x < 144) PLAYFIELD_BIT[160 + x] = 4 + ((x - 112) >> 2);
+    else PLAYFIELD_BIT[160 + x] = 3 - ((x - 144) >> 2);
   }
+  for (let g = 0; g < 80; g++) PLAYFIELD_GROUP_BIT[g] = PLAYFIELD_BIT[4 * g];
   const pairs: [number, number, number][] = [
     [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
     [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
@@ -177,6 +190,8 @@ function buildTables(): void {
   }
 }
 buildTables();
+// A span's key packs mask offsets into 13 (ball), 15 (players) and 16 (missiles) bits.
+if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16) throw new Error("TIA mask tables outgrew the span key");
 
 /**
  * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
@@ -240,7 +255,7 @@ function addObject(
     for (let x = from; x < to; x++) {
       if (grp !== 0 && (grp & table[rowBase + x]) === 0) continue;
       const i = x - first;
-      const under = bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0);
+      const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
       collision |= COLLISION[under | bit];
       bits[i] |= bit;
     }
@@ -248,12 +263,16 @@ function addObject(
   return collision;
 }
 
-/** Pixel `i` of a span: the colour the priority encoder picks for the objects covering it. */
+/**
+ * Colours the pixels of a span the object whose mask starts at table offset `base` covers (when `render`), by the
+ * priority encoder over all the objects `bits` says cover each, and clears those `bits` for the next span. The
+ * first object to reach a pixel colours and clears it, so the objects after it, and the pixels a player's graphics
+ * leave empty, find zero bits there and skip them.
+ */
 function colourObjects(
   buffer: Uint8Array,
   start: number,
   bits: Uint8Array,
-  table: Uint8Array,
   spanTable: { spans: Int16Array; counts: Uint8Array },
   base: number,
   hpos: number,
@@ -262,6 +281,7 @@ function colourObjects(
   pfBase: number,
   priority: number,
   color: Uint8Array,
+  render: boolean,
 ): void {
   const row = Math.floor(base / 320);
   const first = base - row * 320 + hpos;
@@ -276,11 +296,17 @@ function colourObjects(
     const split = Math.max(from, Math.min(to, first + 80 - hpos));
     for (let x = from; x < split; x++) {
       const i = x - first;
-      buffer[start + i] = color[PRIORITY_ENCODER[bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority]];
+      const objects = bits[i];
+      if (objects === 0) continue;
+      bits[i] = 0;
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority]];
     }
     for (let x = split; x < to; x++) {
       const i = x - first;
-      buffer[start + i] = color[PRIORITY_ENCODER[256 + (bits[i] | (pf & PLAYFIELD[pfBase + i] ? PF : 0) | priority)]];
+      const objects = bits[i];
+      if (objects === 0) continue;
+      bits[i] = 0;
+      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
     }
   }
 }
@@ -332,6 +358,47 @@ const MOTION = new Int8Array(76 * 16);
 MOTION_ROWS.forEach((row, cycle) => row.forEach((dx, hm) => (MOTION[cycle * 16 + hm] = dx)));
 if (MOTION_ROWS.length !== 76) throw new Error("TIA motion table must have 76 rows");
 
+/** One of Stella's two frame buffers, with what the TIA knows about its pixels. */
+class FrameBuffer {
+  /** 160 x 300 pixels (one TIA colour byte each) and slack: HMOVE blanks may write a little past the drawn rows. */
+  readonly pixels = new Uint8Array(FRAME_BUFFER_SIZE + 256);
+  /** The pixels as 32-bit words (for 4-pixel playfield stores). */
+  readonly words = new Int32Array(this.pixels.buffer);
+  /** The first `height` rows. */
+  readonly screen: Uint8Array;
+  /**
+   * Where the pixels may differ from Stella's, as one range [staleFrom, staleTo) (empty: from = to): Stella draws
+   * every frame into the buffer it swaps in, and whatever a frame does not reach keeps what the frame two before
+   * drew. Frames emulated without rendering leave their pixels stale; rendering a frame makes the pixels it
+   * reaches exact.
+   */
+  staleFrom = 0;
+  staleTo = 0;
+  /**
+   * The spans each row's pixels were last drawn as (see updateScanline): up to RECORDED_SPANS per row, each
+   * [hpos, collisions, key], of which the first `spanCounts[row]` still hold.
+   */
+  readonly spans = new Int32Array(FRAME_ROWS * RECORDED_SPANS * RECORD_SIZE);
+  readonly spanCounts = new Uint8Array(FRAME_ROWS);
+  /**
+   * 1 for each row whose pixels were written since the reader of `Tia.rowsWritten` (the console's RGB conversion)
+   * last cleared it: rows whose spans all matched their record are left as they were.
+   */
+  readonly rowsWritten = new Uint8Array(FRAME_ROWS).fill(1);
+
+  constructor(height: number) {
+    this.screen = this.pixels.subarray(0, 160 * height);
+  }
+
+  /** All black, nothing stale, nothing recorded, every row written. */
+  clear(): void {
+    this.pixels.fill(0);
+    this.staleFrom = this.staleTo = 0;
+    this.spanCounts.fill(0);
+    this.rowsWritten.fill(1);
+  }
+}
+
 /** What the TIA needs from the rest of the console. */
 export interface TiaPorts {
   /** Stella's System data bus state: the last value read or written (TIA reads drive only bits 6-7). */
@@ -350,24 +417,10 @@ export class Tia {
   /** Stella's Emulation.HmoveBlanks property. */
   allowHmoveBlanks = true;
 
-  private currentBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
-  private previousBuffer = new Uint8Array(FRAME_BUFFER_SIZE + 256);
-  /** The two buffers as 32-bit words (for 4-pixel playfield stores), swapped with them. */
-  private currentWords = new Uint32Array(this.currentBuffer.buffer);
-  private previousWords = new Uint32Array(this.previousBuffer.buffer);
-  /** Views of the two buffers' first `height` rows, swapped with them. */
-  private currentScreen: Uint8Array;
-  private previousScreen: Uint8Array;
+  /** The frame buffer being drawn (or last drawn), and the other one, drawn two frames back. */
+  private frame: FrameBuffer;
+  private other: FrameBuffer;
   private cpu!: M6502;
-  /**
-   * Where each buffer may differ from Stella's, as one pixel range [from, to) (empty: from = to): Stella draws every
-   * frame into the buffer it swaps in, and whatever a frame does not reach keeps what the frame two before drew.
-   * Frames emulated without rendering leave their pixels stale; rendering a frame makes the pixels it reaches exact.
-   */
-  private staleFrom = 0;
-  private staleTo = 0;
-  private previousStaleFrom = 0;
-  private previousStaleTo = 0;
 
   // Frame timing, in colour clocks relative to the system clock (TIA.cxx names).
   private clockWhenFrameStarted = 0;
@@ -383,6 +436,13 @@ export class Tia {
   private frameGreyed = false;
   /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
   private owedClock = NOTHING_OWED;
+  /**
+   * HMOVE blank pixels from the frame pointer up to here are owed zeros (see updateFrame): the spans drawn next
+   * cover them, so only what the frame leaves uncovered is written, by flushBlank.
+   */
+  private blankOwedTo = 0;
+  /** `renderEnabled` of the last update (see update). */
+  private renderedLast = true;
 
   // Registers and derived drawing state.
   private enabledObjects = 0;
@@ -453,7 +513,11 @@ export class Tia {
   private readonly spanStart = new Int32Array(160);
   private readonly spanCollision = new Int32Array(160);
   private generation = 1;
-  /** Scratch: the objects covering each pixel of the span being drawn. */
+  /** The row being drawn, the index of its next span, and whether it has stopped matching its record. */
+  private recordRow = -1;
+  private recordIndex = 0;
+  private recordDiverged = false;
+  /** Scratch: the objects covering each pixel of the span being drawn (all zero between spans). */
   private readonly lineBits = new Uint8Array(160);
 
   constructor(
@@ -465,8 +529,8 @@ export class Tia {
   ) {
     this.startDisplayOffset = 228 * yStart;
     this.stopDisplayOffset = this.startDisplayOffset + 228 * height;
-    this.currentScreen = this.currentBuffer.subarray(0, 160 * height);
-    this.previousScreen = this.previousBuffer.subarray(0, 160 * height);
+    this.frame = new FrameBuffer(height);
+    this.other = new FrameBuffer(height);
   }
 
   attachCpu(cpu: M6502): void {
@@ -475,12 +539,17 @@ export class Tia {
 
   /** The last completed (or current) frame, one TIA colour byte per pixel, `height` rows of 160. */
   get screen(): Uint8Array {
-    return this.currentScreen;
+    return this.frame.screen;
+  }
+
+  /** Rows of `screen` written since its reader last set their entries to 0 (see FrameBuffer.rowsWritten). */
+  get rowsWritten(): Uint8Array {
+    return this.frame.rowsWritten;
   }
 
   /** Whether every pixel of `screen` is the one Stella's frame buffer holds (no unrendered frame left one). */
   get screenExact(): boolean {
-    return this.staleFrom >= this.staleTo || this.staleFrom >= this.height * 160;
+    return this.frame.staleFrom >= this.frame.staleTo || this.frame.staleFrom >= this.height * 160;
   }
 
   /** TIA::reset. */
@@ -518,9 +587,10 @@ export class Tia {
 
   /** TIA::frameReset: clear both buffers and start a frame now. */
   private frameReset(): void {
-    this.currentBuffer.fill(0);
-    this.previousBuffer.fill(0);
-    this.staleFrom = this.staleTo = this.previousStaleFrom = this.previousStaleTo = 0;
+    this.frame.clear();
+    this.other.clear();
+    this.blankOwedTo = 0;
+    this.recordRow = -1;
     this.framePointer = 0;
     this.clockWhenFrameStarted = this.clock.cycles * 3;
     this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
@@ -548,18 +618,35 @@ export class Tia {
   /** TIA::update: emulate until the frame ends (or 25,000 instructions pass). Returns false if the CPU is dead. */
   update(): boolean {
     if (!this.partialFrame) this.startFrame();
+    // Spans remembered without pixels have none to copy (a partial frame may go on with rendering switched).
+    else if (this.renderEnabled !== this.renderedLast) this.forgetSpans();
+    this.renderedLast = this.renderEnabled;
     this.partialFrame = true;
     const ok = this.cpu.execute(INSTRUCTIONS_PER_UPDATE);
     if (this.partialFrame) {
       // Out of instructions mid-frame: Stella has drawn up to the last write (see changesNothingDrawn).
       this.updateFrame(this.owedClock);
+      this.flushBlank();
       if (!this.frameGreyed) this.greyOutFrame();
       this.frameGreyed = true;
     } else {
+      this.flushBlank();
       this.frameGreyed = false;
       this.scanlineCountForLastFrame = this.scanline;
     }
     return ok;
+  }
+
+  /** Writes the owed HMOVE blank zeros no span covered (the frame stopped first). */
+  private flushBlank(): void {
+    const buffer = this.frame.pixels;
+    for (let p = this.framePointer; p < this.blankOwedTo; p++) {
+      buffer[p] = 0;
+      const row = Math.floor(p / 160);
+      this.frame.rowsWritten[row] = 1;
+      this.forgetRecordedRow(row);
+    }
+    this.blankOwedTo = 0;
   }
 
   /** Scanline of the current frame the CPU is on. */
@@ -568,28 +655,18 @@ export class Tia {
   }
 
   private startFrame(): void {
-    const tmp = this.currentBuffer;
-    this.currentBuffer = this.previousBuffer;
-    this.previousBuffer = tmp;
-    const words = this.currentWords;
-    this.currentWords = this.previousWords;
-    this.previousWords = words;
-    const view = this.currentScreen;
-    this.currentScreen = this.previousScreen;
-    this.previousScreen = view;
-    const staleFrom = this.staleFrom;
-    const staleTo = this.staleTo;
-    this.staleFrom = this.previousStaleFrom;
-    this.staleTo = this.previousStaleTo;
-    this.previousStaleFrom = staleFrom;
-    this.previousStaleTo = staleTo;
+    const frame = this.other;
+    this.other = this.frame;
+    this.frame = frame;
+    this.recordRow = -1;
     // Keep the colour clock within the line: objects positioned during VSYNC stay where they were.
     const clocks = (this.clock.cycles * 3 - this.clockWhenFrameStarted) % 228;
     const cycles = this.clock.cycles;
     this.clock.cycles = 0;
     this.systemCyclesReset(cycles);
     this.ports.systemCyclesReset(cycles);
-    this.clockWhenFrameStarted = -clocks;
+    // `0 - clocks`, not `-clocks`: -0 would make V8 keep this field (and all clock arithmetic) as doubles.
+    this.clockWhenFrameStarted = 0 - clocks;
     this.clockStartDisplay = this.clockWhenFrameStarted + this.startDisplayOffset;
     this.clockStopDisplay = this.clockWhenFrameStarted + this.stopDisplayOffset;
     this.clockAtLastUpdate = this.clockStartDisplay;
@@ -614,8 +691,10 @@ export class Tia {
       return;
     }
     this.forgetSpans();
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     for (let s = line; s < this.height + this.yStart; s++) {
+      this.forgetRecordedRow(s - this.yStart);
+      this.frame.rowsWritten[s - this.yStart] = 1;
       const row = (s - this.yStart) * 160;
       for (let i = 0; i < 160; i++) buffer[row + i] = (buffer[row + i] & 0x0f) >> 1;
     }
@@ -646,10 +725,21 @@ export class Tia {
       }
       const oldFramePointer = this.framePointer;
       const blanked = this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8;
-      if (clocksToUpdate !== 0) this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
+      const kept = clocksToUpdate !== 0 && this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
       if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
-        if (this.renderEnabled) this.currentBuffer.fill(0, oldFramePointer, oldFramePointer + blanks);
+        if (this.renderEnabled) {
+          // Stella zeroes `blanks` pixels from the span's start. Over the span, a span kept from its record already
+          // holds them. Past it (or with no span, the update ending inside HBLANK), they are pixels the next spans
+          // draw over, blanked themselves: they are owed, and written only if the frame stops before (flushBlank).
+          const spanEnd = this.framePointer;
+          const end = oldFramePointer + blanks;
+          if (!kept && spanEnd > oldFramePointer) {
+            const buffer = this.frame.pixels;
+            for (let p = oldFramePointer; p < spanEnd && p < end; p++) buffer[p] = 0;
+          }
+          if (end > spanEnd && end > this.blankOwedTo) this.blankOwedTo = end;
+        }
         if (oldFramePointer + blanks > to) to = oldFramePointer + blanks;
         if (clocksToUpdate + clocksFromStartOfScanLine >= HBLANK + 8) this.hmoveBlankEnabled = false;
       }
@@ -662,21 +752,23 @@ export class Tia {
 
   /** Pixels [from, to) of the current buffer now hold what Stella's hold. */
   private markDrawn(from: number, to: number): void {
-    if (this.staleFrom >= this.staleTo) return;
-    if (from <= this.staleFrom && to > this.staleFrom) this.staleFrom = to;
-    else if (from < this.staleTo && to >= this.staleTo) this.staleTo = from;
-    if (this.staleFrom >= this.staleTo) this.staleFrom = this.staleTo = 0;
+    const frame = this.frame;
+    if (frame.staleFrom >= frame.staleTo) return;
+    if (from <= frame.staleFrom && to > frame.staleFrom) frame.staleFrom = to;
+    else if (from < frame.staleTo && to >= frame.staleTo) frame.staleTo = from;
+    if (frame.staleFrom >= frame.staleTo) frame.staleFrom = frame.staleTo = 0;
   }
 
   /** Pixels [from, to) of the current buffer were not written where Stella writes them. */
   private markStale(from: number, to: number): void {
     if (from >= to) return;
-    if (this.staleFrom >= this.staleTo) {
-      this.staleFrom = from;
-      this.staleTo = to;
+    const frame = this.frame;
+    if (frame.staleFrom >= frame.staleTo) {
+      frame.staleFrom = from;
+      frame.staleTo = to;
     } else {
-      if (from < this.staleFrom) this.staleFrom = from;
-      if (to > this.staleTo) this.staleTo = to;
+      if (from < frame.staleFrom) frame.staleFrom = from;
+      if (to > frame.staleTo) frame.staleTo = to;
     }
   }
 
@@ -706,39 +798,114 @@ export class Tia {
    * TIA::updateFrameScanline: `count` pixels of the current line starting at pixel `hpos` (`blanked`: an HMOVE
    * blank will cover its first pixels once drawn).
    *
-   * A span's pixels and collisions are a function of its position, its length and the drawing state alone, and
-   * Atari kernels draw many consecutive lines with the same state (a paddle, a row of bricks, the blank field):
-   * a span with objects that matches, in all of these, the last span drawn from the same `hpos` in this frame
-   * copies that span's pixels (still in the frame buffer) and ORs in its collisions instead of drawing again.
-   * The HMOVE blank is part of the match, since it is written over the pixels after drawing.
+   * A span's pixels and collisions are a function of its position, its length and the drawing state alone (its
+   * key, see setSpanKey), and Atari pictures change little: a rendered span whose row of the frame buffer was drawn,
+   * two frames ago, as the same sequence of spans with the same keys so far still holds its pixels, and only its
+   * collisions are taken (see FrameBuffer.spans); a frame run without pixels takes
+   * the collisions of a recorded span with the same key too. Failing that, a span with objects
+   * that matches the last span drawn from the same `hpos` in this frame (a paddle, a row of bricks) copies that
+   * span's pixels and collisions instead of drawing them again. Returns whether the span kept its pixels from its
+   * record.
    */
-  private updateScanline(count: number, hpos: number, blanked: boolean): void {
+  private updateScanline(count: number, hpos: number, blanked: boolean): boolean {
     const start = this.framePointer;
     this.framePointer = start + count;
     const render = this.renderEnabled;
-    const buffer = this.currentBuffer;
-    if (this.vblank & 0x02) {
-      if (render) buffer.fill(0, start, start + count);
-      return;
-    }
+    const vblank = (this.vblank & 0x02) !== 0;
     const objects = this.enabledObjects & ~PF;
     // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
-    const reusable = objects !== 0 && count >= MIN_REUSED_SPAN;
-    if (reusable && this.matchesRememberedSpan(hpos, count, blanked)) {
+    const reusable = !vblank && objects !== 0 && count >= MIN_REUSED_SPAN;
+    const row = (start - hpos) / 160;
+    if (row !== this.recordRow) {
+      this.recordRow = row;
+      this.recordIndex = 0;
+      this.recordDiverged = false;
+    }
+    const index = this.recordIndex++;
+    const counts = this.frame.spanCounts;
+    if (!render) {
+      // Without pixels only collisions count (none without two things drawn), and a span recorded with the same
+      // key had the same ones; the record itself stays what the buffer holds.
+      if (vblank || objects === 0 || ((objects & (objects - 1)) === 0 && this.pf === 0)) return false;
+      this.setSpanKey(count, blanked, vblank);
+      if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
+        this.collision |= this.frame.spans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+      } else {
+        this.collision |= this.drawSpan(start, count, hpos, vblank, objects, reusable);
+      }
+      return false;
+    }
+    this.setSpanKey(count, blanked, vblank);
+    if (!this.recordDiverged) {
+      if (index < counts[row] && this.matchesRecordedSpan(row, index, hpos)) {
+        this.collision |= this.frame.spans[(row * RECORDED_SPANS + index) * RECORD_SIZE + 1];
+        return true;
+      }
+      // From here on this row is drawn, and recorded anew.
+      this.recordDiverged = true;
+      counts[row] = index;
+    }
+    const collision = this.drawSpan(start, count, hpos, vblank, objects, reusable);
+    this.collision |= collision;
+    this.frame.rowsWritten[row] = 1;
+    if (index === counts[row] && index < RECORDED_SPANS) {
+      const spans = this.frame.spans;
+      const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
+      spans[base] = hpos;
+      spans[base + 1] = collision;
+      const key = this.spanKey;
+      for (let k = 0; k < SPAN_KEY_SIZE; k++) spans[base + 2 + k] = key[k];
+      counts[row] = index + 1;
+    }
+    return false;
+  }
+
+  /** Whether recorded span `index` of frame-buffer row `row` starts at `hpos` and has the key in `spanKey`. */
+  private matchesRecordedSpan(row: number, index: number, hpos: number): boolean {
+    const spans = this.frame.spans;
+    const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
+    if (spans[base] !== hpos) return false;
+    const key = this.spanKey;
+    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (spans[base + 2 + k] !== key[k]) return false;
+    return true;
+  }
+
+  /**
+   * Pixels of frame-buffer row `row` were written outside the span they belong to (an HMOVE blank reaching past
+   * its span, a greyed-out partial frame): nothing recorded for the row holds, and nothing more is recorded for it
+   * in this frame.
+   */
+  private forgetRecordedRow(row: number): void {
+    this.frame.spanCounts[row] = 0;
+    this.recordRow = row;
+    this.recordDiverged = true;
+    this.recordIndex = RECORDED_SPANS;
+  }
+
+  /**
+   * Draws (or, not rendering, only collides) a span with the key in `spanKey`; returns its collisions. `objects`:
+   * the enabled objects but the playfield; `reusable`: worth matching against this frame's remembered spans.
+   */
+  private drawSpan(start: number, count: number, hpos: number, vblank: boolean, objects: number, reusable: boolean): number {
+    const render = this.renderEnabled;
+    const buffer = this.frame.pixels;
+    if (vblank) {
+      if (render) buffer.fill(0, start, start + count);
+      return 0;
+    }
+    if (reusable && this.matchesRememberedSpan(hpos)) {
       if (render) {
         const from = this.spanStart[hpos];
         buffer.copyWithin(start, from, from + count);
       }
-      this.collision |= this.spanCollision[hpos];
-      return;
+      return this.spanCollision[hpos];
     }
     // The background and playfield first, straight into the frame; objects are drawn over them below.
     if (render) this.drawPlayfield(start, count, hpos);
-    if (objects === 0) return;
+    if (objects === 0) return 0;
     const single = (objects & (objects - 1)) === 0 && this.pf === 0;
-    if (single && !render) return; // one object alone collides with nothing
+    if (single && !render) return 0; // one object alone collides with nothing
     const bits = this.lineBits;
-    bits.fill(0, 0, count);
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
     let collision = 0;
@@ -747,48 +914,57 @@ export class Tia {
     if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
     if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
     if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
-    this.collision |= collision;
     if (reusable) this.rememberSpan(hpos, start, collision);
-    if (!render) return;
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
-    if (objects & BL) colourObjects(buffer, start, bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color);
-    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color);
-    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color);
+    if (objects & BL) colourObjects(buffer, start, bits, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
+    return collision;
   }
 
   /**
-   * Whether the span (`hpos`, `count`, `blanked`) with the current drawing state is the one remembered for `hpos`
-   * in this frame; leaves the span's key in `spanKey` for `rememberSpan`.
+   * The key of a span (`count` pixels, `blanked`, in VBLANK) with the current drawing state, into `spanKey`: all
+   * its pixels and collisions depend on, given its position. A VBLANK span is black whatever the state.
    */
-  private matchesRememberedSpan(hpos: number, count: number, blanked: boolean): boolean {
+  private setSpanKey(count: number, blanked: boolean, vblank: boolean): void {
     const key = this.spanKey;
+    const flags = (blanked ? 1 : 0) | (vblank ? 2 : 0);
+    if (vblank) {
+      key[0] = count | (flags << 8);
+      key.fill(0, 1);
+      return;
+    }
+    // Objects not shown leave no trace: their positions (a ball moving through lines without it) are left out.
+    // Packed into few words so that matching is cheap (the mask offsets' widths are checked after buildTables).
     const c = this.color;
-    key[0] = count;
-    key[1] = (this.renderEnabled ? 1 : 0) | (blanked ? 2 : 0);
-    key[2] = this.enabledObjects;
-    key[3] = this.pf;
-    key[4] = this.pfMask;
-    key[5] = this.playfieldPriorityAndScore;
-    key[6] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
-    key[7] = this.blMask;
-    key[8] = this.p0Mask;
-    key[9] = this.p1Mask;
-    key[10] = this.m0Mask;
-    key[11] = this.m1Mask;
-    key[12] = this.currentGRP0 | (this.currentGRP1 << 8);
+    const on = this.enabledObjects;
+    key[0] = count | (flags << 8) | (on << 10) | (on & PF && this.pfMask ? 1 << 16 : 0) | ((this.playfieldPriorityAndScore >> 6) << 17);
+    key[1] = this.pf;
+    key[2] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
+    key[3] = (on & BL ? this.blMask : 0) | (this.currentGRP0 << 13) | (this.currentGRP1 << 21);
+    key[4] = (on & P0 ? this.p0Mask : 0) | ((on & P1 ? this.p1Mask : 0) << 15);
+    key[5] = (on & M0 ? this.m0Mask : 0) | ((on & M1 ? this.m1Mask : 0) << 16);
+  }
+
+  /** Whether the span with the key in `spanKey` is the one remembered for `hpos` in this frame. */
+  private matchesRememberedSpan(hpos: number): boolean {
     if (this.spanGeneration[hpos] !== this.generation) return false;
+    const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
     for (let k = 0; k < SPAN_KEY_SIZE; k++) if (remembered[base + k] !== key[k]) return false;
     return true;
   }
 
-  /** Remembers the span just drawn at `hpos` (key from matchesRememberedSpan) for the lines below. */
+  /** Remembers the span just drawn at `hpos` (key in `spanKey`) for the lines below. */
   private rememberSpan(hpos: number, start: number, collision: number): void {
-    this.spanKeys.set(this.spanKey, hpos * SPAN_KEY_SIZE);
+    const key = this.spanKey;
+    const remembered = this.spanKeys;
+    const base = hpos * SPAN_KEY_SIZE;
+    for (let k = 0; k < SPAN_KEY_SIZE; k++) remembered[base + k] = key[k];
     this.spanGeneration[hpos] = this.generation;
     this.spanStart[hpos] = start;
     this.spanCollision[hpos] = collision;
@@ -801,30 +977,34 @@ export class Tia {
 
   /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
   private drawPlayfield(start: number, count: number, hpos: number): void {
-    const buffer = this.currentBuffer;
+    const buffer = this.frame.pixels;
     const color = this.color;
     const pf = this.pf;
-    if (pf === 0) {
-      buffer.fill(color[0], start, start + count);
-      return;
-    }
-    const mask = this.pfMask + hpos;
+    const end = start + count;
     const score = (this.playfieldPriorityAndScore & SCORE) !== 0;
     const background = color[0];
-    const foreground = color[1];
-    const words = this.currentWords;
-    // The playfield changes only every 4 pixels (at multiples of 4 of hpos), so test one pixel per group. A whole
-    // group is one aligned 32-bit store: the frame pointer is row * 160 + hpos, so hpos's groups are aligned words.
-    for (let i = 0; i < count; ) {
-      const end = Math.min(count, i + 4 - ((hpos + i) & 3));
-      const c = pf & PLAYFIELD[mask + i] ? (score ? color[hpos + i < 80 ? 2 : 3] : foreground) : background;
-      if (end - i === 4 && ((start + i) & 3) === 0) {
-        words[(start + i) >> 2] = c * 0x01010101;
-        i = end;
-      } else {
-        for (; i < end; i++) buffer[start + i] = c;
-      }
-    }
+    const left = score ? color[2] : color[1];
+    const right = score ? color[3] : color[1];
+    // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
+    // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
+    const lineWord = (start - hpos) >> 2;
+    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUP_BIT[groups + w] is word w's playfield bit
+    const middle = lineWord + 20; // words from here on are the right half
+    const firstWhole = (start + 3) >> 2;
+    const lastWhole = end >> 2;
+    // The span's ends may cut a group: those pixels one at a time.
+    const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
+    for (let p = start; p < head; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
+    if (head === end) return;
+    // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
+    const words = this.frame.words;
+    const backgroundWord = Math.imul(background, 0x01010101);
+    const leftFlip = Math.imul(left ^ background, 0x01010101);
+    const rightFlip = Math.imul(right ^ background, 0x01010101);
+    const leftEnd = lastWhole < middle ? lastWhole : middle;
+    for (let w = firstWhole; w < leftEnd; w++) words[w] = backgroundWord ^ (leftFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
+    for (let w = firstWhole > middle ? firstWhole : middle; w < lastWhole; w++) words[w] = backgroundWord ^ (rightFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
+    for (let p = lastWhole << 2; p < end; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
