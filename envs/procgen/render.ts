@@ -28,6 +28,9 @@ export interface ProcgenImage {
   rgba: Uint8Array;
   /** The premultiplied RGBA bytes, made on first use. */
   premultiplied?: Uint8Array;
+  /** `rgba` and `premultiplied` as one little-endian 32-bit word per pixel (R in the low byte), made on first use. */
+  rgba32?: Uint32Array;
+  premultiplied32?: Uint32Array;
 }
 
 /** A rectangle in pixels: top-left corner, width, height (QRectF). */
@@ -62,6 +65,21 @@ function premultiplied(img: ProcgenImage): Uint8Array {
   }
   img.premultiplied = pm;
   return pm;
+}
+
+/** Pixels as 32-bit words: one load per pixel in the blits. Copied, as the bytes may not start 4-byte aligned. */
+function words(bytes: Uint8Array): Uint32Array {
+  const w = new Uint32Array(bytes.length >> 2);
+  new Uint8Array(w.buffer).set(bytes.subarray(0, w.length << 2));
+  return w;
+}
+
+function rgba32(img: ProcgenImage): Uint32Array {
+  return (img.rgba32 ??= words(img.rgba));
+}
+
+function premultiplied32(img: ProcgenImage): Uint32Array {
+  return (img.premultiplied32 ??= words(premultiplied(img)));
 }
 
 /**
@@ -182,48 +200,49 @@ export class Canvas {
     const iy = AXIS_Y[3];
     const iw = img.width;
     const px = this.pixels;
-    // Source byte offset of each destination column (mirrored images read from the far side).
+    // Source pixel index of each destination column (mirrored images read from the far side).
     const cols = this.cols;
     for (let k = 0; k < nx; k++) {
       const sx = (bx + k * ix) >>> 16;
-      cols[k] = (reflected ? iw - 1 - sx : sx) * 4;
+      cols[k] = reflected ? iw - 1 - sx : sx;
     }
+    // Words are little-endian RGBA: a Uint8Array store keeps the low byte of what it is given.
     if (opaque) {
-      const src = img.rgba;
+      const src = rgba32(img);
       for (let j = 0; j < ny; j++) {
-        const row = ((by + j * iy) >>> 16) * iw * 4;
+        const row = ((by + j * iy) >>> 16) * iw;
         let o = ((y0 + j) * this.width + x0) * 3;
         for (let k = 0; k < nx; k++, o += 3) {
-          const s = row + cols[k];
-          px[o] = src[s];
-          px[o + 1] = src[s + 1];
-          px[o + 2] = src[s + 2];
+          const v = src[row + cols[k]];
+          px[o] = v;
+          px[o + 1] = v >>> 8;
+          px[o + 2] = v >>> 16;
         }
       }
       return;
     }
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     // Blend_ARGB32_on_ARGB32_SourceAndConstAlpha's constant alpha (255 means none).
     const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
     for (let j = 0; j < ny; j++) {
-      const row = ((by + j * iy) >>> 16) * iw * 4;
+      const row = ((by + j * iy) >>> 16) * iw;
       let o = ((y0 + j) * this.width + x0) * 3;
       for (let k = 0; k < nx; k++, o += 3) {
-        const s = row + cols[k];
+        const v = src[row + cols[k]];
         // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
-        const a = src[s + 3];
+        const a = v >>> 24;
         if (m === 255) {
           if (a === 255) {
-            px[o] = src[s];
-            px[o + 1] = src[s + 1];
-            px[o + 2] = src[s + 2];
+            px[o] = v;
+            px[o + 1] = v >>> 8;
+            px[o + 2] = v >>> 16;
           } else if (a !== 0) {
             const k2 = 255 - a;
-            px[o] = src[s] + byteMul(px[o], k2);
-            px[o + 1] = src[s + 1] + byteMul(px[o + 1], k2);
-            px[o + 2] = src[s + 2] + byteMul(px[o + 2], k2);
+            px[o] = (v & 255) + byteMul(px[o], k2);
+            px[o + 1] = ((v >>> 8) & 255) + byteMul(px[o + 1], k2);
+            px[o + 2] = ((v >>> 16) & 255) + byteMul(px[o + 2], k2);
           }
-        } else blendPremultiplied(px, o, src, s, m);
+        } else blendPremultiplied(px, o, src, row + cols[k], m);
       }
     }
   }
@@ -294,7 +313,7 @@ export class Canvas {
     const idy = (m12 * dx - m11 * dy) * dinv;
     const fdx = Math.trunc(i11 * 65536);
     const fdy = Math.trunc(i12 * 65536);
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     const iw = img.width;
     const ih = img.height;
     const px = this.pixels;
@@ -303,7 +322,11 @@ export class Canvas {
     const my = (ry + (ry + h)) * 0.5;
     const ax = (rx + rx) * 0.5;
     const bx = (rx + w + (rx + w)) * 0.5;
-    rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height, (y, x0, len) => {
+    const spans = rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height);
+    for (let i = 0; i < spans; i++) {
+      const y = SPANS[3 * i];
+      const x0 = SPANS[3 * i + 1];
+      const len = SPANS[3 * i + 2];
       const cxp = x0 + 0.5;
       const cyp = y + 0.5;
       let fx = Math.trunc((i21 * cyp + i11 * cxp + idx) * 65536);
@@ -313,11 +336,11 @@ export class Canvas {
         let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
         const syi = Math.min(ih - 1, Math.max(0, fy >> 16));
         if (reflected) sxi = iw - 1 - sxi;
-        blendPremultiplied(px, o, src, (syi * iw + sxi) * 4, m);
+        blendPremultiplied(px, o, src, syi * iw + sxi, m);
         fx = (fx + fdx) | 0;
         fy = (fy + fdy) | 0;
       }
-    });
+    }
   }
 
   /**
@@ -357,7 +380,7 @@ export class Canvas {
     const dvdy = Math.trunc(m22 * 0x10000);
     const u0 = Math.ceil((0.5 * m11 + 0.5 * m12 + mdx) * 0x10000) - 1;
     const v0 = Math.ceil((0.5 * m21 + 0.5 * m22 + mdy) * 0x10000) - 1;
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     const px = this.pixels;
     const trapezoid = (tl: number[], bl: number[], tr: number[], br: number[], topY: number, bottomY: number) => {
       const fromY = Math.max(qRound(topY), 0);
@@ -378,7 +401,7 @@ export class Canvas {
           let sx = Math.min(iw - 1, Math.max(0, uu >> 16));
           const sy = Math.min(ih - 1, Math.max(0, vv >> 16));
           if (reflected) sx = iw - 1 - sx;
-          blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
+          blendPremultiplied(px, (y * this.width + x) * 3, src, sy * iw + sx, m);
           uu = (uu + dudx) | 0;
           vv = (vv + dvdx) | 0;
         }
@@ -446,12 +469,18 @@ function same26Dot6(p1: number, p2: number): boolean {
 
 const snap26Dot6 = (v: number) => Math.floor(v * 64) * (1 / 64);
 
+/** rasterizeLine's spans: (row, first pixel, length) triples, at most one per device row. */
+let SPANS = new Int32Array(3 * 64);
+
 /**
- * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans (row, first
- * pixel, length) covered by the line from a to b of thickness `width` times its length.
+ * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans covered by
+ * the line from a to b of thickness `width` times its length, written to SPANS; returns how many.
  */
-function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number, span: (y: number, x: number, len: number) => void): void {
-  if ((ax === bx && ay === by) || !(width > 0)) return;
+function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number): number {
+  if ((ax === bx && ay === by) || !(width > 0)) return 0;
+  if (SPANS.length < 3 * devH) SPANS = new Int32Array(3 * devH);
+  const spans = SPANS;
+  let n = 0;
   let pax = ax;
   let pay = ay;
   let pbx = bx;
@@ -463,35 +492,43 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
   const ct = -oy;
   const cr = cl + (devW + ox - cl);
   const cb = ct + (devH + oy - ct);
-  const inside = (x: number, y: number) => x >= cl && x <= cr && y >= ct && y <= cb;
-  if (!inside(pax, pay) || !inside(pbx, pby)) {
+  if (!(pax >= cl && pax <= cr && pay >= ct && pay <= cb) || !(pbx >= cl && pbx <= cr && pby >= ct && pby <= cb)) {
     let t1 = 0;
     let t2 = 1;
-    const o = [pax, pay];
-    const d = [pbx - pax, pby - pay];
-    const low = [cl, ct];
-    const high = [cr, cb];
     for (let i = 0; i < 2; i++) {
-      if (d[i] === 0) {
-        if (o[i] <= low[i] || o[i] >= high[i]) return;
+      const o = i === 0 ? pax : pay;
+      const d = i === 0 ? pbx - pax : pby - pay;
+      const low = i === 0 ? cl : ct;
+      const high = i === 0 ? cr : cb;
+      if (d === 0) {
+        if (o <= low || o >= high) return 0;
         continue;
       }
-      const dInv = 1 / d[i];
-      let tLow = (low[i] - o[i]) * dInv;
-      let tHigh = (high[i] - o[i]) * dInv;
-      if (tLow > tHigh) [tLow, tHigh] = [tHigh, tLow];
+      const dInv = 1 / d;
+      let tLow = (low - o) * dInv;
+      let tHigh = (high - o) * dInv;
+      if (tLow > tHigh) {
+        const t = tLow;
+        tLow = tHigh;
+        tHigh = t;
+      }
       if (t1 < tLow) t1 = tLow;
       if (t2 > tHigh) t2 = tHigh;
-      if (t1 >= t2) return;
+      if (t1 >= t2) return 0;
     }
     const dx = pbx - pax;
     const dy = pby - pay;
-    [pax, pay, pbx, pby] = [pax + dx * t1, pay + dy * t1, pax + dx * t2, pay + dy * t2];
+    const x0 = pax;
+    const y0 = pay;
+    pax = x0 + dx * t1;
+    pay = y0 + dy * t1;
+    pbx = x0 + dx * t2;
+    pby = y0 + dy * t2;
   }
   {
     const w0 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
     const w = (pax - pbx) * (pax - pbx) + (pay - pby) * (pay - pby);
-    if (w === 0) return;
+    if (w === 0) return 0;
     width *= Math.sqrt(w0 / w);
   }
   const right = devW - 1;
@@ -502,68 +539,89 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     const dx = Math.abs(pbx - pax) * 0.5;
     const y = pay;
     const dy = width * dx;
-    [pax, pay, pbx, pby] = [x, y - dy, x, y + dy];
+    pax = x;
+    pay = y - dy;
+    pbx = x;
+    pby = y + dy;
     width = 1 / width;
   }
   if (same26Dot6(pax, pbx)) {
-    if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+    if (pay > pby) {
+      const x = pax;
+      const y = pay;
+      pax = pbx;
+      pay = pby;
+      pbx = x;
+      pby = y;
+    }
     const halfWidth = 0.5 * width * (pby - pay);
-    const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
-    const left = clamp(pax - halfWidth, 0, right + 1);
-    const rightX = clamp(pax + halfWidth, 0, right + 1);
-    pay = clamp(pay, 0, bottom + 1);
-    pby = clamp(pby, 0, bottom + 1);
-    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return;
+    const left = Math.max(0, Math.min(pax - halfWidth, right + 1));
+    const rightX = Math.max(0, Math.min(pax + halfWidth, right + 1));
+    pay = Math.max(0, Math.min(pay, bottom + 1));
+    pby = Math.max(0, Math.min(pby, bottom + 1));
+    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return 0;
     const iTop = Math.trunc(pay + 0.5);
     const iBottom = pby < 0.5 ? -1 : Math.trunc(pby - 0.5);
     const iLeft = Math.trunc(left + 0.5);
     const iRight = rightX < 0.5 ? -1 : Math.trunc(rightX - 0.5);
     const iWidth = iRight - iLeft + 1;
-    if (iWidth > 0) for (let y = iTop; y <= iBottom; y++) span(y, iLeft, iWidth);
-    return;
+    if (iWidth > 0) {
+      for (let y = iTop; y <= iBottom; y++, n++) {
+        spans[3 * n] = y;
+        spans[3 * n + 1] = iLeft;
+        spans[3 * n + 2] = iWidth;
+      }
+    }
+    return n;
   }
-  if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
+  if (pay > pby) {
+    const x = pax;
+    const y = pay;
+    pax = pbx;
+    pay = pby;
+    pbx = x;
+    pby = y;
+  }
   const k = 0.5 * width;
   const ddx = (pbx - pax) * k;
   const ddy = (pby - pay) * k;
   const perpX = ddy;
   const perpY = -ddx;
-  let top: number[], left: number[], rightP: number[], bot: number[];
-  if (pax < pbx) {
-    top = [pax + perpX, pay + perpY];
-    left = [pax - perpX, pay - perpY];
-    rightP = [pbx + perpX, pby + perpY];
-    bot = [pbx - perpX, pby - perpY];
-  } else {
-    top = [pax - perpX, pay - perpY];
-    left = [pbx - perpX, pby - perpY];
-    rightP = [pax + perpX, pay + perpY];
-    bot = [pbx + perpX, pby + perpY];
-  }
-  top = top.map(snap26Dot6);
-  bot = bot.map(snap26Dot6);
-  left = left.map(snap26Dot6);
-  rightP = rightP.map(snap26Dot6);
-  const topLeftSlope = safeDivide(left[0] - top[0], left[1] - top[1]);
-  const bottomLeftSlope = safeDivide(bot[0] - left[0], bot[1] - left[1]);
-  const topRightSlope = safeDivide(rightP[0] - top[0], rightP[1] - top[1]);
-  const bottomRightSlope = safeDivide(bot[0] - rightP[0], bot[1] - rightP[1]);
+  const forward = pax < pbx;
+  const topX = snap26Dot6(forward ? pax + perpX : pax - perpX);
+  const topY = snap26Dot6(forward ? pay + perpY : pay - perpY);
+  const leftX = snap26Dot6(forward ? pax - perpX : pbx - perpX);
+  const leftY = snap26Dot6(forward ? pay - perpY : pby - perpY);
+  const rightPX = snap26Dot6(forward ? pbx + perpX : pax + perpX);
+  const rightPY = snap26Dot6(forward ? pby + perpY : pay + perpY);
+  const botX = snap26Dot6(forward ? pbx - perpX : pbx + perpX);
+  const botY = snap26Dot6(forward ? pby - perpY : pby + perpY);
+  const topLeftSlope = safeDivide(leftX - topX, leftY - topY);
+  const bottomLeftSlope = safeDivide(botX - leftX, botY - leftY);
+  const topRightSlope = safeDivide(rightPX - topX, rightPY - topY);
+  const bottomRightSlope = safeDivide(botX - rightPX, botY - rightPY);
   const topLeftFP = toQ16(topLeftSlope);
   const topRightFP = toQ16(topRightSlope);
   const bottomLeftFP = toQ16(bottomLeftSlope);
   const bottomRightFP = toQ16(bottomRightSlope);
-  const iTop = Math.trunc(top[1] + 0.5);
-  const iLeft = left[1] < 0.5 ? -1 : Math.trunc(left[1] - 0.5);
-  const iRight = rightP[1] < 0.5 ? -1 : Math.trunc(rightP[1] - 0.5);
-  const iBottom = bot[1] < 0.5 ? -1 : Math.trunc(bot[1] - 0.5);
+  const iTop = Math.trunc(topY + 0.5);
+  const iLeft = leftY < 0.5 ? -1 : Math.trunc(leftY - 0.5);
+  const iRight = rightPY < 0.5 ? -1 : Math.trunc(rightPY - 0.5);
+  const iBottom = botY < 0.5 ? -1 : Math.trunc(botY - 0.5);
   const iMiddle = Math.min(iLeft, iRight);
-  let leftA = toQ16(top[0] + 0.5 + (iTop + 0.5 - top[1]) * topLeftSlope);
-  let leftB = toQ16(left[0] + 0.5 + (iLeft + 1.5 - left[1]) * bottomLeftSlope);
-  let rightA = toQ16(top[0] - 0.5 + (iTop + 0.5 - top[1]) * topRightSlope);
-  let rightB = toQ16(rightP[0] - 0.5 + (iRight + 1.5 - rightP[1]) * bottomRightSlope);
+  let leftA = toQ16(topX + 0.5 + (iTop + 0.5 - topY) * topLeftSlope);
+  let leftB = toQ16(leftX + 0.5 + (iLeft + 1.5 - leftY) * bottomLeftSlope);
+  let rightA = toQ16(topX - 0.5 + (iTop + 0.5 - topY) * topRightSlope);
+  let rightB = toQ16(rightPX - 0.5 + (iRight + 1.5 - rightPY) * bottomRightSlope);
   let y = iTop;
-  // One trapezoid of rows up to `next`, the left and right edges stepping by their slopes (Qt's DO_SEGMENT).
-  const segment = (next: number, useLeftB: boolean, useRightB: boolean, ls: number, rs: number) => {
+  // Four trapezoids of rows, down to iMiddle, iRight, iLeft and iBottom, the left edge following the top-left
+  // then the bottom-left side, the right edge the top-right then the bottom-right one (Qt's DO_SEGMENT).
+  for (let seg = 0; seg < 4; seg++) {
+    let next = seg === 0 ? iMiddle : seg === 1 ? iRight : seg === 2 ? iLeft : iBottom;
+    const useLeftB = seg === 1 || seg === 3;
+    const useRightB = seg >= 2;
+    const ls = useLeftB ? bottomLeftFP : topLeftFP;
+    const rs = useRightB ? bottomRightFP : topRightFP;
     let li = useLeftB ? leftB : leftA;
     let ri = useRightB ? rightB : rightA;
     const ny = Math.min(next + 1, 0);
@@ -576,7 +634,12 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     for (; y <= next; y++) {
       const x1 = Math.max(li >> 16, 0);
       const x2 = Math.min(ri >> 16, right);
-      if (x2 >= x1) span(y, x1, x2 - x1 + 1);
+      if (x2 >= x1) {
+        spans[3 * n] = y;
+        spans[3 * n + 1] = x1;
+        spans[3 * n + 2] = x2 - x1 + 1;
+        n++;
+      }
       li = (li + ls) | 0;
       ri = (ri + rs) | 0;
     }
@@ -584,24 +647,22 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     else leftA = li;
     if (useRightB) rightB = ri;
     else rightA = ri;
-  };
-  segment(iMiddle, false, false, topLeftFP, topRightFP);
-  segment(iRight, true, false, bottomLeftFP, topRightFP);
-  segment(iLeft, false, true, topLeftFP, bottomRightFP);
-  segment(iBottom, true, true, bottomLeftFP, bottomRightFP);
+  }
+  return n;
 }
 
 /**
- * Premultiplied source pixel (at `s`) over an opaque destination pixel (RGB at `o`), with constant alpha `m`
+ * Premultiplied source pixel (word `s`) over an opaque destination pixel (RGB at `o`), with constant alpha `m`
  * (255: none): Qt's blend_pixel.
  */
-function blendPremultiplied(px: Uint8Array, o: number, src: Uint8Array, s: number, m: number): void {
-  let r = src[s];
-  let g = src[s + 1];
-  let b = src[s + 2];
-  let a = src[s + 3];
+function blendPremultiplied(px: Uint8Array, o: number, src: Uint32Array, s: number, m: number): void {
+  const v = src[s];
+  if (v === 0) return;
+  let r = v & 255;
+  let g = (v >>> 8) & 255;
+  let b = (v >>> 16) & 255;
+  let a = v >>> 24;
   if (m !== 255) {
-    if ((r | g | b | a) === 0) return;
     r = byteMul(r, m);
     g = byteMul(g, m);
     b = byteMul(b, m);
