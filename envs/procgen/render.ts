@@ -129,15 +129,31 @@ const AXIS_Y = new Float64Array(4);
 
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
-  /** Scratch: a blit's source byte offset per destination column. */
+  /** Scratch: a blit's source pixel index per destination column. */
   private readonly cols: Int32Array;
+  private bytes: Uint8Array;
+  /** The same memory as 32-bit words (null when it does not start 4-byte aligned): 4 RGB pixels in 3 stores. */
+  private words: Uint32Array | null = null;
 
   constructor(
     readonly width: number,
     readonly height: number,
-    public pixels: Uint8Array = new Uint8Array(width * height * 3),
+    pixels: Uint8Array = new Uint8Array(width * height * 3),
   ) {
     this.cols = new Int32Array(width);
+    this.bytes = pixels;
+    this.pixels = pixels;
+  }
+
+  get pixels(): Uint8Array {
+    return this.bytes;
+  }
+
+  set pixels(p: Uint8Array) {
+    this.bytes = p;
+    const w = this.words;
+    if (w !== null && w.buffer === p.buffer && w.byteOffset === p.byteOffset && w.length === p.length >> 2) return;
+    this.words = p.byteOffset % 4 === 0 ? new Uint32Array(p.buffer, p.byteOffset, p.length >> 2) : null;
   }
 
   /** Black everywhere (the first thing every frame does). */
@@ -209,14 +225,34 @@ export class Canvas {
     // Words are little-endian RGBA: a Uint8Array store keeps the low byte of what it is given.
     if (opaque) {
       const src = rgba32(img);
+      const words = this.words;
       for (let j = 0; j < ny; j++) {
         const row = ((by + j * iy) >>> 16) * iw;
-        let o = ((y0 + j) * this.width + x0) * 3;
-        for (let k = 0; k < nx; k++, o += 3) {
+        let p = (y0 + j) * this.width + x0;
+        let k = 0;
+        if (words !== null) {
+          // Single pixels up to a 4-pixel (12-byte, 3-word) boundary, then 4 pixels packed into 3 word stores.
+          for (; k < nx && (p & 3) !== 0; k++, p++) {
+            const v = src[row + cols[k]];
+            px[3 * p] = v;
+            px[3 * p + 1] = v >>> 8;
+            px[3 * p + 2] = v >>> 16;
+          }
+          for (let w = (3 * p) >> 2; k + 4 <= nx; k += 4, p += 4, w += 3) {
+            const a = src[row + cols[k]];
+            const b = src[row + cols[k + 1]];
+            const c = src[row + cols[k + 2]];
+            const d = src[row + cols[k + 3]];
+            words[w] = (a & 0xffffff) | (b << 24);
+            words[w + 1] = ((b >>> 8) & 0xffff) | (c << 16);
+            words[w + 2] = ((c >>> 16) & 0xff) | (d << 8);
+          }
+        }
+        for (; k < nx; k++, p++) {
           const v = src[row + cols[k]];
-          px[o] = v;
-          px[o + 1] = v >>> 8;
-          px[o + 2] = v >>> 16;
+          px[3 * p] = v;
+          px[3 * p + 1] = v >>> 8;
+          px[3 * p + 2] = v >>> 16;
         }
       }
       return;
