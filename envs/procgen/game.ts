@@ -73,6 +73,8 @@ const MIXRATEROT = 0.5;
 const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
 const RENDER_EPS = Math.fround(0.02);
+/** Scratch for the grid cell being drawn: drawing never keeps the rect it is given. */
+const CELL_RECT: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
 const MARGIN_098 = Math.fround(0.98);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
@@ -735,16 +737,20 @@ export abstract class BasicAbstractGame {
     this.yOff = f(this.unit * f(this.centerY - f(this.viewDim / 2)));
   }
 
-  /** World box (top-left corner x, y with y up; size dx, dy) to pixels. */
-  getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0): Rect {
+  /** World box (top-left corner x, y with y up; size dx, dy) to pixels, written to `out` when given. */
+  getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0, out?: Rect): Rect {
     const f = Math.fround;
     const u = this.unit;
-    return {
-      x: f(f(f(x - eps) * u) - this.xOff),
-      y: f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff),
-      w: f(f(dx + f(2 * eps)) * u),
-      h: f(f(dy + f(2 * eps)) * u),
-    };
+    const px = f(f(f(x - eps) * u) - this.xOff);
+    const py = f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff);
+    const pw = f(f(dx + f(2 * eps)) * u);
+    const ph = f(f(dy + f(2 * eps)) * u);
+    if (out === undefined) return { x: px, y: py, w: pw, h: ph };
+    out.x = px;
+    out.y = py;
+    out.w = pw;
+    out.h = ph;
+    return out;
   }
 
   getObjectRect(obj: Entity): Rect {
@@ -863,7 +869,7 @@ export abstract class BasicAbstractGame {
       for (let y = lowY; y <= highY; y++) {
         const type = this.getObj(x, y);
         if (type === INVALID_OBJ || (type === SPACE && spaceIsEmpty)) continue;
-        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS), 0, false, type, this.themeForGridObj(type), 1, 0);
+        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS, CELL_RECT), 0, false, type, this.themeForGridObj(type), 1, 0);
       }
     }
     this.drawEntities(c, 0);

@@ -67,8 +67,9 @@ function premultiplied(img: ProcgenImage): Uint8Array {
   return pm;
 }
 
-/** Pixels as 32-bit words: one load per pixel in the blits. Copied, as the bytes may not start 4-byte aligned. */
+/** Pixels as 32-bit words: one load per pixel in the blits. A view of the bytes, or a copy where they do not start 4-byte aligned. */
 function words(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   const w = new Uint32Array(bytes.length >> 2);
   new Uint8Array(w.buffer).set(bytes.subarray(0, w.length << 2));
   return w;
@@ -468,14 +469,29 @@ export class Canvas {
       const n = Math.max(1, Math.trunc(rect.h / (rect.w * f(-ratio))));
       const th = f(rect.h / n);
       const tw = f(rect.w);
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x, y: rect.y + f(th * i), w: tw, h: th }, 0, reflected, alpha, opaque);
+      const x = rect.x;
+      const y = rect.y;
+      for (let i = 0; i < n; i++) this.drawImage(img, tile(x, y + f(th * i), tw, th), 0, reflected, alpha, opaque);
     } else {
       const n = Math.max(1, Math.trunc(rect.w / (rect.h * ratio)));
       const tw = f(rect.w / n);
       const th = f(rect.h);
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + f(tw * i), y: rect.y, w: tw, h: th }, 0, reflected, alpha, opaque);
+      const x = rect.x;
+      const y = rect.y;
+      for (let i = 0; i < n; i++) this.drawImage(img, tile(x + f(tw * i), y, tw, th), 0, reflected, alpha, opaque);
     }
   }
+}
+
+/** Scratch for tileImage's tiles (drawImage never keeps its rect). */
+const TILE: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
+
+function tile(x: number, y: number, w: number, h: number): Rect {
+  TILE.x = x;
+  TILE.y = y;
+  TILE.w = w;
+  TILE.h = h;
+  return TILE;
 }
 
 const DEG2RAD = 0.017453292519943295769;
