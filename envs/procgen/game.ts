@@ -206,7 +206,8 @@ export abstract class BasicAbstractGame {
 
   /** Renders the current frame (64x64 RGB, row 0 at the top) into `out` at `offset`. */
   observe(out: Uint8Array, offset = 0): void {
-    this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
+    const px = this.canvas.pixels;
+    if (px.buffer !== out.buffer || px.byteOffset !== out.byteOffset + offset) this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
     this.gameDraw(this.canvas);
   }
 

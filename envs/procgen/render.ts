@@ -84,15 +84,27 @@ function premultiplied32(img: ProcgenImage): Uint32Array {
 }
 
 /**
- * One axis of a Qt scaled blit: destination pixels [d0, d0 + n) read source index (base + k * step) >>> 16 for
- * k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the SSE2 sprite path's arithmetic, else the
- * generic one. False when nothing is drawn.
+ * A blit's device rect as Qt's scale functions receive it: x, w, y, h (w, h < 0: mirrored). Passed through this
+ * scratch rather than as arguments, which V8 would box as heap numbers on every call.
  */
-function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
+const BOX = new Float64Array(4);
+
+/**
+ * One axis of a Qt scaled blit, from BOX[at] (start) and BOX[at + 1] (size): destination pixels [d0, d0 + n) read
+ * source index (base + k * step) >>> 16 for k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the
+ * SSE2 sprite path's arithmetic, else the generic one. False when nothing is drawn.
+ */
+function scaleAxis(at: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
+  const start = BOX[at];
+  const size = BOX[at + 1];
   const end = start + size;
   let d0 = qRound(start);
   let d1 = qRound(end);
-  if (d1 < d0) [d0, d1] = [d1, d0];
+  if (d1 < d0) {
+    const t = d0;
+    d0 = d1;
+    d1 = t;
+  }
   if (d0 < 0) d0 = 0;
   if (d1 > limit) d1 = limit;
   let n = d1 - d0;
@@ -198,15 +210,18 @@ export class Canvas {
     }
     // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
     // (start + size) - start, which can differ from size in the last bit.
-    this.blit(img, rect.x, rect.x + rect.w - rect.x, rect.y, rect.y + rect.h - rect.y, reflected, alpha, opaque);
+    BOX[0] = rect.x;
+    BOX[1] = rect.x + rect.w - rect.x;
+    BOX[2] = rect.y;
+    BOX[3] = rect.y + rect.h - rect.y;
+    this.blit(img, reflected, Math.trunc(Math.min(1, Math.max(0, alpha)) * 256), opaque);
   }
 
-  /** A scaled blit to the device rect (x, y, w, h) as Qt's scale functions receive it (w, h < 0: mirrored). */
-  private blit(img: ProcgenImage, x: number, w: number, y: number, h: number, reflected: boolean, alpha: number, opaque: boolean): void {
-    const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
+  /** A scaled blit to the device rect in BOX, at painter opacity `opacity` / 256. */
+  private blit(img: ProcgenImage, reflected: boolean, opacity: number, opaque: boolean): void {
     if (opacity === 0) return;
     const fast = !opaque && opacity === 256;
-    if (!scaleAxis(x, w, img.width, this.width, fast, AXIS_X) || !scaleAxis(y, h, img.height, this.height, fast, AXIS_Y)) return;
+    if (!scaleAxis(0, img.width, this.width, fast, AXIS_X) || !scaleAxis(2, img.height, this.height, fast, AXIS_Y)) return;
     const x0 = AXIS_X[0];
     const nx = AXIS_X[1];
     const bx = AXIS_X[2];
@@ -318,7 +333,11 @@ export class Canvas {
       // on the rect mapped corner by corner.
       const x0 = cos * rx + cx;
       const y0 = cos * ry + cy;
-      this.blit(img, x0, cos * (rx + w) + cx - x0, y0, cos * (ry + h) + cy - y0, reflected, alpha, false);
+      BOX[0] = x0;
+      BOX[1] = cos * (rx + w) + cx - x0;
+      BOX[2] = y0;
+      BOX[3] = cos * (ry + h) + cy - y0;
+      this.blit(img, reflected, opacity, false);
       return;
     }
     // The target's device bounds (QTransform::mapRect of the four corners), centred on (cx, cy).
