@@ -616,15 +616,16 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     pby = y + dy;
     width = 1 / width;
   }
+  // Both cases below go from the upper end down.
+  if (pay > pby) {
+    const x = pax;
+    const y = pay;
+    pax = pbx;
+    pay = pby;
+    pbx = x;
+    pby = y;
+  }
   if (same26Dot6(pax, pbx)) {
-    if (pay > pby) {
-      const x = pax;
-      const y = pay;
-      pax = pbx;
-      pay = pby;
-      pbx = x;
-      pby = y;
-    }
     const halfWidth = 0.5 * width * (pby - pay);
     const left = Math.max(0, Math.min(pax - halfWidth, right + 1));
     const rightX = Math.max(0, Math.min(pax + halfWidth, right + 1));
@@ -644,14 +645,6 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
       }
     }
     return n;
-  }
-  if (pay > pby) {
-    const x = pax;
-    const y = pay;
-    pax = pbx;
-    pay = pby;
-    pbx = x;
-    pby = y;
   }
   const k = 0.5 * width;
   const ddx = (pbx - pax) * k;
