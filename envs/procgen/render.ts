@@ -31,6 +31,8 @@ export interface ProcgenImage {
   /** `rgba` and `premultiplied` as one little-endian 32-bit word per pixel (R in the low byte), made on first use. */
   rgba32?: Uint32Array;
   premultiplied32?: Uint32Array;
+  /** Whether every pixel has alpha 255 (then blending it at full opacity is a copy), found on first use. */
+  fullyOpaque?: boolean;
 }
 
 /** A rectangle in pixels: top-left corner, width, height (QRectF). */
@@ -81,6 +83,16 @@ function rgba32(img: ProcgenImage): Uint32Array {
 
 function premultiplied32(img: ProcgenImage): Uint32Array {
   return (img.premultiplied32 ??= words(premultiplied(img)));
+}
+
+function fullyOpaque(img: ProcgenImage): boolean {
+  if (img.fullyOpaque === undefined) {
+    const src = rgba32(img);
+    let all = true;
+    for (let i = 0; i < src.length && all; i++) all = src[i] >>> 24 === 255;
+    img.fullyOpaque = all;
+  }
+  return img.fullyOpaque;
 }
 
 /**
@@ -238,8 +250,9 @@ export class Canvas {
       const sx = (bx + k * ix) >>> 16;
       cols[k] = reflected ? iw - 1 - sx : sx;
     }
-    // Words are little-endian RGBA: a Uint8Array store keeps the low byte of what it is given.
-    if (opaque) {
+    // Words are little-endian RGBA: a Uint8Array store keeps the low byte of what it is given. A background, and a
+    // sprite without transparent pixels at full opacity (premultiplying by 255 changes nothing), are copies.
+    if (opaque || (opacity === 256 && fullyOpaque(img))) {
       const src = rgba32(img);
       const words = this.words;
       for (let j = 0; j < ny; j++) {
