@@ -148,6 +148,10 @@ export abstract class BasicAbstractGame {
   private readonly themeCounts = new Map<number, number>();
   private readonly backgrounds = new Map<string, ProcgenImage>();
   private readonly canvas = new Canvas(RES, RES);
+  /** The last background drawn with a centred camera, and what it was drawn from (see drawBackground). */
+  private readonly lastBackground = new Uint8Array(RES * RES * 3);
+  private lastBackgroundImage: ProcgenImage | null = null;
+  private readonly lastBackgroundKey = new Float64Array(8);
 
   constructor(
     readonly name: string,
@@ -816,8 +820,34 @@ export abstract class BasicAbstractGame {
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
     if (this.options.centerAgent) {
-      // The camera moves with the agent: the frame's background is new every step, nothing to keep.
+      // The camera moves with the agent, but where the agent stands still, or the view holds the whole world, the
+      // background is the last frame's: kept per game, with what it was drawn from.
+      const key = this.lastBackgroundKey;
+      if (
+        img === this.lastBackgroundImage &&
+        key[0] === main.x &&
+        key[1] === main.y &&
+        key[2] === main.w &&
+        key[3] === main.h &&
+        key[4] === this.bgTileRatio &&
+        key[5] === this.bgPctX &&
+        key[6] === this.mainWidth &&
+        key[7] === this.mainHeight
+      ) {
+        c.pixels.set(this.lastBackground);
+        return;
+      }
       this.paintBackground(c, img, main);
+      this.lastBackground.set(c.pixels);
+      this.lastBackgroundImage = img;
+      key[0] = main.x;
+      key[1] = main.y;
+      key[2] = main.w;
+      key[3] = main.h;
+      key[4] = this.bgTileRatio;
+      key[5] = this.bgPctX;
+      key[6] = this.mainWidth;
+      key[7] = this.mainHeight;
       return;
     }
     // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
