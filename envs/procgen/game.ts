@@ -148,7 +148,7 @@ export abstract class BasicAbstractGame {
   private readonly themeCounts = new Map<number, number>();
   private readonly backgrounds = new Map<string, ProcgenImage>();
   private readonly canvas = new Canvas(RES, RES);
-  /** The last background drawn with a centred camera, and what it was drawn from (see drawBackground). */
+  /** The last background drawn, and what it was drawn from (see drawBackground). */
   private readonly lastBackground = new Uint8Array(RES * RES * 3);
   private lastBackgroundImage: ProcgenImage | null = null;
   private readonly lastBackgroundKey = new Float64Array(8);
@@ -819,39 +819,45 @@ export abstract class BasicAbstractGame {
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    // Where the camera did not move (a fixed camera, or a centred one whose agent stands still) the background is
+    // the last frame's: each game keeps it, with what it was drawn from.
+    const last = this.lastBackgroundKey;
+    if (
+      img === this.lastBackgroundImage &&
+      last[0] === main.x &&
+      last[1] === main.y &&
+      last[2] === main.w &&
+      last[3] === main.h &&
+      last[4] === this.bgTileRatio &&
+      last[5] === this.bgPctX &&
+      last[6] === this.mainWidth &&
+      last[7] === this.mainHeight
+    ) {
+      c.pixels.set(this.lastBackground);
+      return;
+    }
+    this.paintOrReuseBackground(c, img, main);
+    this.lastBackground.set(c.pixels);
+    this.lastBackgroundImage = img;
+    last[0] = main.x;
+    last[1] = main.y;
+    last[2] = main.w;
+    last[3] = main.h;
+    last[4] = this.bgTileRatio;
+    last[5] = this.bgPctX;
+    last[6] = this.mainWidth;
+    last[7] = this.mainHeight;
+  }
+
+  private paintOrReuseBackground(c: Canvas, img: ProcgenImage, main: Rect): void {
     if (this.options.centerAgent) {
-      // The camera moves with the agent, but where the agent stands still, or the view holds the whole world, the
-      // background is the last frame's: kept per game, with what it was drawn from.
-      const key = this.lastBackgroundKey;
-      if (
-        img === this.lastBackgroundImage &&
-        key[0] === main.x &&
-        key[1] === main.y &&
-        key[2] === main.w &&
-        key[3] === main.h &&
-        key[4] === this.bgTileRatio &&
-        key[5] === this.bgPctX &&
-        key[6] === this.mainWidth &&
-        key[7] === this.mainHeight
-      ) {
-        c.pixels.set(this.lastBackground);
-        return;
-      }
+      // The camera moves with the agent: a background seldom comes back.
       this.paintBackground(c, img, main);
-      this.lastBackground.set(c.pixels);
-      this.lastBackgroundImage = img;
-      key[0] = main.x;
-      key[1] = main.y;
-      key[2] = main.w;
-      key[3] = main.h;
-      key[4] = this.bgTileRatio;
-      key[5] = this.bgPctX;
-      key[6] = this.mainWidth;
-      key[7] = this.mainHeight;
       return;
     }
     // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
-    // scattered pixels costs cache misses, so finished backgrounds are kept (keyed by image and placement).
+    // scattered pixels costs cache misses, so finished backgrounds are kept across games and levels (keyed by image
+    // and placement).
     const key = `${this.backgroundGroup()}/${this.backgroundIndex}|${this.bgTileRatio}|${this.bgPctX}|${main.x}|${main.y}|${main.w}|${main.h}`;
     const cached = BACKGROUND_CACHE.get(key);
     if (cached !== undefined) {
