@@ -75,6 +75,8 @@ const POS_EPS = -0.001;
 const RENDER_EPS = Math.fround(0.02);
 /** Scratch for the grid cell being drawn: drawing never keeps the rect it is given. */
 const CELL_RECT: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
+/** Scratch for the entity being drawn. */
+const ENTITY_RECT: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
 const MARGIN_098 = Math.fround(0.98);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
@@ -758,7 +760,8 @@ export abstract class BasicAbstractGame {
     return out;
   }
 
-  getObjectRect(obj: Entity): Rect {
+  /** The entity's box in pixels, written to `out` when given (games that adjust it may return a new rect). */
+  getObjectRect(obj: Entity, out?: Rect): Rect {
     const f = Math.fround;
     const x = f(obj.x);
     const y = f(obj.y);
@@ -767,9 +770,14 @@ export abstract class BasicAbstractGame {
     if (obj.useAbsCoords) {
       const v = this.viewDim;
       const u = this.unit;
-      return { x: f(f(v * f(x - rx)) * u), y: f(f(v * f(y + ry)) * u), w: f(f(f(2 * v) * rx) * u), h: f(f(f(2 * v) * ry) * u) };
+      const r = out ?? { x: 0, y: 0, w: 0, h: 0 };
+      r.x = f(f(v * f(x - rx)) * u);
+      r.y = f(f(v * f(y + ry)) * u);
+      r.w = f(f(f(2 * v) * rx) * u);
+      r.h = f(f(f(2 * v) * ry) * u);
+      return r;
     }
-    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry));
+    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry), 0, out);
   }
 
   /** The background image of this level, or null when drawing it is impossible (no image files). */
@@ -806,7 +814,7 @@ export abstract class BasicAbstractGame {
   drawEntities(c: Canvas, renderZ: number): void {
     for (const m of this.entities) {
       if (m.renderZ === renderZ && this.shouldDrawEntity(m)) {
-        this.drawImage(c, this.getObjectRect(m), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
+        this.drawImage(c, this.getObjectRect(m, ENTITY_RECT), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
       }
     }
   }
