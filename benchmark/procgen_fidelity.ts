@@ -18,8 +18,8 @@
 // does not count), easy mode, seeded-random actions, observations rendered, one thread: our ProcgenEnv and libenv
 // (num_threads 0) with 1 env (10000 steps) and with 64 envs (300 vector steps), alternating ours and the original
 // `--rounds` times; it prints the medians, their ratio, and the ratio of the best rounds. Both load their images
-// before the clock starts (libenv at make, ours by decoding the game's files); ours is timed warm (an untimed round
-// per game and env count, then 2000 untimed env steps before each round), as it runs in a training run.
+// before the clock starts (libenv at make, ours by decoding the game's files); ours is timed as it runs in a
+// training run: one game per process, warm (an untimed round per env count, 2000 untimed env steps per round).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -365,30 +365,41 @@ function referenceSpeed(reference: string, game: string, numEnvs: number, steps:
 /** Untimed env steps before each timed round of ours. */
 const WARMUP_ENV_STEPS = 2000;
 
+function speedRow(reference: string, game: string, assetsDir: string, rounds: number): string {
+  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  const cells: string[] = [];
+  for (const [numEnvs, steps] of [
+    [1, 10000],
+    [64, 300],
+  ]) {
+    const ours: number[] = [];
+    const ref: number[] = [];
+    // V8 compiles the hot paths over the first few thousand steps (on its own threads, counted in our CPU time):
+    // one untimed round first, so that the rounds compare steady states.
+    oursSpeed(game, numEnvs, steps, assetsDir);
+    for (let r = 0; r < rounds; r++) {
+      ours.push(oursSpeed(game, numEnvs, steps, assetsDir));
+      ref.push(referenceSpeed(reference, game, numEnvs, steps));
+    }
+    const o = median(ours);
+    const l = median(ref);
+    cells.push(o.toFixed(0), l.toFixed(0), `${(o / l).toFixed(2)}×`, `${(Math.max(...ours) / Math.max(...ref)).toFixed(2)}×`);
+  }
+  return `| ${game} | ${cells.join(" | ")} |`;
+}
+
+/**
+ * One process per game, as in a training run: V8 compiles the shared engine for the game classes it has seen, and
+ * code that has served other games first is slower.
+ */
 function speedTable(reference: string, games: readonly string[], assetsDir: string, rounds: number): void {
   console.log("| game | ours, 1 env | libenv, 1 env | ratio | best | ours, 64 envs | libenv, 64 envs | ratio | best |");
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
   for (const game of games) {
-    const cells: string[] = [];
-    for (const [numEnvs, steps] of [
-      [1, 10000],
-      [64, 300],
-    ]) {
-      const ours: number[] = [];
-      const ref: number[] = [];
-      // V8 compiles the hot paths over the first few thousand steps (on its own threads, counted in our CPU time):
-      // one untimed round first, so that the rounds compare steady states.
-      oursSpeed(game, numEnvs, steps, assetsDir);
-      for (let r = 0; r < rounds; r++) {
-        ours.push(oursSpeed(game, numEnvs, steps, assetsDir));
-        ref.push(referenceSpeed(reference, game, numEnvs, steps));
-      }
-      const o = median(ours);
-      const l = median(ref);
-      cells.push(o.toFixed(0), l.toFixed(0), `${(o / l).toFixed(2)}×`, `${(Math.max(...ours) / Math.max(...ref)).toFixed(2)}×`);
-    }
-    console.log(`| ${game} | ${cells.join(" | ")} |`);
+    const args = [fileURLToPath(import.meta.url), "--speed-row", "--reference", reference, "--games", game, "--rounds", String(rounds), "--procgen-assets-dir", assetsDir];
+    const r = spawnSync(process.execPath, [...process.execArgv, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    if (r.status !== 0) throw new Error(`--speed-row ${game} failed`);
+    process.stdout.write(r.stdout);
   }
 }
 
@@ -402,6 +413,7 @@ const ARGS = {
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
   speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
   rounds: int(2, "alternating timing rounds per game and env count (the median and the best are printed)", { ge: 1 }),
+  speedRow: bool(false, "--speed for the one game of --games in this process, the table row only (--speed runs one such process per game)"),
 };
 
 async function main(): Promise<void> {
@@ -421,9 +433,10 @@ async function main(): Promise<void> {
   }
   const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
   if (!existsSync(join(assetsDir, "misc_assets"))) throw new Error(`procgen images not found in ${assetsDir}`);
-  if (cli.speed) {
+  if (cli.speed || cli.speedRow) {
     if (!cli.reference) throw new Error("--speed needs --reference");
-    speedTable(cli.reference, games, assetsDir, cli.rounds);
+    if (cli.speedRow) console.log(speedRow(cli.reference, games[0], assetsDir, cli.rounds));
+    else speedTable(cli.reference, games, assetsDir, cli.rounds);
     return;
   }
   const px = FIRST_ENVS * 4096;
