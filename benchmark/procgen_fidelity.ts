@@ -393,12 +393,14 @@ function speedRow(reference: string, game: string, assetsDir: string, rounds: nu
  * code that has served other games first is slower.
  */
 function speedTable(reference: string, games: readonly string[], assetsDir: string, rounds: number): void {
+  referenceSpeed(reference, games[0], 1, 1); // an old driver fails here, before any game is timed
   console.log("| game | ours, 1 env | libenv, 1 env | ratio | best | ours, 64 envs | libenv, 64 envs | ratio | best |");
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const game of games) {
     const args = [fileURLToPath(import.meta.url), "--speed-row", "--reference", reference, "--games", game, "--rounds", String(rounds), "--procgen-assets-dir", assetsDir];
-    const r = spawnSync(process.execPath, [...process.execArgv, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-    if (r.status !== 0) throw new Error(`--speed-row ${game} failed`);
+    const r = spawnSync(process.execPath, [...process.execArgv, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    // The child's own `error:` line says what failed.
+    if (r.status !== 0) throw new Error((r.stderr || `--speed-row ${game} exited with ${r.status}`).trim().replace(/^error: /, ""));
     process.stdout.write(r.stdout);
   }
 }
