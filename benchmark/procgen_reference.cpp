@@ -17,11 +17,13 @@
 // first frame being the observation libenv produces before any action. Record (little-endian, 12308 bytes): int32
 // action (-1 in frame 0), float32 reward, int32 level_seed, int32 prev_level_seed, uint8 first, uint8
 // prev_level_complete, 2 zero bytes, 64*64*3 observation bytes (row 0 at the top, RGB).
-// `bench` prints the steps per second of NUM_ENVS envs over STEPS vector steps (one act + observe each).
+// `bench` prints the steps per second of NUM_ENVS envs over STEPS vector steps (one act + observe each), per second
+// of wall time and per second of this process's CPU time (the figure that holds on a machine shared with other work).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,6 +58,12 @@ struct Options {
         return libenv_options{items.data(), (int)items.size()};
     }
 };
+
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void die(const char *msg) {
     std::fprintf(stderr, "error: %s\n", msg);
@@ -120,14 +128,16 @@ int main(int argc, char **argv) {
     std::mt19937 actions((uint32_t)rand_seed);
     if (cmd == "bench") {
         const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = cpu_seconds();
         for (int t = 0; t < steps; t++) {
             for (int e = 0; e < num_envs; e++) action[e] = (int32_t)(actions() % NUM_ACTIONS);
             libenv_act(env);
             libenv_observe(env);
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%s mode %d envs %d steps %d seconds %.3f env_steps_per_s %.1f\n", game.c_str(), mode, num_envs, steps, s,
-                    (double)steps * num_envs / s);
+        const double c = cpu_seconds() - c0;
+        std::printf("%s mode %d envs %d steps %d seconds %.3f env_steps_per_s %.1f cpu_seconds %.3f env_steps_per_cpu_s %.1f\n",
+                    game.c_str(), mode, num_envs, steps, s, (double)steps * num_envs / s, c, (double)steps * num_envs / c);
         libenv_close(env);
         return 0;
     }

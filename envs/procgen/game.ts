@@ -73,6 +73,10 @@ const MIXRATEROT = 0.5;
 const POS_EPS = -0.001;
 /** Grid cells are drawn this much larger on every side to hide seams. */
 const RENDER_EPS = Math.fround(0.02);
+/** Scratch for the grid cell being drawn: drawing never keeps the rect it is given. */
+const CELL_RECT: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
+/** Scratch for the entity being drawn. */
+const ENTITY_RECT: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
 const MARGIN_098 = Math.fround(0.98);
 
 /** Rendered backgrounds (64x64x3 each), oldest evicted first: a few hundred levels' worth, about 3 MB. */
@@ -146,6 +150,10 @@ export abstract class BasicAbstractGame {
   private readonly themeCounts = new Map<number, number>();
   private readonly backgrounds = new Map<string, ProcgenImage>();
   private readonly canvas = new Canvas(RES, RES);
+  /** The last background drawn, and what it was drawn from (see drawBackground). */
+  private readonly lastBackground = new Uint8Array(RES * RES * 3);
+  private lastBackgroundImage: ProcgenImage | null = null;
+  private readonly lastBackgroundKey = new Float64Array(8);
 
   constructor(
     readonly name: string,
@@ -204,7 +212,8 @@ export abstract class BasicAbstractGame {
 
   /** Renders the current frame (64x64 RGB, row 0 at the top) into `out` at `offset`. */
   observe(out: Uint8Array, offset = 0): void {
-    this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
+    const px = this.canvas.pixels;
+    if (px.buffer !== out.buffer || px.byteOffset !== out.byteOffset + offset) this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
     this.gameDraw(this.canvas);
   }
 
@@ -512,7 +521,10 @@ export abstract class BasicAbstractGame {
     let reflect = false;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
-        const type2 = this.getObjFromFloats(f(nx + f(f(obj.rx * margin) * (2 * i - 1))), f(ny + f(f(obj.ry * margin) * (2 * j - 1))));
+        const cx = f(nx + f(f(obj.rx * margin) * (2 * i - 1)));
+        const cy = f(ny + f(f(obj.ry * margin) * (2 * j - 1)));
+        // getObjFromFloats on float32 values, inline: the call would box both doubles, four times per sub-step.
+        const type2 = cx < 0 || cy < 0 ? this.outOfBoundsObject : this.getObj(Math.floor(cx), Math.floor(cy));
         block = block || this.isBlocked(obj, type2, isHorizontal);
         reflect = reflect || this.willReflect(obj.type, type2);
       }
@@ -751,19 +763,24 @@ export abstract class BasicAbstractGame {
     this.yOff = f(this.unit * f(this.centerY - f(this.viewDim / 2)));
   }
 
-  /** World box (top-left corner x, y with y up; size dx, dy) to pixels. */
-  getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0): Rect {
+  /** World box (top-left corner x, y with y up; size dx, dy) to pixels, written to `out` when given. */
+  getScreenRect(x: number, y: number, dx: number, dy: number, eps = 0, out?: Rect): Rect {
     const f = Math.fround;
     const u = this.unit;
-    return {
-      x: f(f(f(x - eps) * u) - this.xOff),
-      y: f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff),
-      w: f(f(dx + f(2 * eps)) * u),
-      h: f(f(dy + f(2 * eps)) * u),
-    };
+    const px = f(f(f(x - eps) * u) - this.xOff);
+    const py = f(f(f(f(this.viewDim - y) - eps) * u) + this.yOff);
+    const pw = f(f(dx + f(2 * eps)) * u);
+    const ph = f(f(dy + f(2 * eps)) * u);
+    if (out === undefined) return { x: px, y: py, w: pw, h: ph };
+    out.x = px;
+    out.y = py;
+    out.w = pw;
+    out.h = ph;
+    return out;
   }
 
-  getObjectRect(obj: Entity): Rect {
+  /** The entity's box in pixels, written to `out` when given (games that adjust it may return a new rect). */
+  getObjectRect(obj: Entity, out?: Rect): Rect {
     const f = Math.fround;
     const x = f(obj.x);
     const y = f(obj.y);
@@ -772,9 +789,14 @@ export abstract class BasicAbstractGame {
     if (obj.useAbsCoords) {
       const v = this.viewDim;
       const u = this.unit;
-      return { x: f(f(v * f(x - rx)) * u), y: f(f(v * f(y + ry)) * u), w: f(f(f(2 * v) * rx) * u), h: f(f(f(2 * v) * ry) * u) };
+      const r = out ?? { x: 0, y: 0, w: 0, h: 0 };
+      r.x = f(f(v * f(x - rx)) * u);
+      r.y = f(f(v * f(y + ry)) * u);
+      r.w = f(f(f(2 * v) * rx) * u);
+      r.h = f(f(f(2 * v) * ry) * u);
+      return r;
     }
-    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry));
+    return this.getScreenRect(f(x - rx), f(y + ry), f(2 * rx), f(2 * ry), 0, out);
   }
 
   /** The background image of this level, or null when drawing it is impossible (no image files). */
@@ -811,7 +833,7 @@ export abstract class BasicAbstractGame {
   drawEntities(c: Canvas, renderZ: number): void {
     for (const m of this.entities) {
       if (m.renderZ === renderZ && this.shouldDrawEntity(m)) {
-        this.drawImage(c, this.getObjectRect(m), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
+        this.drawImage(c, this.getObjectRect(m, ENTITY_RECT), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
       }
     }
   }
@@ -824,13 +846,45 @@ export abstract class BasicAbstractGame {
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
+    // Where the camera did not move (a fixed camera, or a centred one whose agent stands still) the background is
+    // the last frame's: each game keeps it, with what it was drawn from.
+    const last = this.lastBackgroundKey;
+    if (
+      img === this.lastBackgroundImage &&
+      last[0] === main.x &&
+      last[1] === main.y &&
+      last[2] === main.w &&
+      last[3] === main.h &&
+      last[4] === this.bgTileRatio &&
+      last[5] === this.bgPctX &&
+      last[6] === this.mainWidth &&
+      last[7] === this.mainHeight
+    ) {
+      c.pixels.set(this.lastBackground);
+      return;
+    }
+    this.paintOrReuseBackground(c, img, main);
+    this.lastBackground.set(c.pixels);
+    this.lastBackgroundImage = img;
+    last[0] = main.x;
+    last[1] = main.y;
+    last[2] = main.w;
+    last[3] = main.h;
+    last[4] = this.bgTileRatio;
+    last[5] = this.bgPctX;
+    last[6] = this.mainWidth;
+    last[7] = this.mainHeight;
+  }
+
+  private paintOrReuseBackground(c: Canvas, img: ProcgenImage, main: Rect): void {
     if (this.options.centerAgent) {
-      // The camera moves with the agent: the frame's background is new every step, nothing to keep.
+      // The camera moves with the agent: a background seldom comes back.
       this.paintBackground(c, img, main);
       return;
     }
     // With a fixed camera the background of a level is the same every frame: sampling a large image at 4096
-    // scattered pixels costs cache misses, so finished backgrounds are kept (keyed by image and placement).
+    // scattered pixels costs cache misses, so finished backgrounds are kept across games and levels (keyed by image
+    // and placement).
     const key = `${this.backgroundGroup()}/${this.backgroundIndex}|${this.bgTileRatio}|${this.bgPctX}|${main.x}|${main.y}|${main.w}|${main.h}`;
     const cached = BACKGROUND_CACHE.get(key);
     if (cached !== undefined) {
@@ -879,7 +933,7 @@ export abstract class BasicAbstractGame {
       for (let y = lowY; y <= highY; y++) {
         const type = this.getObj(x, y);
         if (type === INVALID_OBJ || (type === SPACE && spaceIsEmpty)) continue;
-        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS), 0, false, type, this.themeForGridObj(type), 1, 0);
+        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS, CELL_RECT), 0, false, type, this.themeForGridObj(type), 1, 0);
       }
     }
     this.drawEntities(c, 0);

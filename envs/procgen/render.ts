@@ -28,6 +28,11 @@ export interface ProcgenImage {
   rgba: Uint8Array;
   /** The premultiplied RGBA bytes, made on first use. */
   premultiplied?: Uint8Array;
+  /** `rgba` and `premultiplied` as one little-endian 32-bit word per pixel (R in the low byte), made on first use. */
+  rgba32?: Uint32Array;
+  premultiplied32?: Uint32Array;
+  /** Whether every pixel has alpha 255 (then blending it at full opacity is a copy), found on first use. */
+  fullyOpaque?: boolean;
 }
 
 /** A rectangle in pixels: top-left corner, width, height (QRectF). */
@@ -64,16 +69,54 @@ function premultiplied(img: ProcgenImage): Uint8Array {
   return pm;
 }
 
+/** Pixels as 32-bit words: one load per pixel in the blits. A view of the bytes, or a copy where they do not start 4-byte aligned. */
+function words(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  const w = new Uint32Array(bytes.length >> 2);
+  new Uint8Array(w.buffer).set(bytes.subarray(0, w.length << 2));
+  return w;
+}
+
+function rgba32(img: ProcgenImage): Uint32Array {
+  return (img.rgba32 ??= words(img.rgba));
+}
+
+function premultiplied32(img: ProcgenImage): Uint32Array {
+  return (img.premultiplied32 ??= words(premultiplied(img)));
+}
+
+function fullyOpaque(img: ProcgenImage): boolean {
+  if (img.fullyOpaque === undefined) {
+    const src = rgba32(img);
+    let all = true;
+    for (let i = 0; i < src.length && all; i++) all = src[i] >>> 24 === 255;
+    img.fullyOpaque = all;
+  }
+  return img.fullyOpaque;
+}
+
 /**
- * One axis of a Qt scaled blit: destination pixels [d0, d0 + n) read source index (base + k * step) >>> 16 for
- * k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the SSE2 sprite path's arithmetic, else the
- * generic one. False when nothing is drawn.
+ * A blit's device rect as Qt's scale functions receive it: x, w, y, h (w, h < 0: mirrored). Passed through this
+ * scratch rather than as arguments, which V8 would box as heap numbers on every call.
  */
-function scaleAxis(start: number, size: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
+const BOX = new Float64Array(4);
+
+/**
+ * One axis of a Qt scaled blit, from BOX[at] (start) and BOX[at + 1] (size): destination pixels [d0, d0 + n) read
+ * source index (base + k * step) >>> 16 for k = 0 .. n - 1, written to `out` as [d0, n, base, step]. `fast`: the
+ * SSE2 sprite path's arithmetic, else the generic one. False when nothing is drawn.
+ */
+function scaleAxis(at: number, srcSize: number, limit: number, fast: boolean, out: Float64Array): boolean {
+  const start = BOX[at];
+  const size = BOX[at + 1];
   const end = start + size;
   let d0 = qRound(start);
   let d1 = qRound(end);
-  if (d1 < d0) [d0, d1] = [d1, d0];
+  if (d1 < d0) {
+    const t = d0;
+    d0 = d1;
+    d1 = t;
+  }
   if (d0 < 0) d0 = 0;
   if (d1 > limit) d1 = limit;
   let n = d1 - d0;
@@ -111,15 +154,31 @@ const AXIS_Y = new Float64Array(4);
 
 /** An RGB canvas: `width * height * 3` bytes, row-major, row 0 at the top (the observation's layout). */
 export class Canvas {
-  /** Scratch: a blit's source byte offset per destination column. */
+  /** Scratch: a blit's source pixel index per destination column. */
   private readonly cols: Int32Array;
+  private bytes: Uint8Array;
+  /** The same memory as 32-bit words (null when it does not start 4-byte aligned): 4 RGB pixels in 3 stores. */
+  private words: Uint32Array | null = null;
 
   constructor(
     readonly width: number,
     readonly height: number,
-    public pixels: Uint8Array = new Uint8Array(width * height * 3),
+    pixels: Uint8Array = new Uint8Array(width * height * 3),
   ) {
     this.cols = new Int32Array(width);
+    this.bytes = pixels;
+    this.pixels = pixels;
+  }
+
+  get pixels(): Uint8Array {
+    return this.bytes;
+  }
+
+  set pixels(p: Uint8Array) {
+    this.bytes = p;
+    const w = this.words;
+    if (w !== null && w.buffer === p.buffer && w.byteOffset === p.byteOffset && w.length === p.length >> 2) return;
+    this.words = p.byteOffset % 4 === 0 ? new Uint32Array(p.buffer, p.byteOffset, p.length >> 2) : null;
   }
 
   /** Black everywhere (the first thing every frame does). */
@@ -163,15 +222,18 @@ export class Canvas {
     }
     // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
     // (start + size) - start, which can differ from size in the last bit.
-    this.blit(img, rect.x, rect.x + rect.w - rect.x, rect.y, rect.y + rect.h - rect.y, reflected, alpha, opaque);
+    BOX[0] = rect.x;
+    BOX[1] = rect.x + rect.w - rect.x;
+    BOX[2] = rect.y;
+    BOX[3] = rect.y + rect.h - rect.y;
+    this.blit(img, reflected, Math.trunc(Math.min(1, Math.max(0, alpha)) * 256), opaque);
   }
 
-  /** A scaled blit to the device rect (x, y, w, h) as Qt's scale functions receive it (w, h < 0: mirrored). */
-  private blit(img: ProcgenImage, x: number, w: number, y: number, h: number, reflected: boolean, alpha: number, opaque: boolean): void {
-    const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
+  /** A scaled blit to the device rect in BOX, at painter opacity `opacity` / 256. */
+  private blit(img: ProcgenImage, reflected: boolean, opacity: number, opaque: boolean): void {
     if (opacity === 0) return;
     const fast = !opaque && opacity === 256;
-    if (!scaleAxis(x, w, img.width, this.width, fast, AXIS_X) || !scaleAxis(y, h, img.height, this.height, fast, AXIS_Y)) return;
+    if (!scaleAxis(0, img.width, this.width, fast, AXIS_X) || !scaleAxis(2, img.height, this.height, fast, AXIS_Y)) return;
     const x0 = AXIS_X[0];
     const nx = AXIS_X[1];
     const bx = AXIS_X[2];
@@ -182,48 +244,70 @@ export class Canvas {
     const iy = AXIS_Y[3];
     const iw = img.width;
     const px = this.pixels;
-    // Source byte offset of each destination column (mirrored images read from the far side).
+    // Source pixel index of each destination column (mirrored images read from the far side).
     const cols = this.cols;
     for (let k = 0; k < nx; k++) {
       const sx = (bx + k * ix) >>> 16;
-      cols[k] = (reflected ? iw - 1 - sx : sx) * 4;
+      cols[k] = reflected ? iw - 1 - sx : sx;
     }
-    if (opaque) {
-      const src = img.rgba;
+    // Words are little-endian RGBA: a Uint8Array store keeps the low byte of what it is given. A background, and a
+    // sprite without transparent pixels at full opacity (premultiplying by 255 changes nothing), are copies.
+    if (opaque || (opacity === 256 && fullyOpaque(img))) {
+      const src = rgba32(img);
+      const words = this.words;
       for (let j = 0; j < ny; j++) {
-        const row = ((by + j * iy) >>> 16) * iw * 4;
-        let o = ((y0 + j) * this.width + x0) * 3;
-        for (let k = 0; k < nx; k++, o += 3) {
-          const s = row + cols[k];
-          px[o] = src[s];
-          px[o + 1] = src[s + 1];
-          px[o + 2] = src[s + 2];
+        const row = ((by + j * iy) >>> 16) * iw;
+        let p = (y0 + j) * this.width + x0;
+        let k = 0;
+        if (words !== null) {
+          // Single pixels up to a 4-pixel (12-byte, 3-word) boundary, then 4 pixels packed into 3 word stores.
+          for (; k < nx && (p & 3) !== 0; k++, p++) {
+            const v = src[row + cols[k]];
+            px[3 * p] = v;
+            px[3 * p + 1] = v >>> 8;
+            px[3 * p + 2] = v >>> 16;
+          }
+          for (let w = (3 * p) >> 2; k + 4 <= nx; k += 4, p += 4, w += 3) {
+            const a = src[row + cols[k]];
+            const b = src[row + cols[k + 1]];
+            const c = src[row + cols[k + 2]];
+            const d = src[row + cols[k + 3]];
+            words[w] = (a & 0xffffff) | (b << 24);
+            words[w + 1] = ((b >>> 8) & 0xffff) | (c << 16);
+            words[w + 2] = ((c >>> 16) & 0xff) | (d << 8);
+          }
+        }
+        for (; k < nx; k++, p++) {
+          const v = src[row + cols[k]];
+          px[3 * p] = v;
+          px[3 * p + 1] = v >>> 8;
+          px[3 * p + 2] = v >>> 16;
         }
       }
       return;
     }
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     // Blend_ARGB32_on_ARGB32_SourceAndConstAlpha's constant alpha (255 means none).
     const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
     for (let j = 0; j < ny; j++) {
-      const row = ((by + j * iy) >>> 16) * iw * 4;
+      const row = ((by + j * iy) >>> 16) * iw;
       let o = ((y0 + j) * this.width + x0) * 3;
       for (let k = 0; k < nx; k++, o += 3) {
-        const s = row + cols[k];
+        const v = src[row + cols[k]];
         // The common cases inline: opaque source pixels replace, transparent ones leave the pixel alone.
-        const a = src[s + 3];
+        const a = v >>> 24;
         if (m === 255) {
           if (a === 255) {
-            px[o] = src[s];
-            px[o + 1] = src[s + 1];
-            px[o + 2] = src[s + 2];
+            px[o] = v;
+            px[o + 1] = v >>> 8;
+            px[o + 2] = v >>> 16;
           } else if (a !== 0) {
             const k2 = 255 - a;
-            px[o] = src[s] + byteMul(px[o], k2);
-            px[o + 1] = src[s + 1] + byteMul(px[o + 1], k2);
-            px[o + 2] = src[s + 2] + byteMul(px[o + 2], k2);
+            px[o] = (v & 255) + byteMul(px[o], k2);
+            px[o + 1] = ((v >>> 8) & 255) + byteMul(px[o + 1], k2);
+            px[o + 2] = ((v >>> 16) & 255) + byteMul(px[o + 2], k2);
           }
-        } else blendPremultiplied(px, o, src, s, m);
+        } else blendPremultiplied(px, o, src, row + cols[k], m);
       }
     }
   }
@@ -262,7 +346,11 @@ export class Canvas {
       // on the rect mapped corner by corner.
       const x0 = cos * rx + cx;
       const y0 = cos * ry + cy;
-      this.blit(img, x0, cos * (rx + w) + cx - x0, y0, cos * (ry + h) + cy - y0, reflected, alpha, false);
+      BOX[0] = x0;
+      BOX[1] = cos * (rx + w) + cx - x0;
+      BOX[2] = y0;
+      BOX[3] = cos * (ry + h) + cy - y0;
+      this.blit(img, reflected, opacity, false);
       return;
     }
     // The target's device bounds (QTransform::mapRect of the four corners), centred on (cx, cy).
@@ -294,7 +382,7 @@ export class Canvas {
     const idy = (m12 * dx - m11 * dy) * dinv;
     const fdx = Math.trunc(i11 * 65536);
     const fdy = Math.trunc(i12 * 65536);
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     const iw = img.width;
     const ih = img.height;
     const px = this.pixels;
@@ -303,7 +391,11 @@ export class Canvas {
     const my = (ry + (ry + h)) * 0.5;
     const ax = (rx + rx) * 0.5;
     const bx = (rx + w + (rx + w)) * 0.5;
-    rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height, (y, x0, len) => {
+    const spans = rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height);
+    for (let i = 0; i < spans; i++) {
+      const y = SPANS[3 * i];
+      const x0 = SPANS[3 * i + 1];
+      const len = SPANS[3 * i + 2];
       const cxp = x0 + 0.5;
       const cyp = y + 0.5;
       let fx = Math.trunc((i21 * cyp + i11 * cxp + idx) * 65536);
@@ -313,11 +405,11 @@ export class Canvas {
         let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
         const syi = Math.min(ih - 1, Math.max(0, fy >> 16));
         if (reflected) sxi = iw - 1 - sxi;
-        blendPremultiplied(px, o, src, (syi * iw + sxi) * 4, m);
+        blendPremultiplied(px, o, src, syi * iw + sxi, m);
         fx = (fx + fdx) | 0;
         fy = (fy + fdy) | 0;
       }
-    });
+    }
   }
 
   /**
@@ -357,7 +449,7 @@ export class Canvas {
     const dvdy = Math.trunc(m22 * 0x10000);
     const u0 = Math.ceil((0.5 * m11 + 0.5 * m12 + mdx) * 0x10000) - 1;
     const v0 = Math.ceil((0.5 * m21 + 0.5 * m22 + mdy) * 0x10000) - 1;
-    const src = premultiplied(img);
+    const src = premultiplied32(img);
     const px = this.pixels;
     const trapezoid = (tl: number[], bl: number[], tr: number[], br: number[], topY: number, bottomY: number) => {
       const fromY = Math.max(qRound(topY), 0);
@@ -378,7 +470,7 @@ export class Canvas {
           let sx = Math.min(iw - 1, Math.max(0, uu >> 16));
           const sy = Math.min(ih - 1, Math.max(0, vv >> 16));
           if (reflected) sx = iw - 1 - sx;
-          blendPremultiplied(px, (y * this.width + x) * 3, src, (sy * iw + sx) * 4, m);
+          blendPremultiplied(px, (y * this.width + x) * 3, src, sy * iw + sx, m);
           uu = (uu + dudx) | 0;
           vv = (vv + dvdx) | 0;
         }
@@ -409,14 +501,29 @@ export class Canvas {
       const n = Math.max(1, Math.trunc(rect.h / (rect.w * f(-ratio))));
       const th = f(rect.h / n);
       const tw = f(rect.w);
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x, y: rect.y + f(th * i), w: tw, h: th }, 0, reflected, alpha, opaque);
+      const x = rect.x;
+      const y = rect.y;
+      for (let i = 0; i < n; i++) this.drawImage(img, tile(x, y + f(th * i), tw, th), 0, reflected, alpha, opaque);
     } else {
       const n = Math.max(1, Math.trunc(rect.w / (rect.h * ratio)));
       const tw = f(rect.w / n);
       const th = f(rect.h);
-      for (let i = 0; i < n; i++) this.drawImage(img, { x: rect.x + f(tw * i), y: rect.y, w: tw, h: th }, 0, reflected, alpha, opaque);
+      const x = rect.x;
+      const y = rect.y;
+      for (let i = 0; i < n; i++) this.drawImage(img, tile(x + f(tw * i), y, tw, th), 0, reflected, alpha, opaque);
     }
   }
+}
+
+/** Scratch for tileImage's tiles (drawImage never keeps its rect). */
+const TILE: Rect = { x: 0.5, y: 0.5, w: 0.5, h: 0.5 };
+
+function tile(x: number, y: number, w: number, h: number): Rect {
+  TILE.x = x;
+  TILE.y = y;
+  TILE.w = w;
+  TILE.h = h;
+  return TILE;
 }
 
 const DEG2RAD = 0.017453292519943295769;
@@ -446,12 +553,18 @@ function same26Dot6(p1: number, p2: number): boolean {
 
 const snap26Dot6 = (v: number) => Math.floor(v * 64) * (1 / 64);
 
+/** rasterizeLine's spans: (row, first pixel, length) triples, at most one per device row. */
+let SPANS = new Int32Array(3 * 64);
+
 /**
- * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans (row, first
- * pixel, length) covered by the line from a to b of thickness `width` times its length.
+ * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans covered by
+ * the line from a to b of thickness `width` times its length, written to SPANS; returns how many.
  */
-function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number, span: (y: number, x: number, len: number) => void): void {
-  if ((ax === bx && ay === by) || !(width > 0)) return;
+function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number): number {
+  if ((ax === bx && ay === by) || !(width > 0)) return 0;
+  if (SPANS.length < 3 * devH) SPANS = new Int32Array(3 * devH);
+  const spans = SPANS;
+  let n = 0;
   let pax = ax;
   let pay = ay;
   let pbx = bx;
@@ -463,35 +576,43 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
   const ct = -oy;
   const cr = cl + (devW + ox - cl);
   const cb = ct + (devH + oy - ct);
-  const inside = (x: number, y: number) => x >= cl && x <= cr && y >= ct && y <= cb;
-  if (!inside(pax, pay) || !inside(pbx, pby)) {
+  if (!(pax >= cl && pax <= cr && pay >= ct && pay <= cb) || !(pbx >= cl && pbx <= cr && pby >= ct && pby <= cb)) {
     let t1 = 0;
     let t2 = 1;
-    const o = [pax, pay];
-    const d = [pbx - pax, pby - pay];
-    const low = [cl, ct];
-    const high = [cr, cb];
     for (let i = 0; i < 2; i++) {
-      if (d[i] === 0) {
-        if (o[i] <= low[i] || o[i] >= high[i]) return;
+      const o = i === 0 ? pax : pay;
+      const d = i === 0 ? pbx - pax : pby - pay;
+      const low = i === 0 ? cl : ct;
+      const high = i === 0 ? cr : cb;
+      if (d === 0) {
+        if (o <= low || o >= high) return 0;
         continue;
       }
-      const dInv = 1 / d[i];
-      let tLow = (low[i] - o[i]) * dInv;
-      let tHigh = (high[i] - o[i]) * dInv;
-      if (tLow > tHigh) [tLow, tHigh] = [tHigh, tLow];
+      const dInv = 1 / d;
+      let tLow = (low - o) * dInv;
+      let tHigh = (high - o) * dInv;
+      if (tLow > tHigh) {
+        const t = tLow;
+        tLow = tHigh;
+        tHigh = t;
+      }
       if (t1 < tLow) t1 = tLow;
       if (t2 > tHigh) t2 = tHigh;
-      if (t1 >= t2) return;
+      if (t1 >= t2) return 0;
     }
     const dx = pbx - pax;
     const dy = pby - pay;
-    [pax, pay, pbx, pby] = [pax + dx * t1, pay + dy * t1, pax + dx * t2, pay + dy * t2];
+    const x0 = pax;
+    const y0 = pay;
+    pax = x0 + dx * t1;
+    pay = y0 + dy * t1;
+    pbx = x0 + dx * t2;
+    pby = y0 + dy * t2;
   }
   {
     const w0 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
     const w = (pax - pbx) * (pax - pbx) + (pay - pby) * (pay - pby);
-    if (w === 0) return;
+    if (w === 0) return 0;
     width *= Math.sqrt(w0 / w);
   }
   const right = devW - 1;
@@ -502,68 +623,82 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     const dx = Math.abs(pbx - pax) * 0.5;
     const y = pay;
     const dy = width * dx;
-    [pax, pay, pbx, pby] = [x, y - dy, x, y + dy];
+    pax = x;
+    pay = y - dy;
+    pbx = x;
+    pby = y + dy;
     width = 1 / width;
   }
+  // Both cases below go from the upper end down.
+  if (pay > pby) {
+    const x = pax;
+    const y = pay;
+    pax = pbx;
+    pay = pby;
+    pbx = x;
+    pby = y;
+  }
   if (same26Dot6(pax, pbx)) {
-    if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
     const halfWidth = 0.5 * width * (pby - pay);
-    const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(v, hi));
-    const left = clamp(pax - halfWidth, 0, right + 1);
-    const rightX = clamp(pax + halfWidth, 0, right + 1);
-    pay = clamp(pay, 0, bottom + 1);
-    pby = clamp(pby, 0, bottom + 1);
-    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return;
+    const left = Math.max(0, Math.min(pax - halfWidth, right + 1));
+    const rightX = Math.max(0, Math.min(pax + halfWidth, right + 1));
+    pay = Math.max(0, Math.min(pay, bottom + 1));
+    pby = Math.max(0, Math.min(pby, bottom + 1));
+    if (same26Dot6(left, rightX) || same26Dot6(pay, pby)) return 0;
     const iTop = Math.trunc(pay + 0.5);
     const iBottom = pby < 0.5 ? -1 : Math.trunc(pby - 0.5);
     const iLeft = Math.trunc(left + 0.5);
     const iRight = rightX < 0.5 ? -1 : Math.trunc(rightX - 0.5);
     const iWidth = iRight - iLeft + 1;
-    if (iWidth > 0) for (let y = iTop; y <= iBottom; y++) span(y, iLeft, iWidth);
-    return;
+    if (iWidth > 0) {
+      for (let y = iTop; y <= iBottom; y++, n++) {
+        spans[3 * n] = y;
+        spans[3 * n + 1] = iLeft;
+        spans[3 * n + 2] = iWidth;
+      }
+    }
+    return n;
   }
-  if (pay > pby) [pax, pay, pbx, pby] = [pbx, pby, pax, pay];
   const k = 0.5 * width;
   const ddx = (pbx - pax) * k;
   const ddy = (pby - pay) * k;
   const perpX = ddy;
   const perpY = -ddx;
-  let top: number[], left: number[], rightP: number[], bot: number[];
-  if (pax < pbx) {
-    top = [pax + perpX, pay + perpY];
-    left = [pax - perpX, pay - perpY];
-    rightP = [pbx + perpX, pby + perpY];
-    bot = [pbx - perpX, pby - perpY];
-  } else {
-    top = [pax - perpX, pay - perpY];
-    left = [pbx - perpX, pby - perpY];
-    rightP = [pax + perpX, pay + perpY];
-    bot = [pbx + perpX, pby + perpY];
-  }
-  top = top.map(snap26Dot6);
-  bot = bot.map(snap26Dot6);
-  left = left.map(snap26Dot6);
-  rightP = rightP.map(snap26Dot6);
-  const topLeftSlope = safeDivide(left[0] - top[0], left[1] - top[1]);
-  const bottomLeftSlope = safeDivide(bot[0] - left[0], bot[1] - left[1]);
-  const topRightSlope = safeDivide(rightP[0] - top[0], rightP[1] - top[1]);
-  const bottomRightSlope = safeDivide(bot[0] - rightP[0], bot[1] - rightP[1]);
+  const forward = pax < pbx;
+  const topX = snap26Dot6(forward ? pax + perpX : pax - perpX);
+  const topY = snap26Dot6(forward ? pay + perpY : pay - perpY);
+  const leftX = snap26Dot6(forward ? pax - perpX : pbx - perpX);
+  const leftY = snap26Dot6(forward ? pay - perpY : pby - perpY);
+  const rightPX = snap26Dot6(forward ? pbx + perpX : pax + perpX);
+  const rightPY = snap26Dot6(forward ? pby + perpY : pay + perpY);
+  const botX = snap26Dot6(forward ? pbx - perpX : pbx + perpX);
+  const botY = snap26Dot6(forward ? pby - perpY : pby + perpY);
+  const topLeftSlope = safeDivide(leftX - topX, leftY - topY);
+  const bottomLeftSlope = safeDivide(botX - leftX, botY - leftY);
+  const topRightSlope = safeDivide(rightPX - topX, rightPY - topY);
+  const bottomRightSlope = safeDivide(botX - rightPX, botY - rightPY);
   const topLeftFP = toQ16(topLeftSlope);
   const topRightFP = toQ16(topRightSlope);
   const bottomLeftFP = toQ16(bottomLeftSlope);
   const bottomRightFP = toQ16(bottomRightSlope);
-  const iTop = Math.trunc(top[1] + 0.5);
-  const iLeft = left[1] < 0.5 ? -1 : Math.trunc(left[1] - 0.5);
-  const iRight = rightP[1] < 0.5 ? -1 : Math.trunc(rightP[1] - 0.5);
-  const iBottom = bot[1] < 0.5 ? -1 : Math.trunc(bot[1] - 0.5);
+  const iTop = Math.trunc(topY + 0.5);
+  const iLeft = leftY < 0.5 ? -1 : Math.trunc(leftY - 0.5);
+  const iRight = rightPY < 0.5 ? -1 : Math.trunc(rightPY - 0.5);
+  const iBottom = botY < 0.5 ? -1 : Math.trunc(botY - 0.5);
   const iMiddle = Math.min(iLeft, iRight);
-  let leftA = toQ16(top[0] + 0.5 + (iTop + 0.5 - top[1]) * topLeftSlope);
-  let leftB = toQ16(left[0] + 0.5 + (iLeft + 1.5 - left[1]) * bottomLeftSlope);
-  let rightA = toQ16(top[0] - 0.5 + (iTop + 0.5 - top[1]) * topRightSlope);
-  let rightB = toQ16(rightP[0] - 0.5 + (iRight + 1.5 - rightP[1]) * bottomRightSlope);
+  let leftA = toQ16(topX + 0.5 + (iTop + 0.5 - topY) * topLeftSlope);
+  let leftB = toQ16(leftX + 0.5 + (iLeft + 1.5 - leftY) * bottomLeftSlope);
+  let rightA = toQ16(topX - 0.5 + (iTop + 0.5 - topY) * topRightSlope);
+  let rightB = toQ16(rightPX - 0.5 + (iRight + 1.5 - rightPY) * bottomRightSlope);
   let y = iTop;
-  // One trapezoid of rows up to `next`, the left and right edges stepping by their slopes (Qt's DO_SEGMENT).
-  const segment = (next: number, useLeftB: boolean, useRightB: boolean, ls: number, rs: number) => {
+  // Four trapezoids of rows, down to iMiddle, iRight, iLeft and iBottom, the left edge following the top-left
+  // then the bottom-left side, the right edge the top-right then the bottom-right one (Qt's DO_SEGMENT).
+  for (let seg = 0; seg < 4; seg++) {
+    let next = seg === 0 ? iMiddle : seg === 1 ? iRight : seg === 2 ? iLeft : iBottom;
+    const useLeftB = seg === 1 || seg === 3;
+    const useRightB = seg >= 2;
+    const ls = useLeftB ? bottomLeftFP : topLeftFP;
+    const rs = useRightB ? bottomRightFP : topRightFP;
     let li = useLeftB ? leftB : leftA;
     let ri = useRightB ? rightB : rightA;
     const ny = Math.min(next + 1, 0);
@@ -576,7 +711,12 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     for (; y <= next; y++) {
       const x1 = Math.max(li >> 16, 0);
       const x2 = Math.min(ri >> 16, right);
-      if (x2 >= x1) span(y, x1, x2 - x1 + 1);
+      if (x2 >= x1) {
+        spans[3 * n] = y;
+        spans[3 * n + 1] = x1;
+        spans[3 * n + 2] = x2 - x1 + 1;
+        n++;
+      }
       li = (li + ls) | 0;
       ri = (ri + rs) | 0;
     }
@@ -584,24 +724,22 @@ function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: nu
     else leftA = li;
     if (useRightB) rightB = ri;
     else rightA = ri;
-  };
-  segment(iMiddle, false, false, topLeftFP, topRightFP);
-  segment(iRight, true, false, bottomLeftFP, topRightFP);
-  segment(iLeft, false, true, topLeftFP, bottomRightFP);
-  segment(iBottom, true, true, bottomLeftFP, bottomRightFP);
+  }
+  return n;
 }
 
 /**
- * Premultiplied source pixel (at `s`) over an opaque destination pixel (RGB at `o`), with constant alpha `m`
+ * Premultiplied source pixel (word `s`) over an opaque destination pixel (RGB at `o`), with constant alpha `m`
  * (255: none): Qt's blend_pixel.
  */
-function blendPremultiplied(px: Uint8Array, o: number, src: Uint8Array, s: number, m: number): void {
-  let r = src[s];
-  let g = src[s + 1];
-  let b = src[s + 2];
-  let a = src[s + 3];
+function blendPremultiplied(px: Uint8Array, o: number, src: Uint32Array, s: number, m: number): void {
+  const v = src[s];
+  if (v === 0) return;
+  let r = v & 255;
+  let g = (v >>> 8) & 255;
+  let b = (v >>> 16) & 255;
+  let a = v >>> 24;
   if (m !== 255) {
-    if ((r | g | b | a) === 0) return;
     r = byteMul(r, m);
     g = byteMul(g, m);
     b = byteMul(b, m);

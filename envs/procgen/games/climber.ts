@@ -193,13 +193,16 @@ export class Climber extends BasicAbstractGame {
     return [this.mainWidth / 2, this.agent.y + this.mainWidth / 2 - 5 * this.agent.ry];
   }
 
+  /** Cells the agent can stand on (made once: a closure per step is garbage). */
+  private readonly isSupport = (o: number) => this.canSupport(o);
+
   /** Left/right, and up jumps only when standing on something (checked just under both bottom corners). */
   override setActionXY(moveAct: number): void {
     this.actionVx = Math.trunc(moveAct / 3) - 1;
     this.actionVy = Math.max(0, (moveAct % 3) - 1);
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    this.hasSupport = this.standsOn((o) => this.canSupport(o));
+    this.hasSupport = this.standsOn(this.isSupport);
     this.actionVy = this.hasSupport && this.actionVy === 1 ? 1 : 0;
   }
 

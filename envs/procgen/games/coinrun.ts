@@ -281,14 +281,16 @@ export class CoinRun extends BasicAbstractGame {
     this.generateCoinToTheRight();
   }
 
+  /** Cells the agent can stand on (made once: a closure per step is garbage). */
+  private readonly isSupport = (o: number) => isWall(o) || o === this.outOfBoundsObject;
+
   /** Up jumps only with support (ground, a crate landed on, standing still vertically). */
   override setActionXY(moveAct: number): void {
     this.actionVx = Math.trunc(moveAct / 3) - 1;
     this.actionVy = (moveAct % 3) - 1;
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const support = (o: number) => isWall(o) || o === this.outOfBoundsObject;
-    this.hasSupport = (this.isOnCrate || this.standsOn(support)) && this.agent.vy === 0;
+    this.hasSupport = (this.isOnCrate || this.standsOn(this.isSupport)) && this.agent.vy === 0;
     this.isOnCrate = false;
     if (this.actionVy === 1 && !this.hasSupport) this.actionVy = 0;
   }

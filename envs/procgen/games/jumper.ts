@@ -229,6 +229,9 @@ export class Jumper extends BasicAbstractGame {
     this.outOfBoundsObject = CAVEWALL;
   }
 
+  /** Cells the agent can stand on (made once: a closure per step is garbage). */
+  private readonly isSupport = (o: number) => isWall(o) || o === this.outOfBoundsObject;
+
   /** Left/right; up jumps from support, or once more in the air (double jump), 3 steps apart at least. */
   override setActionXY(moveAct: number): void {
     this.actionVx = Math.trunc(moveAct / 3) - 1;
@@ -236,8 +239,7 @@ export class Jumper extends BasicAbstractGame {
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
     this.jumpDelta = 0;
-    const support = (o: number) => isWall(o) || o === this.outOfBoundsObject;
-    this.hasSupport = this.standsOn(support);
+    this.hasSupport = this.standsOn(this.isSupport);
     if (this.hasSupport) this.jumpCount = 2;
     if (this.actionVy === 1 && this.jumpCount > 0 && this.curTime - this.jumpTime > JUMP_COOLDOWN) {
       this.jumpCount -= 1;

@@ -223,14 +223,16 @@ export class Ninja extends BasicAbstractGame {
     this.generateCoinToTheRight(difficulty);
   }
 
+  /** Cells the agent can stand on (made once: a closure per step is garbage). */
+  private readonly isSupport = (o: number) => o === WALL_MID || o === this.outOfBoundsObject;
+
   /** Left/right; holding up on the ground charges the jump (the charge is lost in the air). */
   override setActionXY(moveAct: number): void {
     this.actionVx = Math.trunc(moveAct / 3) - 1;
     this.actionVy = Math.max(0, (moveAct % 3) - 1);
     if (this.actionVx > 0) this.facingRight = true;
     if (this.actionVx < 0) this.facingRight = false;
-    const support = (o: number) => o === WALL_MID || o === this.outOfBoundsObject;
-    this.hasSupport = this.standsOn(support);
+    this.hasSupport = this.standsOn(this.isSupport);
     if (this.hasSupport && this.actionVy === 1) {
       this.actionVy = 1;
       this.jumpCharge = Math.min(1, this.jumpCharge + this.jumpChargeInc);
