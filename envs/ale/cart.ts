@@ -108,24 +108,37 @@ class HotspotCartridge implements Cartridge {
   }
 }
 
-/** Parker Brothers' E0: four 1K slices, the first three selected by $FE0-$FF7, the last fixed to slice 7. */
+/**
+ * Parker Brothers' E0: four 1K slices, the first three selected by $FE0-$FF7, the last fixed to slice 7. The CPU
+ * sees them as one 4K window below the hotspots, kept as a copy that each switch updates in place.
+ */
 class E0Cartridge implements Cartridge {
   readonly type = "E0";
   readonly ram = null;
   readonly watchesTiaWrites = false;
   mapper: RomMapper | null = null;
-  private readonly slices = new Int32Array(4);
+  /** The image offset of the slice in each of the four 1K slots (-1: none yet). */
+  private readonly slices = new Int32Array(4).fill(-1);
+  /** The 4K as read: slot k holds slice `slices[k]`. */
+  private readonly window = new Uint8Array(4096);
   constructor(private readonly image: Uint8Array) {}
   reset(): void {
-    this.slices.set([4 << 10, 5 << 10, 6 << 10, 7 << 10]);
+    for (let slot = 0; slot < 4; slot++) this.select(slot, 4 + slot);
+    this.mapper?.mapRom(this.window, 0, 0xfe0);
+  }
+  private select(slot: number, slice: number): void {
+    const from = slice << 10;
+    if (this.slices[slot] === from) return;
+    this.slices[slot] = from;
+    this.window.set(this.image.subarray(from, from + 1024), slot << 10);
   }
   private hotspot(offset: number): void {
-    if (offset >= 0xfe0 && offset < 0xff8) this.slices[(offset - 0xfe0) >> 3] = (offset & 7) << 10;
+    if (offset >= 0xfe0 && offset < 0xff8) this.select((offset - 0xfe0) >> 3, offset & 7);
   }
   peek(address: number): number {
     const offset = address & 0x0fff;
     this.hotspot(offset);
-    return this.image[this.slices[offset >> 10] + (offset & 0x3ff)];
+    return this.window[offset];
   }
   poke(address: number): void {
     this.hotspot(address & 0x0fff);
