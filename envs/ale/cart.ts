@@ -23,7 +23,7 @@ export interface Cartridge {
 
 /** What a cartridge tells the CPU about its current bank (M6502.mapRom). */
 export interface RomMapper {
-  mapRom(rom: Uint8Array | null, from?: number, to?: number): void;
+  mapRom(rom: Uint8Array | null, from?: number, to?: number, a13?: boolean | null): void;
 }
 
 /** 2K and 4K: no bank switching (a 2K image is mirrored). */
@@ -145,16 +145,28 @@ class E0Cartridge implements Cartridge {
   }
 }
 
-/** Activision's FE: the bank follows address line A13 of the CPU (code at $Dxxx runs from the second 4K). */
+/**
+ * Activision's FE: the bank follows address line A13 of the CPU (code at $Dxxx runs from the second 4K). The CPU
+ * reads directly from the bank of the half it last reached through the bus (each stays valid for its half).
+ */
 class FECartridge implements Cartridge {
   readonly type = "FE";
   readonly ram = null;
   readonly watchesTiaWrites = false;
   mapper: RomMapper | null = null;
+  /** The bank mapped for the CPU: 0 (A13 set), 1 (A13 clear), -1 none. */
+  private mapped = -1;
   constructor(private readonly image: Uint8Array) {}
-  reset(): void {}
+  reset(): void {
+    this.mapped = -1;
+  }
   peek(address: number): number {
-    return this.image[(address & 0x0fff) + (address & 0x2000 ? 0 : 4096)];
+    const bank = address & 0x2000 ? 0 : 1;
+    if (bank !== this.mapped && this.mapper !== null) {
+      this.mapped = bank;
+      this.mapper.mapRom(this.image.subarray(bank << 12, (bank + 1) << 12), 0, 0x1000, bank === 0);
+    }
+    return this.image[(address & 0x0fff) + (bank << 12)];
   }
   poke(): void {}
 }

@@ -160,9 +160,9 @@ const ROM_REMAPPED_BIT = 0x04;
  * `a` (an expression without side effects) in the mapped bank, short of its last two bytes (the bus reads those the
  * same); leaves its offset in `t`.
  */
-const inRom = (a: string) => `((${a}) & 0x1000) !== 0 && (t = (${a}) & 0xfff) >= romFrom && t < romEnd`;
+const inRom = (a: string) => `((${a}) & romSelect) === romMatch && (t = (${a}) & 0xfff) >= romFrom && t < romEnd`;
 const fromRam = (a: string) => `(db = ram[(${a}) & 0x7f])`;
-const fromBus = (a: string) => `(db = cpu.readBus(${a}, db))`;
+const fromBus = (a: string) => `(db = cpu.readBus(${a}, db) | 0)`;
 // RIOT RAM is A12 and A9 clear, A7 set; RAM_MATCH and RAM_BIT are constants of the generated code, which never
 // match when the CPU has no RAM mapped (see buildExecute).
 const isRam = (a: string) => `((${a}) & 0x1280) === RAM_MATCH`;
@@ -170,7 +170,7 @@ const isRam = (a: string) => `((${a}) & 0x1280) === RAM_MATCH`;
  * Byte `k` (1 or 2) of the instruction, at `pc`: from the mapped bank at the opcode's offset `o` + k when the whole
  * instruction lies in it (`fast`, decided at the opcode), else from wherever `pc` points.
  */
-const operandByte = (k: number) => `(fast ? (db = rom[o + ${k}]) : (db = cpu.fetchAt(pc, db)))`;
+const operandByte = (k: number) => `(fast ? (db = rom[o + ${k}]) : (db = cpu.fetchAt(pc, db) | 0))`;
 const read = (a: string) => `(${isRam(a)} ? ${fromRam(a)} : ${inRom(a)} ? (db = rom[t]) : ${fromBus(a)})`;
 const readZp = (a: string) => `(((${a}) & RAM_BIT) !== 0 ? ${fromRam(a)} : ${fromBus(a)})`;
 /**
@@ -353,43 +353,32 @@ function opcodeCase(opcode: number, op: Op, kind: number, mode: number): string 
 /** The 6502's documented opcodes: what programs run; the rest (and the invalid ones) are kept out of the hot loop. */
 const documented = (code: number, op: Op) => op !== Op.ILLEGAL && op < Op.ANC && (op !== Op.NOP || code === 0xea);
 
-/**
- * The 64 opcodes the 57 games of ale-py's table run most, most first (98% of the instructions: counted over each
- * game's first 300 frames after a reset, games weighted equally). V8 compiles a `switch` into one comparison per
- * case in source order, not a jump table, so the cases go in this order: STA zp alone is 18% of all instructions.
- */
-// prettier-ignore
-const HOT_OPCODES = [
-  0x85, 0xd0, 0xad, 0xb1, 0xa5, 0x10, 0xa9, 0x88, 0xf0, 0x86, 0xb0, 0xca, 0xa4, 0xea, 0x84, 0xb9,
-  0xb5, 0x90, 0x29, 0xc4, 0xbd, 0x30, 0xa6, 0x4a, 0x0a, 0xc9, 0x4c, 0x8a, 0xae, 0xa8, 0xa2, 0xc6,
-  0xc0, 0xc8, 0x38, 0xaa, 0xe5, 0x95, 0xa0, 0xac, 0xe4, 0x98, 0x25, 0x18, 0xe8, 0xe9, 0x60, 0xe0,
-  0x20, 0x08, 0xe6, 0x68, 0x8d, 0x24, 0x45, 0x65, 0x05, 0xc5, 0xd5, 0x49, 0xbe, 0x6c, 0x69, 0x9a,
-];
-
-/** The cases of the opcodes `wanted` picks (Op.ILLEGAL for those the table does not list), hot ones first. */
+/** The cases of the opcodes `wanted` picks, invalid ones included (Op.ILLEGAL for any the table does not list). */
 function cases(wanted: (code: number, op: Op) => boolean): string {
-  const byCode = new Map<number, string>();
+  const source: string[] = [];
+  const listed = new Set<number>();
   for (const [op, kind, ...codes] of OPCODES) {
-    for (const [code, mode] of codes) if (wanted(code, op)) byCode.set(code, opcodeCase(code, op, kind, mode));
+    for (const [code, mode] of codes) {
+      listed.add(code);
+      if (wanted(code, op)) source.push(opcodeCase(code, op, kind, mode));
+    }
   }
-  const listed = new Set(OPCODES.flatMap(([, , ...codes]) => codes.map(([code]) => code)));
-  for (let code = 0; code < 256; code++) if (!listed.has(code) && wanted(code, Op.ILLEGAL)) byCode.set(code, opcodeCase(code, Op.ILLEGAL, 0, IMP));
-  const order = [...HOT_OPCODES.filter((code) => byCode.has(code)), ...[...byCode.keys()].filter((code) => !HOT_OPCODES.includes(code))];
-  return order.map((code) => byCode.get(code)).join("\n");
+  for (let code = 0; code < 256; code++) if (!listed.has(code) && wanted(code, Op.ILLEGAL)) source.push(opcodeCase(code, Op.ILLEGAL, 0, IMP));
+  return source.join("\n");
 }
 
 // The CPU's state as the generated functions hold it: loaded into locals at the start, stored back at the end. The
 // D and I flags, which few instructions touch, stay in the CPU's fields (fewer values for the loop to carry).
 const LOAD_STATE = `
   let a = cpu.a, x = cpu.x, y = cpu.y, sp = cpu.sp, pc = cpu.pc;
-  let n = cpu.n, v = cpu.v, notZ = cpu.notZ, c = cpu.c, db = cpu.bus.dataBus ?? 0;`;
+  let n = cpu.n, v = cpu.v, notZ = cpu.notZ, c = cpu.c, db = cpu.bus.dataBus | 0;`;
 const STORE_STATE = `
   cpu.a = a, cpu.x = x, cpu.y = y, cpu.sp = sp, cpu.pc = pc;
   cpu.n = n, cpu.v = v, cpu.notZ = notZ, cpu.c = c, cpu.bus.dataBus = db;`;
 const LOAD_MEMORY = `
   const clock = cpu.clock;
   const ram = cpu.ram ?? NO_RAM;
-  let rom = cpu.rom, romFrom = cpu.romFrom, romEnd = cpu.romTo - 2;`;
+  let rom = cpu.rom, romSelect = cpu.romSelect, romMatch = cpu.romMatch, romFrom = cpu.romFrom, romEnd = cpu.romTo - 2;`;
 /** The scratch variables of one instruction (declared per instruction so the loop carries none of them). */
 const SCRATCH = "let address = 0, operand = 0, t = 0, u = 0, w = 0;";
 
@@ -421,13 +410,13 @@ function buildExecute(ramMapped: boolean): Execute {
       if (cpu.status !== 0) {
         if (cpu.status !== ${ROM_REMAPPED_BIT}) break;
         cpu.status = 0;
-        rom = cpu.rom, romFrom = cpu.romFrom, romEnd = cpu.romTo - 2;
+        rom = cpu.rom, romSelect = cpu.romSelect, romMatch = cpu.romMatch, romFrom = cpu.romFrom, romEnd = cpu.romTo - 2;
       }
       count--;
       ${SCRATCH}
       const o = pc & 0xfff;
-      const fast = (pc & 0x1000) !== 0 && o >= romFrom && o < romEnd;
-      const opcode = (db = fast ? rom[o] : cpu.fetchAt(pc, db));
+      const fast = (pc & romSelect) === romMatch && o >= romFrom && o < romEnd;
+      const opcode = (db = fast ? rom[o] : cpu.fetchAt(pc, db) | 0);
       ${nextPc}
       switch (opcode) {
         ${cases(documented)}
@@ -435,7 +424,7 @@ function buildExecute(ramMapped: boolean): Execute {
           ${STORE_STATE}
           undocumented(cpu, opcode, fast, o);
           a = cpu.a, x = cpu.x, y = cpu.y, sp = cpu.sp, pc = cpu.pc;
-          n = cpu.n, v = cpu.v, notZ = cpu.notZ, c = cpu.c, db = cpu.bus.dataBus;
+          n = cpu.n, v = cpu.v, notZ = cpu.notZ, c = cpu.c, db = cpu.bus.dataBus | 0;
       }
     }
     ${STORE_STATE}
@@ -519,10 +508,12 @@ export class M6502 {
 
   // What the generated `execute` reads directly (so not `private`: it is plain JavaScript).
   /**
-   * The cartridge's current 4K window as read: reads with A12 set and offset (address & $FFF) in [romFrom, romTo)
-   * are served from it directly (see mapRom).
+   * The cartridge's current 4K window as read: reads with `address & romSelect` equal to romMatch (A12 set, and
+   * for FE carts A13 as mapped) and offset (address & $FFF) in [romFrom, romTo) are served from it (see mapRom).
    */
   rom: Uint8Array = NO_ROM;
+  romSelect = 0x1000;
+  romMatch = 0x1000;
   romFrom = 0;
   romTo = 0;
   /** The RIOT's 128 bytes of RAM, read and written directly where the bus maps them, or null. */
@@ -538,10 +529,13 @@ export class M6502 {
    * Lets program and operand fetches from the cartridge skip the bus where its reads have no side effects: a read
    * at A12-set `address` whose offset (address & $FFF) is in [from, to) is `rom[offset]` (a cartridge maps its
    * current bank here whenever it switches; hotspots and RAM ports stay outside the range). Null: no shortcut.
+   * `a13`: the bank is only for addresses with A13 set (true) or clear (false), as FE carts decode it.
    */
-  mapRom(rom: Uint8Array | null, from = 0, to = 0x1000): void {
+  mapRom(rom: Uint8Array | null, from = 0, to = 0x1000, a13: boolean | null = null): void {
     if (rom !== null && rom.length !== 4096) throw new RangeError(`mapRom: expected 4096 bytes, got ${rom.length}`);
     this.rom = rom ?? NO_ROM;
+    this.romSelect = a13 === null ? 0x1000 : 0x3000;
+    this.romMatch = a13 === true ? 0x3000 : 0x1000;
     this.romFrom = rom === null ? 0 : from;
     this.romTo = rom === null ? 0 : to;
     this.status |= ROM_REMAPPED_BIT;
@@ -586,7 +580,7 @@ export class M6502 {
   /** A read of the instruction stream outside the mapped bank (see `execute`'s `fast`): served as any read. */
   fetchAt(address: number, db: number): number {
     const offset = address & 0xfff;
-    if ((address & 0x1000) !== 0 && offset >= this.romFrom && offset < this.romTo) return this.rom[offset];
+    if ((address & this.romSelect) === this.romMatch && offset >= this.romFrom && offset < this.romTo) return this.rom[offset];
     if ((address & 0x1280) === 0x80 && this.ram !== null) return this.ram[address & 0x7f];
     return this.readBus(address, db);
   }
