@@ -13,7 +13,8 @@ export interface Cartridge {
   readonly watchesTiaWrites: boolean;
   /**
    * Where reads of the cartridge have no side effects, the CPU reads them straight from the current bank (see
-   * M6502.mapRom): the cartridge calls `mapRom` at reset and on every bank switch. Null (the default): never.
+   * M6502.mapRom): the cartridge calls `mapRom` at reset and whenever the array it mapped stops being what the CPU
+   * would read (E0 rewrites its mapped copy in place instead). Null (the default): never.
    */
   mapper: RomMapper | null;
   reset(): void;

@@ -17,7 +17,10 @@
 export interface Bus {
   peek(address: number): number;
   poke(address: number, value: number): void;
-  /** The data bus's last value (Stella's System data bus state): set by the CPU's direct ROM fetches. */
+  /**
+   * The data bus's last value (Stella's System data bus state). The CPU keeps it while it reads and writes RAM and
+   * ROM directly, and sets it here before each bus call and when `execute` returns.
+   */
   dataBus?: number;
 }
 
@@ -137,13 +140,13 @@ const ROM_REMAPPED_BIT = 0x04;
 
 // ---- the interpreter, generated once from the tables above ----
 //
-// `execute` is one loop around one `switch (opcode)`. Its 256 cases are JavaScript built when this module loads:
-// each is its addressing mode's accesses (as the operation's kind needs them: read, write or both), then the
-// operation's semantics, with the cycle count as a constant. So an instruction costs one dispatch, and each access
-// is compiled for where it can land:
+// `execute` is one loop around one `switch (opcode)` (a jump table in V8). Its cases are JavaScript built from the
+// tables above when a CPU first runs: each is its addressing mode's accesses (as the operation's kind needs them:
+// read, write or both), then the operation's semantics, with the cycle count as a constant. So an instruction costs
+// one dispatch, and each access is compiled for where it can land:
 //
-// * `fetch` (the instruction stream): the cartridge's current bank straight from `rom` where the cartridge mapped it
-//   (mapRom: no hotspots, no RAM ports), else RIOT RAM, else the bus;
+// * the instruction's own bytes: straight from the mapped bank (`rom`, see mapRom: no hotspots, no RAM ports) when
+//   the whole instruction lies in it (`fast`, decided at the opcode), else through `fetchAt`;
 // * `readZp`/`writeZp` (zero page and stack, below $200 so A12 and A9 are clear): RIOT RAM when A7 is set, else the
 //   bus (the TIA);
 // * `read`/`write` (any address): RIOT RAM, the mapped bank, or the bus.
@@ -154,7 +157,9 @@ const ROM_REMAPPED_BIT = 0x04;
 // through the bus) raises ROM_REMAPPED_BIT, and the loop reloads `rom` before the next instruction: within the
 // instruction that switched, no later access reads the mapped bank, since the stream only moves up from a hotspot
 // (past the mapped range, or wrapping to the TIA) and the only stream read after a data access, RTS's, follows
-// stack reads, which cannot reach the cartridge.
+// stack reads, which cannot reach the cartridge. (E0 carts switch by rewriting the bank in place; an FE bank,
+// mapped for one A13 half, stays right for that half.) Results of calls are or-ed with 0: V8 cannot see their
+// type, and an untyped value flowing into `db` and the opcode would make it box and check them everywhere.
 
 /**
  * `a` (an expression without side effects) in the mapped bank, short of its last two bytes (the bus reads those the
