@@ -443,7 +443,7 @@ function buildExecute(ramMapped: boolean): Execute {
  * not; a bank switch) on a scratch CPU, so that V8's first optimized compile of `execute` has type feedback for all
  * of it. Without this, V8 compiles, then deoptimizes and recompiles (a few hundred ms of CPU for a function this
  * size) each time a game first takes a path the earlier games had not: work repeated in every process, and noise in
- * the middle of measurements. Three rounds: V8 only starts collecting feedback after a function's first calls.
+ * the middle of measurements. Several rounds: V8 only starts collecting feedback after a function's first calls.
  */
 function primeFeedback(execute: Execute, ramMapped: boolean): void {
   // A flat 8K: $0000-$0FFF behind the bus (or RAM where mapped), $1000-$1FFF the mapped bank.
@@ -467,7 +467,8 @@ function primeFeedback(execute: Execute, ramMapped: boolean): void {
     [0x0090, 0x81, 0x00, 0x7f, 0x80, 0xc9, 0x1ff0],
     [0x1fff, 0x00, 0x00, 0x00, 0x01, 0x08, 0x0000],
   ];
-  for (let round = 0; round < 3; round++) {
+  // Rounds vary A and the flags (D flipped in odd rounds, N V Z C from round 2) for the arithmetic's branches.
+  for (let round = 0; round < 4; round++) {
     for (let opcode = 0; opcode < 256; opcode++) {
       for (const [at, low, high, index, sp, ps, target] of situations) {
         cpu.mapRom(bank, 0, 0x1000);
@@ -477,7 +478,8 @@ function primeFeedback(execute: Execute, ramMapped: boolean): void {
         cpu.pc = at;
         cpu.x = cpu.y = index;
         cpu.sp = sp;
-        cpu.setPS(ps);
+        cpu.setPS(ps ^ (round & 1 ? 0x08 : 0) ^ (round & 2 ? 0xc3 : 0));
+        cpu.a = [0x00, 0x80, 0x7f, 0xff][round];
         execute(cpu, 2);
       }
     }
