@@ -231,6 +231,80 @@ describe("cartridges", () => {
   });
 });
 
+describe("the CPU's direct reads (mapped bank, RIOT RAM)", () => {
+  /** A CPU on a cartridge (A12 set) and flat memory below it, with RIOT RAM mapped for direct access at $80-$FF. */
+  function wired(image: Uint8Array, type: string, tia: (address: number, dataBus: number) => number = () => 0) {
+    const low = new Uint8Array(0x1000);
+    const clock = { cycles: 0 };
+    const cart = createCartridge(image, type);
+    const bus = {
+      dataBus: 0,
+      peek(address: number): number {
+        const value = address & 0x1000 ? cart.peek(address) : address & 0x1280 ? low[address & 0xfff] : tia(address, this.dataBus);
+        this.dataBus = value;
+        return value;
+      },
+      poke(address: number, value: number): void {
+        if (address & 0x1000) cart.poke(address, value);
+        else low[address & 0xfff] = value;
+        this.dataBus = value;
+      },
+    };
+    const cpu = new M6502(bus, clock);
+    const ram = new Uint8Array(128);
+    cpu.mapRam(ram);
+    cart.mapper = cpu;
+    cart.reset();
+    return { cpu, ram };
+  }
+
+  test("F8: the instruction after a hotspot read comes from the new bank", () => {
+    const image = new Uint8Array(8192).fill(0xea);
+    image.set([0xad, 0xf8, 0x1f], 0x1000); // bank 1 (the start bank), $1000: LDA $1FF8 (switch to bank 0)
+    image.set([0xa9, 0x42], 0x0003); // bank 0, $1003: LDA #$42
+    image.set([0xa9, 0x11], 0x1003); // bank 1, $1003: LDA #$11
+    const { cpu } = wired(image, "F8");
+    cpu.pc = 0x1000;
+    cpu.execute(2);
+    assert.equal(cpu.a, 0x42);
+  });
+
+  test("E0: reads from a slot follow its slice switches", () => {
+    const image = new Uint8Array(8192);
+    for (let s = 0; s < 7; s++) image.fill(s, s * 1024, (s + 1) * 1024);
+    // In the fixed slot (slice 7, $1C00): LDA $1000; LDX $1FE2 (slot 0 <- slice 2); LDY $1000
+    image.set([0xad, 0x00, 0x10, 0xae, 0xe2, 0x1f, 0xac, 0x00, 0x10], 7 * 1024);
+    const { cpu } = wired(image, "E0");
+    cpu.pc = 0x1c00;
+    cpu.execute(3);
+    assert.deepEqual([cpu.a, cpu.y], [4, 2]);
+  });
+
+  test("FE: code and data at $Dxxx come from the second 4K, at $Fxxx from the first, whichever ran last", () => {
+    const image = new Uint8Array(8192);
+    image.fill(0xaa, 0x200, 0x300);
+    image.fill(0xbb, 0x1200, 0x1300);
+    image.set([0x20, 0x00, 0xd1, 0xad, 0x00, 0xd2], 0x000); // $F000: JSR $D100; LDA $D200
+    image.set([0xae, 0x00, 0xf2, 0xac, 0x00, 0xd2, 0x60], 0x1100); // $D100: LDX $F200; LDY $D200; RTS
+    const { cpu } = wired(image, "FE");
+    cpu.pc = 0xf000;
+    cpu.sp = 0xff;
+    cpu.execute(5);
+    assert.deepEqual([cpu.x, cpu.y, cpu.a, cpu.pc], [0xaa, 0xbb, 0xbb, 0xf006]);
+  });
+
+  test("a TIA read's undriven bits hold the byte read just before it, even from RAM read directly", () => {
+    const image = new Uint8Array(4096).fill(0xea);
+    image.set([0xa0, 0x00, 0xb1, 0x80], 0); // LDY #0; LDA ($80),Y
+    // A TIA-like register: bit 7 driven, bits 0-5 the data bus.
+    const { cpu, ram } = wired(image, "4K", (_, dataBus) => 0x80 | (dataBus & 0x3f));
+    ram.set([0x02, 0x0c]); // the pointer at $80: $0C02 (a TIA mirror), its high byte read last
+    cpu.pc = 0x1000;
+    cpu.execute(2);
+    assert.equal(cpu.a, 0x8c);
+  });
+});
+
 describe("screen to RGB", () => {
   test("a console's RGB cache converts each screen as screenToRgb does, whichever rows changed", () => {
     const cache = new ScreenRgbCache(160 * 6);

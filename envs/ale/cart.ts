@@ -13,7 +13,8 @@ export interface Cartridge {
   readonly watchesTiaWrites: boolean;
   /**
    * Where reads of the cartridge have no side effects, the CPU reads them straight from the current bank (see
-   * M6502.mapRom): the cartridge calls `mapRom` at reset and on every bank switch. Null (the default): never.
+   * M6502.mapRom): the cartridge calls `mapRom` at reset and whenever the array it mapped stops being what the CPU
+   * would read (E0 rewrites its mapped copy in place instead). Null (the default): never.
    */
   mapper: RomMapper | null;
   reset(): void;
@@ -23,7 +24,7 @@ export interface Cartridge {
 
 /** What a cartridge tells the CPU about its current bank (M6502.mapRom). */
 export interface RomMapper {
-  mapRom(rom: Uint8Array | null, from?: number, to?: number): void;
+  mapRom(rom: Uint8Array | null, from?: number, to?: number, a13?: boolean | null): void;
 }
 
 /** 2K and 4K: no bank switching (a 2K image is mirrored). */
@@ -108,40 +109,65 @@ class HotspotCartridge implements Cartridge {
   }
 }
 
-/** Parker Brothers' E0: four 1K slices, the first three selected by $FE0-$FF7, the last fixed to slice 7. */
+/**
+ * Parker Brothers' E0: four 1K slices, the first three selected by $FE0-$FF7, the last fixed to slice 7. The CPU
+ * sees them as one 4K window below the hotspots, kept as a copy that each switch updates in place.
+ */
 class E0Cartridge implements Cartridge {
   readonly type = "E0";
   readonly ram = null;
   readonly watchesTiaWrites = false;
   mapper: RomMapper | null = null;
-  private readonly slices = new Int32Array(4);
+  /** The image offset of the slice in each of the four 1K slots (-1: none yet). */
+  private readonly slices = new Int32Array(4).fill(-1);
+  /** The 4K as read: slot k holds slice `slices[k]`. */
+  private readonly window = new Uint8Array(4096);
   constructor(private readonly image: Uint8Array) {}
   reset(): void {
-    this.slices.set([4 << 10, 5 << 10, 6 << 10, 7 << 10]);
+    for (let slot = 0; slot < 4; slot++) this.select(slot, 4 + slot);
+    this.mapper?.mapRom(this.window, 0, 0xfe0);
+  }
+  private select(slot: number, slice: number): void {
+    const from = slice << 10;
+    if (this.slices[slot] === from) return;
+    this.slices[slot] = from;
+    this.window.set(this.image.subarray(from, from + 1024), slot << 10);
   }
   private hotspot(offset: number): void {
-    if (offset >= 0xfe0 && offset < 0xff8) this.slices[(offset - 0xfe0) >> 3] = (offset & 7) << 10;
+    if (offset >= 0xfe0 && offset < 0xff8) this.select((offset - 0xfe0) >> 3, offset & 7);
   }
   peek(address: number): number {
     const offset = address & 0x0fff;
     this.hotspot(offset);
-    return this.image[this.slices[offset >> 10] + (offset & 0x3ff)];
+    return this.window[offset];
   }
   poke(address: number): void {
     this.hotspot(address & 0x0fff);
   }
 }
 
-/** Activision's FE: the bank follows address line A13 of the CPU (code at $Dxxx runs from the second 4K). */
+/**
+ * Activision's FE: the bank follows address line A13 of the CPU (code at $Dxxx runs from the second 4K). The CPU
+ * reads directly from the bank of the half it last reached through the bus (each stays valid for its half).
+ */
 class FECartridge implements Cartridge {
   readonly type = "FE";
   readonly ram = null;
   readonly watchesTiaWrites = false;
   mapper: RomMapper | null = null;
+  /** The bank mapped for the CPU: 0 (A13 set), 1 (A13 clear), -1 none. */
+  private mapped = -1;
   constructor(private readonly image: Uint8Array) {}
-  reset(): void {}
+  reset(): void {
+    this.mapped = -1;
+  }
   peek(address: number): number {
-    return this.image[(address & 0x0fff) + (address & 0x2000 ? 0 : 4096)];
+    const bank = address & 0x2000 ? 0 : 1;
+    if (bank !== this.mapped && this.mapper !== null) {
+      this.mapped = bank;
+      this.mapper.mapRom(this.image.subarray(bank << 12, (bank + 1) << 12), 0, 0x1000, bank === 0);
+    }
+    return this.image[(address & 0x0fff) + (bank << 12)];
   }
   poke(): void {}
 }

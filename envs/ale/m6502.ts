@@ -163,14 +163,17 @@ export class M6502 {
   lastAccessWasRead = true;
 
   /**
-   * The cartridge's current 4K window as read, or null: reads with A12 set and offset (address & $FFF) in
-   * [romFrom, romTo) are served from it directly (see `fetch`).
+   * The cartridge's current 4K window as read, or null: reads with `address & romSelect` equal to romMatch (A12
+   * set, and for FE carts A13 as mapped) and offset (address & $FFF) in [romFrom, romTo) are served from it
+   * directly (see `fetch`).
    */
   private rom: Uint8Array | null = null;
   /** The RIOT's 128 bytes of RAM, read and written directly where the bus maps them (see `peek`), or null. */
   private ram: Uint8Array | null = null;
   private romFrom = 0;
   private romTo = 0;
+  private romSelect = 0x1000;
+  private romMatch = 0x1000;
 
   constructor(
     private readonly bus: Bus,
@@ -182,9 +185,12 @@ export class M6502 {
    * Lets program and operand fetches from the cartridge skip the bus where its reads have no side effects: a read
    * at A12-set `address` whose offset (address & $FFF) is in [from, to) is `rom[offset]` (a cartridge maps its
    * current bank here whenever it switches; hotspots and RAM ports stay outside the range). Null: no shortcut.
+   * `a13`: the bank is only for addresses with A13 set (true) or clear (false), as FE carts decode it.
    */
-  mapRom(rom: Uint8Array | null, from = 0, to = 0x1000): void {
+  mapRom(rom: Uint8Array | null, from = 0, to = 0x1000, a13: boolean | null = null): void {
     if (rom !== null && rom.length !== 4096) throw new RangeError(`mapRom: expected 4096 bytes, got ${rom.length}`);
+    this.romSelect = a13 === null ? 0x1000 : 0x3000;
+    this.romMatch = a13 === true ? 0x3000 : 0x1000;
     this.rom = rom;
     this.romFrom = rom === null ? 0 : from;
     this.romTo = rom === null ? 0 : to;
@@ -248,7 +254,7 @@ export class M6502 {
    */
   private fetch(address: number): number {
     const offset = address & 0xfff;
-    if ((address & 0x1000) === 0 || offset < this.romFrom || offset >= this.romTo) return this.peek(address);
+    if ((address & this.romSelect) !== this.romMatch || offset < this.romFrom || offset >= this.romTo) return this.peek(address);
     const value = this.rom![offset];
     this.bus.dataBus = value;
     this.lastAccessWasRead = true;
