@@ -19,6 +19,10 @@
 import { MAXIMUM_RESISTANCE, MINIMUM_RESISTANCE } from "./controls.ts";
 import { type M6502 } from "./m6502.ts";
 
+// Module-level copies: tsx compiles imports to getter calls, which a paddle game's every INPT read would pay.
+const MIN_RESISTANCE = MINIMUM_RESISTANCE;
+const MAX_RESISTANCE = MAXIMUM_RESISTANCE;
+
 // Object bits of Stella's TIABit enum, and the CTRLPF-derived bits it ORs into the same index.
 const P0 = 0x01, M0 = 0x02, P1 = 0x04, M1 = 0x08, BL = 0x10, PF = 0x20, SCORE = 0x40, PRIORITY = 0x80;
 const HBLANK = 68;
@@ -1051,8 +1055,8 @@ export class Tia {
    */
   private paddle(index: number): number {
     const r = this.ports.paddleResistance[index];
-    if (r === MINIMUM_RESISTANCE) return 0x80;
-    if (r === MAXIMUM_RESISTANCE || this.dumpEnabled) return 0;
+    if (r === MIN_RESISTANCE) return 0x80;
+    if (r === MAX_RESISTANCE || this.dumpEnabled) return 0;
     const t = 1.6 * r * 0.01e-6;
     const needed = Math.trunc(t * 1.19e6);
     return this.clock.cycles > (this.dumpDisabledCycle + needed) >>> 0 ? 0x80 : 0;
