@@ -5,6 +5,8 @@
 //   npx tsx benchmark/procgen_fidelity.ts [--reference SCRATCH] [--games ...] [--steps 1000]     (compares)
 //   npx tsx benchmark/procgen_fidelity.ts --speed --reference SCRATCH [--games ...] [--rounds 2]  (steps/s)
 //
+// With `--generated-assets` the record and the comparison are of use_generated_assets (easy mode only): fixtures
+// <game>_easy_generated.json, raw runs <game>_easy_generated_{first,traj}.bin.
 // Per game and distribution mode (easy, hard and each game's extra modes) the original runs twice with rand_seed 1
 // and every other option at ProcgenGym3Env's defaults: 20 envs for their first observations (20 level seeds),
 // and 5 envs for 1000 vector steps of seeded-random actions (a std::mt19937 seeded with the rand_seed, one draw per
@@ -121,8 +123,9 @@ export function runOurs(
   assetsDir: string,
   visit: (t: number, frame: StepRecord[], games: ProcgenEnv["games"]) => void,
   randSeed = RAND_SEED,
+  useGeneratedAssets = false,
 ): void {
-  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir) });
+  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir), useGeneratedAssets });
   const frame = (): StepRecord[] =>
     env.games.map((g, e) => ({
       reward: env.rewards[e],
@@ -215,13 +218,14 @@ export function trajectoryAgreement(ref: Fixture["trajectory"]["envs"], ours: Fi
 }
 
 /** The fixture file of a game and mode. */
-export function fixturePath(game: string, mode: string): string {
-  return join(FIXTURE_DIR, `${game}_${mode}.json`);
+export function fixturePath(game: string, mode: string, generated = false): string {
+  return join(FIXTURE_DIR, `${game}_${mode}${generated ? "_generated" : ""}.json`);
 }
 
-function rawPaths(reference: string, game: string, mode: string): { first: string; traj: string } {
+function rawPaths(reference: string, game: string, mode: string, generated: boolean): { first: string; traj: string } {
   const dir = join(reference, "recordings");
-  return { first: join(dir, `${game}_${mode}_first.bin`), traj: join(dir, `${game}_${mode}_traj.bin`) };
+  const name = `${game}_${mode}${generated ? "_generated" : ""}`;
+  return { first: join(dir, `${name}_first.bin`), traj: join(dir, `${name}_traj.bin`) };
 }
 
 function referenceBinary(reference: string): string {
@@ -236,13 +240,14 @@ function runReference(reference: string, args: string[]): string {
   return r.stdout;
 }
 
-function record(reference: string, game: string, mode: string, steps: number, reuse: boolean): Fixture {
+function record(reference: string, game: string, mode: string, steps: number, reuse: boolean, generated: boolean): Fixture {
   const root = join(reference, "src/procgen/data/assets");
-  const paths = rawPaths(reference, game, mode);
+  const paths = rawPaths(reference, game, mode, generated);
   mkdirSync(dirname(paths.first), { recursive: true });
   const m = String(MODE_NUMBERS[mode]);
-  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first]);
-  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj]);
+  const flags = generated ? ["--generated-assets"] : [];
+  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first, ...flags]);
+  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj, ...flags]);
   const first = readRaw(paths.first)[0];
   const traj = readRaw(paths.traj);
   const digest = new TrajectoryDigest(traj[0]);
@@ -274,10 +279,10 @@ interface Row {
 }
 
 /** Ours against one game and mode: the raw runs in `reference` when given, else the fixture. */
-export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS): Row {
-  const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode), "utf8"));
+export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS, generated = false): Row {
+  const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode, generated), "utf8"));
   steps = Math.min(steps, fixture.trajectory.steps);
-  const raw = reference ? rawPaths(reference, game, mode) : null;
+  const raw = reference ? rawPaths(reference, game, mode, generated) : null;
   let firstSame = 0;
   let firstPixels: number | null = null;
   const refFirst = raw ? readRaw(raw.first)[0] : null;
@@ -286,7 +291,7 @@ export function compare(game: string, mode: string, assetsDir: string, reference
       if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
       if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
     });
-  });
+  }, RAND_SEED, generated);
   const refTraj = raw ? readRaw(raw.traj) : null;
   let trajPixels: number | null = refTraj ? 0 : null;
   let digest: TrajectoryDigest | null = null;
@@ -294,7 +299,7 @@ export function compare(game: string, mode: string, assetsDir: string, reference
     if (t === 0) digest = new TrajectoryDigest(frame);
     else digest!.add(t, frame);
     if (refTraj && t > 0) frame.forEach((r, e) => (trajPixels! += differingPixels(r.obs, refTraj[t][e].obs)));
-  });
+  }, RAND_SEED, generated);
   const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
   const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
   return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
@@ -360,18 +365,19 @@ const ARGS = {
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
   speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
   rounds: int(2, "alternating timing rounds per game and env count (the median is printed)", { ge: 1 }),
+  generatedAssets: bool(false, "record / compare use_generated_assets instead (easy mode)"),
 };
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Procgen: ours against the C++ original (fixtures or a reference build).", "benchmark/procgen_fidelity.ts");
   const games = cli.games ? cli.games.split(",") : ENV_NAMES;
-  const pick = (game: string) => modesOf(game).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
+  const pick = (game: string) => (cli.generatedAssets ? ["easy"] : modesOf(game)).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
   if (cli.record) {
     if (!cli.reference) throw new Error("--record needs --reference");
     mkdirSync(FIXTURE_DIR, { recursive: true });
     for (const game of games) {
       for (const mode of pick(game)) {
-        writeFileSync(fixturePath(game, mode), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns))}\n`);
+        writeFileSync(fixturePath(game, mode, cli.generatedAssets), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns, cli.generatedAssets))}\n`);
         console.log(`recorded ${game} ${mode}`);
       }
     }
@@ -391,7 +397,7 @@ async function main(): Promise<void> {
   const pct = (n: number | null, of: number) => (n === null ? "n/a" : `${n} (${((100 * n) / of).toFixed(2)} %)`);
   for (const game of games) {
     for (const mode of pick(game)) {
-      const r = compare(game, mode, assetsDir, cli.reference, cli.steps);
+      const r = compare(game, mode, assetsDir, cli.reference, cli.steps, cli.generatedAssets);
       console.log(
         `| ${game} | ${mode} | ${r.firstSame} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
       );

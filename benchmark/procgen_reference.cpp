@@ -2,13 +2,14 @@
 // libenv_act / libenv_observe) with the options procgen's env.py passes, so that benchmark/procgen_fidelity.ts can
 // compare envs/procgen/ against it. Built by benchmark/procgen_reference_build.sh outside the repository.
 //
-//   procgen_reference record GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT OUT_FILE
-//   procgen_reference bench  GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT
+//   procgen_reference record GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT OUT_FILE [--generated-assets]
+//   procgen_reference bench  GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT [--generated-assets]
 //
 // MODE is procgen's distribution_mode number (easy 0, hard 1, extreme 2, memory 10). Every other option is
 // ProcgenGym3Env's default: num_levels 0, start_level 0, center_agent, backgrounds, no monochrome/restricted/
-// generated assets, no vel info, no sequential levels, debug_mode 0. num_threads is 0 (libenv then steps every env
-// on the calling thread), which changes nothing in the results and makes `bench` single-threaded like ours.
+// generated assets, no vel info, no sequential levels, debug_mode 0; `--generated-assets` sets
+// use_generated_assets. num_threads is 0 (libenv then steps every env on the calling thread), which changes
+// nothing in the results and makes `bench` single-threaded like ours.
 //
 // Actions: the same seeded-random sequence benchmark/procgen_fidelity.ts replays: a std::mt19937 seeded with
 // RAND_SEED, one draw per env per step (env 0 first), action = draw mod 15.
@@ -65,6 +66,15 @@ void die(const char *msg) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    bool generated_assets = false;
+    {
+        int kept = 1;
+        for (int i = 1; i < argc; i++) {
+            if (std::string(argv[i]) == "--generated-assets") generated_assets = true;
+            else argv[kept++] = argv[i];
+        }
+        argc = kept;
+    }
     if (argc < 8) die("usage: procgen_reference record|bench GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT [OUT_FILE]");
     const std::string cmd = argv[1];
     const std::string game = argv[2];
@@ -80,7 +90,7 @@ int main(int argc, char **argv) {
     // The dictionary ProcgenGym3Env builds (env.py), in its order.
     Options opts;
     opts.flag("center_agent", true);
-    opts.flag("use_generated_assets", false);
+    opts.flag("use_generated_assets", generated_assets);
     opts.flag("use_monochrome_assets", false);
     opts.flag("restrict_themes", false);
     opts.flag("use_backgrounds", true);

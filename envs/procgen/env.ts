@@ -53,6 +53,8 @@ export interface ProcgenOptions {
   centerAgent?: boolean;
   paintVelInfo?: boolean;
   useSequentialLevels?: boolean;
+  /** Sprites and backgrounds generated procedurally (assetgen.ts) rather than read: no image file is needed. */
+  useGeneratedAssets?: boolean;
   /**
    * How images are read. `null` (only allowed with `useMonochromeAssets`) draws sprites as procgen's monochrome
    * rectangles and leaves backgrounds black, so no image file is needed.
@@ -77,7 +79,9 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
   if (!Number.isInteger(numLevels) || numLevels < 0) throw new Error(`num_levels must be a non-negative integer, got ${numLevels}`);
   if (!Number.isInteger(levelStart) || levelStart < 0) throw new Error(`start_level must be a non-negative integer, got ${levelStart}`);
   const images = options.images ?? null;
-  if (images === null && !options.useMonochromeAssets) throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts) or useMonochromeAssets");
+  if (images === null && !options.useMonochromeAssets && !options.useGeneratedAssets) {
+    throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts), useMonochromeAssets or useGeneratedAssets");
+  }
   const gameOptions: Partial<GameOptions> = {
     distributionMode: mode,
     useBackgrounds: options.useBackgrounds ?? true,
@@ -86,6 +90,7 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
     centerAgent: options.centerAgent ?? true,
     paintVelInfo: options.paintVelInfo ?? false,
     useSequentialLevels,
+    useGeneratedAssets: options.useGeneratedAssets ?? false,
     images,
   };
   // VecGame: num_levels 0 means every int32 seed; otherwise [start_level, start_level + num_levels).
