@@ -293,6 +293,53 @@ export class Canvas {
   }
 
   /**
+   * A Format_ARGB32 image under a painter transform that QTransform calls a scale (a rotation by a multiple of 180
+   * degrees: m11 = m22 = cos, the negligible sine ignored): drawImage's fallback fills the mapped rect with its edges
+   * rounded (fillRect_normalized) and samples through the texture matrix, built and inverted as a scale.
+   */
+  private drawTexturedScaled(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, cx: number, cy: number, reflected: boolean, m: number): void {
+    const c11 = cos * (w / img.width);
+    const c22 = cos * (h / img.height);
+    const e = 1 / 65536;
+    const i11 = 1 / c11;
+    const i22 = 1 / c22;
+    const idx = -(e * c11 + (cx + rx * cos)) * i11;
+    const idy = -(e * c22 + (cy + ry * cos)) * i22;
+    // QTransform::mapRect of a scale: the corner and size mapped, a negative size flipped.
+    let x = cos * rx + cx;
+    let y = cos * ry + cy;
+    let bw = cos * w;
+    let bh = cos * h;
+    if (bw < 0) {
+      bw = -bw;
+      x -= bw;
+    }
+    if (bh < 0) {
+      bh = -bh;
+      y -= bh;
+    }
+    const x0 = Math.max(0, qRound(x));
+    const x1 = Math.min(this.width, qRound(x + bw));
+    const y0 = Math.max(0, qRound(y));
+    const y1 = Math.min(this.height, qRound(y + bh));
+    const src = premultiplied(img);
+    const iw = img.width;
+    const ih = img.height;
+    const fdx = Math.trunc(i11 * 65536);
+    for (let row = y0; row < y1; row++) {
+      const syi = Math.min(ih - 1, Math.max(0, Math.trunc((i22 * (row + 0.5) + 0 * (x0 + 0.5) + idy) * 65536) >> 16));
+      let fx = Math.trunc((0 * (row + 0.5) + i11 * (x0 + 0.5) + idx) * 65536);
+      let o = (row * this.width + x0) * 3;
+      for (let k = x0; k < x1; k++, o += 3) {
+        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
+        if (reflected) sxi = iw - 1 - sxi;
+        blendPremultiplied(this.pixels, o, src, (syi * iw + sxi) * 4, m);
+        fx = (fx + fdx) | 0;
+      }
+    }
+  }
+
+  /**
    * A rotated image, as procgen draws it: `translate(centre)`, `rotate(degrees)`, `drawImage(QRectF(-w/2, -h/2, w,
    * h))`. Targets under 16 px a side go through Qt's generic path: QRasterizer::rasterizeLine covers the rotated
    * rect (aliased), and each covered span samples the image through the inverse transform in 16.16 fixed point,
@@ -321,6 +368,10 @@ export class Canvas {
     const cy = rect.y + h / 2;
     const rx = -w / 2;
     const ry = -h / 2;
+    if (Math.abs(sin) <= 1e-12 && img.straightAlpha) {
+      this.drawTexturedScaled(img, rx, ry, w, h, cos, cx, cy, reflected, m);
+      return;
+    }
     if (Math.abs(sin) <= 1e-12) {
       // QTransform calls a rotation with a negligible sine a scale (by -1 at 180 degrees): the scaled-blit path,
       // on the rect mapped corner by corner.
