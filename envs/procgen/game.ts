@@ -69,6 +69,8 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
 
 /** Observation side in pixels (procgen's RES_W / RES_H). */
 export const RES = 64;
+/** Side of the frame `render_mode="rgb_array"` draws (procgen's RENDER_RES). */
+export const RENDER_RES = 512;
 
 /** procgen: float 15 * PI / 180 with its float PI. */
 const MAXVTHETA = Math.fround(Math.fround(15 * Math.fround(Math.PI)) / 180);
@@ -214,6 +216,18 @@ export abstract class BasicAbstractGame {
   observe(out: Uint8Array, offset = 0): void {
     this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
     this.gameDraw(this.canvas);
+  }
+
+  /**
+   * The frame redrawn at `size` x `size` (RGB, row 0 at the top): what procgen's render_human puts in info["rgb"],
+   * through this port's aliased paths (procgen turns on Qt's antialiasing and smooth image transforms there).
+   */
+  render(size = RENDER_RES): Uint8Array {
+    const c = new Canvas(size, size);
+    this.gameDraw(c);
+    // prepare_for_drawing left the camera at this size; the next observation sets it back.
+    this.prepareForDrawing();
+    return c.pixels;
   }
 
   // ======================= Hooks (C++ virtuals) =======================
@@ -835,7 +849,7 @@ export abstract class BasicAbstractGame {
   /** `draw_background`: black, then the level's image scaled to the world's height, offset by bg_pct_x. */
   drawBackground(c: Canvas): void {
     c.clear();
-    this.prepareForDrawing();
+    this.prepareForDrawing(c.height);
     if (!this.options.useBackgrounds) return;
     const img = this.backgroundImage();
     if (img === null) return;
@@ -875,7 +889,7 @@ export abstract class BasicAbstractGame {
 
   /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */
   drawForeground(c: Canvas): void {
-    this.prepareForDrawing();
+    this.prepareForDrawing(c.height);
     this.drawEntities(c, -1);
     let lowX: number, highX: number, lowY: number, highY: number;
     if (this.options.centerAgent) {
