@@ -10,8 +10,9 @@
 // ProcgenGym3Env's default: num_levels 0, start_level 0, center_agent, backgrounds, no monochrome/restricted/
 // generated assets, no vel info, no sequential levels, debug_mode 0; `--generated-assets` sets
 // use_generated_assets, `--render-human` sets render_human (each observe also draws the 512x512 antialiased frame
-// into info "rgb"; `record` then also writes OUT_FILE.hires: per frame and env, 512*512*3 bytes). num_threads is 0 (libenv then steps every env on the calling thread), which changes
-// nothing in the results and makes `bench` single-threaded like ours.
+// into info "rgb"; `record` then also writes OUT_FILE.hires: per frame and env, 512*512*3 bytes). num_threads is
+// 0 (libenv then steps every env on the calling thread), which changes nothing in the results and makes `bench`
+// single-threaded like ours.
 //
 // Actions: the same seeded-random sequence benchmark/procgen_fidelity.ts replays: a std::mt19937 seeded with
 // RAND_SEED, one draw per env per step (env 0 first), action = draw mod 15.
