@@ -5,6 +5,11 @@
 //   npx tsx benchmark/procgen_fidelity.ts [--reference SCRATCH] [--games ...] [--steps 1000]     (compares)
 //   npx tsx benchmark/procgen_fidelity.ts --speed --reference SCRATCH [--games ...] [--rounds 2]  (steps/s)
 //
+// With `--generated-assets` the record and the comparison are of use_generated_assets (easy mode only): fixtures
+// <game>_easy_generated.json, raw runs <game>_easy_generated_{first,traj}.bin. With `--render-human` they are of
+// the 512x512 frames render_mode="rgb_array" draws (libenv's render_human, info "rgb"; ours: the game's render()),
+// easy mode: the first frames of RENDER_FIRST_ENVS levels and RENDER_STEPS steps of the trajectory run's 5 envs,
+// fixtures <game>_easy_render.json (a checksum per frame), raw runs <game>_easy_render_{first,traj}.bin.hires.
 // Per game and distribution mode (easy, hard and each game's extra modes) the original runs twice with rand_seed 1
 // and every other option at ProcgenGym3Env's defaults: 20 envs for their first observations (20 level seeds),
 // and 5 envs for 1000 vector steps of seeded-random actions (a std::mt19937 seeded with the rand_seed, one draw per
@@ -30,6 +35,7 @@ import { bool, int, parseArgs, str } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { imageLoader, loadImage, neededFiles } from "../envs/procgen/assets.ts";
 import { OBS_SIZE, ProcgenEnv } from "../envs/procgen/env.ts";
+import { RENDER_RES } from "../envs/procgen/game.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
 
@@ -42,6 +48,9 @@ export const TRAJ_STEPS = 1000;
 /** Observation checksums are chained and kept every CHAIN_EVERY steps. */
 export const CHAIN_EVERY = 10;
 const RECORD_BYTES = 20 + OBS_SIZE;
+export const RENDER_FIRST_ENVS = 4;
+export const RENDER_STEPS = 10;
+const HIRES_BYTES = RENDER_RES * RENDER_RES * 3;
 
 /** procgen's distribution_mode numbers (game.h). */
 export const MODE_NUMBERS: Record<string, number> = { easy: 0, hard: 1, extreme: 2, memory: 10 };
@@ -124,8 +133,9 @@ export function runOurs(
   assetsDir: string,
   visit: (t: number, frame: StepRecord[], games: ProcgenEnv["games"]) => void,
   randSeed = RAND_SEED,
+  useGeneratedAssets = false,
 ): void {
-  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir) });
+  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir), useGeneratedAssets });
   const frame = (): StepRecord[] =>
     env.games.map((g, e) => ({
       reward: env.rewards[e],
@@ -218,13 +228,14 @@ export function trajectoryAgreement(ref: Fixture["trajectory"]["envs"], ours: Fi
 }
 
 /** The fixture file of a game and mode. */
-export function fixturePath(game: string, mode: string): string {
-  return join(FIXTURE_DIR, `${game}_${mode}.json`);
+export function fixturePath(game: string, mode: string, generated = false): string {
+  return join(FIXTURE_DIR, `${game}_${mode}${generated ? "_generated" : ""}.json`);
 }
 
-function rawPaths(reference: string, game: string, mode: string): { first: string; traj: string } {
+function rawPaths(reference: string, game: string, mode: string, generated: boolean): { first: string; traj: string } {
   const dir = join(reference, "recordings");
-  return { first: join(dir, `${game}_${mode}_first.bin`), traj: join(dir, `${game}_${mode}_traj.bin`) };
+  const name = `${game}_${mode}${generated ? "_generated" : ""}`;
+  return { first: join(dir, `${name}_first.bin`), traj: join(dir, `${name}_traj.bin`) };
 }
 
 function referenceBinary(reference: string): string {
@@ -239,13 +250,14 @@ function runReference(reference: string, args: string[]): string {
   return r.stdout;
 }
 
-function record(reference: string, game: string, mode: string, steps: number, reuse: boolean): Fixture {
+function record(reference: string, game: string, mode: string, steps: number, reuse: boolean, generated: boolean): Fixture {
   const root = join(reference, "src/procgen/data/assets");
-  const paths = rawPaths(reference, game, mode);
+  const paths = rawPaths(reference, game, mode, generated);
   mkdirSync(dirname(paths.first), { recursive: true });
   const m = String(MODE_NUMBERS[mode]);
-  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first]);
-  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj]);
+  const flags = generated ? ["--generated-assets"] : [];
+  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first, ...flags]);
+  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj, ...flags]);
   const first = readRaw(paths.first)[0];
   const traj = readRaw(paths.traj);
   const digest = new TrajectoryDigest(traj[0]);
@@ -259,7 +271,7 @@ function record(reference: string, game: string, mode: string, steps: number, re
   };
 }
 
-/** Pixels (positions, any channel) where two 64x64x3 observations differ. */
+/** Pixels (positions, any channel) where two RGB frames of the same size differ. */
 export function differingPixels(a: Uint8Array, b: Uint8Array): number {
   let n = 0;
   for (let i = 0; i < a.length; i += 3) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
@@ -277,10 +289,10 @@ interface Row {
 }
 
 /** Ours against one game and mode: the raw runs in `reference` when given, else the fixture. */
-export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS): Row {
-  const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode), "utf8"));
+export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS, generated = false): Row {
+  const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode, generated), "utf8"));
   steps = Math.min(steps, fixture.trajectory.steps);
-  const raw = reference ? rawPaths(reference, game, mode) : null;
+  const raw = reference ? rawPaths(reference, game, mode, generated) : null;
   let firstSame = 0;
   let firstPixels: number | null = null;
   const refFirst = raw ? readRaw(raw.first)[0] : null;
@@ -289,7 +301,7 @@ export function compare(game: string, mode: string, assetsDir: string, reference
       if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
       if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
     });
-  });
+  }, RAND_SEED, generated);
   const refTraj = raw ? readRaw(raw.traj) : null;
   let trajPixels: number | null = refTraj ? 0 : null;
   let digest: TrajectoryDigest | null = null;
@@ -297,11 +309,94 @@ export function compare(game: string, mode: string, assetsDir: string, reference
     if (t === 0) digest = new TrajectoryDigest(frame);
     else digest!.add(t, frame);
     if (refTraj && t > 0) frame.forEach((r, e) => (trajPixels! += differingPixels(r.obs, refTraj[t][e].obs)));
-  });
+  }, RAND_SEED, generated);
   const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
   const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
   return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
 }
+
+/** The 512x512 frames of one game (easy): first frames, then the trajectory run's frames per step. */
+export interface RenderFixture {
+  game: string;
+  randSeed: number;
+  /** Level seeds and 512x512 frame checksums of RENDER_FIRST_ENVS envs. */
+  first: { levelSeeds: number[]; frames: string[] };
+  /** frames[t][env]: checksums of the trajectory run's 512x512 frames, t = 0 before any action. */
+  trajectory: { steps: number; frames: string[][] };
+}
+
+export function renderFixturePath(game: string): string {
+  return join(FIXTURE_DIR, `${game}_easy_render.json`);
+}
+
+/** Our 512x512 frames under the recorded options and actions: `visit(t, frames)` per vector step. */
+export function runOursRender(game: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frames: Uint8Array[], levelSeeds: number[]) => void): void {
+  const env = new ProcgenEnv({ envName: game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+  const report = (t: number) => visit(t, env.games.map((g) => g.render()), env.games.map((g) => g.currentLevelSeed));
+  report(0);
+  const next = actionSource(RAND_SEED);
+  const actions = new Int32Array(numEnvs);
+  for (let t = 1; t <= steps; t++) {
+    next(actions);
+    env.step(actions);
+    report(t);
+  }
+}
+
+/** The raw 512x512 frames of a recording: [t][env]. */
+function readHires(file: string, numEnvs: number): Uint8Array[][] {
+  const buf = readFileSync(file);
+  const out: Uint8Array[][] = [];
+  for (let o = 0; o < buf.length; o += numEnvs * HIRES_BYTES) {
+    out.push(Array.from({ length: numEnvs }, (_, e) => new Uint8Array(buf.buffer, buf.byteOffset + o + e * HIRES_BYTES, HIRES_BYTES)));
+  }
+  return out;
+}
+
+function recordRender(reference: string, game: string, reuse: boolean): RenderFixture {
+  const root = join(reference, "src/procgen/data/assets");
+  const dir = join(reference, "recordings");
+  mkdirSync(dir, { recursive: true });
+  const first = join(dir, `${game}_easy_render_first.bin`);
+  const traj = join(dir, `${game}_easy_render_traj.bin`);
+  if (!reuse || !existsSync(`${first}.hires`)) runReference(reference, ["record", game, "0", String(RAND_SEED), String(RENDER_FIRST_ENVS), "0", root, first, "--render-human"]);
+  if (!reuse || !existsSync(`${traj}.hires`)) runReference(reference, ["record", game, "0", String(RAND_SEED), String(TRAJ_ENVS), String(RENDER_STEPS), root, traj, "--render-human"]);
+  return {
+    game,
+    randSeed: RAND_SEED,
+    first: { levelSeeds: readRaw(first)[0].map((r) => r.levelSeed), frames: readHires(`${first}.hires`, RENDER_FIRST_ENVS)[0].map((f) => hex(fnv1a(f))) },
+    trajectory: { steps: RENDER_STEPS, frames: readHires(`${traj}.hires`, TRAJ_ENVS).map((fs) => fs.map((f) => hex(fnv1a(f)))) },
+  };
+}
+
+/** Ours against one game's 512x512 frames: identical frames, and differing pixels when the raw runs are at hand. */
+function compareRender(game: string, assetsDir: string, reference: string | null): string {
+  const fixture: RenderFixture = JSON.parse(readFileSync(renderFixturePath(game), "utf8"));
+  const dir = reference ? join(reference, "recordings") : null;
+  const refFirst = dir ? readHires(join(dir, `${game}_easy_render_first.bin.hires`), RENDER_FIRST_ENVS)[0] : null;
+  const refTraj = dir ? readHires(join(dir, `${game}_easy_render_traj.bin.hires`), TRAJ_ENVS) : null;
+  let firstSame = 0;
+  let firstPixels = 0;
+  runOursRender(game, RENDER_FIRST_ENVS, 0, assetsDir, (_t, frames) =>
+    frames.forEach((f, e) => {
+      if (hex(fnv1a(f)) === fixture.first.frames[e]) firstSame++;
+      if (refFirst) firstPixels += differingPixels(f, refFirst[e]);
+    }),
+  );
+  let trajSame = 0;
+  let trajPixels = 0;
+  runOursRender(game, TRAJ_ENVS, fixture.trajectory.steps, assetsDir, (t, frames) =>
+    frames.forEach((f, e) => {
+      if (hex(fnv1a(f)) === fixture.trajectory.frames[t][e]) trajSame++;
+      if (refTraj) trajPixels += differingPixels(f, refTraj[t][e]);
+    }),
+  );
+  const px = RENDER_RES * RENDER_RES;
+  const pct = (n: number, of: number) => (reference ? `${n} (${((100 * n) / of).toFixed(2)} %)` : "n/a");
+  const frames = TRAJ_ENVS * (fixture.trajectory.steps + 1);
+  return `| ${game} | ${firstSame} | ${pct(firstPixels, RENDER_FIRST_ENVS * px)} | ${trajSame} | ${pct(trajPixels, frames * px)} |`;
+}
+
 
 /** CPU seconds this process has used (user + system, all its threads: V8's collector and compiler included). */
 function cpuSeconds(): number {
@@ -392,18 +487,28 @@ const ARGS = {
   speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
   rounds: int(2, "alternating timing rounds per game and env count (the median and the best are printed)", { ge: 1 }),
   speedRow: bool(false, "--speed for the one game of --games in this process, the table row only (--speed runs one such process per game)"),
+  generatedAssets: bool(false, "record / compare use_generated_assets instead (easy mode)"),
+  renderHuman: bool(false, "record / compare the 512x512 render_mode=\"rgb_array\" frames instead (easy mode)"),
 };
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Procgen: ours against the C++ original (fixtures or a reference build).", "benchmark/procgen_fidelity.ts");
   const games = cli.games ? cli.games.split(",") : ENV_NAMES;
-  const pick = (game: string) => modesOf(game).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
+  const pick = (game: string) => (cli.generatedAssets ? ["easy"] : modesOf(game)).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
+  if (cli.record && cli.renderHuman) {
+    if (!cli.reference) throw new Error("--record needs --reference");
+    for (const game of games) {
+      writeFileSync(renderFixturePath(game), `${JSON.stringify(recordRender(cli.reference, game, cli.reuseRuns))}\n`);
+      console.log(`recorded ${game} 512x512`);
+    }
+    return;
+  }
   if (cli.record) {
     if (!cli.reference) throw new Error("--record needs --reference");
     mkdirSync(FIXTURE_DIR, { recursive: true });
     for (const game of games) {
       for (const mode of pick(game)) {
-        writeFileSync(fixturePath(game, mode), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns))}\n`);
+        writeFileSync(fixturePath(game, mode, cli.generatedAssets), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns, cli.generatedAssets))}\n`);
         console.log(`recorded ${game} ${mode}`);
       }
     }
@@ -417,6 +522,12 @@ async function main(): Promise<void> {
     else speedTable(cli.reference, games, assetsDir, cli.rounds);
     return;
   }
+  if (cli.renderHuman) {
+    console.log(`| game | 512x512 first frames identical (of ${RENDER_FIRST_ENVS}) | pixels differing | trajectory frames identical (of ${TRAJ_ENVS}×${RENDER_STEPS + 1}) | pixels differing |`);
+    console.log("| --- | --- | --- | --- | --- |");
+    for (const game of games) console.log(compareRender(game, assetsDir, cli.reference));
+    return;
+  }
   const px = FIRST_ENVS * 4096;
   console.log(`| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`);
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
@@ -424,7 +535,7 @@ async function main(): Promise<void> {
   const pct = (n: number | null, of: number) => (n === null ? "n/a" : `${n} (${((100 * n) / of).toFixed(2)} %)`);
   for (const game of games) {
     for (const mode of pick(game)) {
-      const r = compare(game, mode, assetsDir, cli.reference, cli.steps);
+      const r = compare(game, mode, assetsDir, cli.reference, cli.steps, cli.generatedAssets);
       console.log(
         `| ${game} | ${mode} | ${r.firstSame} | ${pct(r.firstPixels, px)} | ${sum(r.infoSteps)} (${r.infoSteps.join(", ")}) | ${sum(r.obsSteps)} (${r.obsSteps.join(", ")}) | ${pct(r.trajPixels, TRAJ_ENVS * cli.steps * 4096)} |`,
       );

@@ -2,13 +2,17 @@
 // libenv_act / libenv_observe) with the options procgen's env.py passes, so that benchmark/procgen_fidelity.ts can
 // compare envs/procgen/ against it. Built by benchmark/procgen_reference_build.sh outside the repository.
 //
-//   procgen_reference record GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT OUT_FILE
-//   procgen_reference bench  GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT
+//   procgen_reference record GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT OUT_FILE [--generated-assets]
+//                            [--render-human]
+//   procgen_reference bench  GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT [--generated-assets]
 //
 // MODE is procgen's distribution_mode number (easy 0, hard 1, extreme 2, memory 10). Every other option is
 // ProcgenGym3Env's default: num_levels 0, start_level 0, center_agent, backgrounds, no monochrome/restricted/
-// generated assets, no vel info, no sequential levels, debug_mode 0. num_threads is 0 (libenv then steps every env
-// on the calling thread), which changes nothing in the results and makes `bench` single-threaded like ours.
+// generated assets, no vel info, no sequential levels, debug_mode 0; `--generated-assets` sets
+// use_generated_assets, `--render-human` sets render_human (each observe also draws the 512x512 antialiased frame
+// into info "rgb"; `record` then also writes OUT_FILE.hires: per frame and env, 512*512*3 bytes). num_threads is
+// 0 (libenv then steps every env on the calling thread), which changes nothing in the results and makes `bench`
+// single-threaded like ours.
 //
 // Actions: the same seeded-random sequence benchmark/procgen_fidelity.ts replays: a std::mt19937 seeded with
 // RAND_SEED, one draw per env per step (env 0 first), action = draw mod 15.
@@ -73,6 +77,17 @@ void die(const char *msg) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    bool generated_assets = false;
+    bool render_human = false;
+    {
+        int kept = 1;
+        for (int i = 1; i < argc; i++) {
+            if (std::string(argv[i]) == "--generated-assets") generated_assets = true;
+            else if (std::string(argv[i]) == "--render-human") render_human = true;
+            else argv[kept++] = argv[i];
+        }
+        argc = kept;
+    }
     if (argc < 8) die("usage: procgen_reference record|bench GAME MODE RAND_SEED NUM_ENVS STEPS RESOURCE_ROOT [OUT_FILE]");
     const std::string cmd = argv[1];
     const std::string game = argv[2];
@@ -88,7 +103,7 @@ int main(int argc, char **argv) {
     // The dictionary ProcgenGym3Env builds (env.py), in its order.
     Options opts;
     opts.flag("center_agent", true);
-    opts.flag("use_generated_assets", false);
+    opts.flag("use_generated_assets", generated_assets);
     opts.flag("use_monochrome_assets", false);
     opts.flag("restrict_themes", false);
     opts.flag("use_backgrounds", true);
@@ -102,7 +117,7 @@ int main(int argc, char **argv) {
     opts.i32("debug_mode", 0);
     opts.i32("rand_seed", rand_seed);
     opts.i32("num_threads", 0);
-    opts.flag("render_human", false);
+    opts.flag("render_human", render_human);
     opts.str("resource_root", root);
     libenv_env *env = libenv_make(num_envs, opts.finish());
 
@@ -113,13 +128,16 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> first(num_envs);
     std::vector<int32_t> prev_seed(num_envs), level_seed(num_envs), action(num_envs, 0);
     std::vector<uint8_t> prev_complete(num_envs);
-    std::vector<void *> ob_ptrs(num_envs), ac_ptrs(num_envs), info_ptrs(3 * num_envs);
+    const size_t hires_bytes = 512 * 512 * 3;
+    std::vector<uint8_t> hires(render_human ? (size_t)num_envs * hires_bytes : 0);
+    std::vector<void *> ob_ptrs(num_envs), ac_ptrs(num_envs), info_ptrs((render_human ? 4 : 3) * num_envs);
     for (int e = 0; e < num_envs; e++) {
         ob_ptrs[e] = &obs[(size_t)e * OBS_BYTES];
         ac_ptrs[e] = &action[e];
         info_ptrs[e] = &prev_seed[e];
         info_ptrs[num_envs + e] = &prev_complete[e];
         info_ptrs[2 * num_envs + e] = &level_seed[e];
+        if (render_human) info_ptrs[3 * num_envs + e] = &hires[(size_t)e * hires_bytes];
     }
     libenv_buffers bufs{ob_ptrs.data(), rew.data(), first.data(), info_ptrs.data(), ac_ptrs.data()};
     libenv_set_buffers(env, &bufs);
@@ -147,6 +165,11 @@ int main(int argc, char **argv) {
     const int32_t header[2] = {num_envs, steps};
     std::fwrite("PGR1", 1, 4, out);
     std::fwrite(header, 4, 2, out);
+    FILE *hires_out = nullptr;
+    if (render_human) {
+        hires_out = std::fopen((std::string(argv[8]) + ".hires").c_str(), "wb");
+        if (hires_out == nullptr) die("cannot open OUT_FILE.hires");
+    }
     auto write_frame = [&](bool initial) {
         for (int e = 0; e < num_envs; e++) {
             const int32_t a = initial ? -1 : action[e];
@@ -158,6 +181,7 @@ int main(int argc, char **argv) {
             std::fwrite(flags, 1, 4, out);
             std::fwrite(&obs[(size_t)e * OBS_BYTES], 1, OBS_BYTES, out);
         }
+        if (hires_out != nullptr) std::fwrite(hires.data(), 1, hires.size(), hires_out);
     };
     write_frame(true);
     for (int t = 0; t < steps; t++) {
@@ -167,6 +191,7 @@ int main(int argc, char **argv) {
         write_frame(false);
     }
     std::fclose(out);
+    if (hires_out != nullptr) std::fclose(hires_out);
     libenv_close(env);
     return 0;
 }

@@ -4,7 +4,9 @@
 // seeds) must be pixel-identical (FNV-1a checksums), and the trajectories of 5 envs under the recorded
 // seeded-random actions must agree in rewards, dones, level seeds and observation checksums. The suite replays the
 // first TEST_STEPS steps of each trajectory (the time budget); `npx tsx benchmark/procgen_fidelity.ts` replays all
-// 1000. Needs procgen's images (PROCGEN_ASSETS_DIR or ../shared/procgen_assets) and skips without them.
+// 1000. With use_generated_assets (fixtures <game>_easy_generated.json) it checks the first frames of the
+// trajectory run's 5 levels and its first GENERATED_TEST_STEPS steps, with no image file. The rest needs procgen's
+// images (PROCGEN_ASSETS_DIR or ../shared/procgen_assets) and skips without them.
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -31,6 +33,8 @@ const ASSETS = process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procge
 const SKIP = existsSync(resolve(ASSETS, "misc_assets")) ? false : "procgen images not found (PROCGEN_ASSETS_DIR or ../shared/procgen_assets)";
 /** Trajectory steps replayed per game and mode in the suite. */
 const TEST_STEPS = 100;
+/** With use_generated_assets every level draws a 500x500 background: the suite replays these steps of its fixtures. */
+const GENERATED_TEST_STEPS = 10;
 
 const hex = (h: number) => h.toString(16).padStart(8, "0");
 
@@ -69,3 +73,36 @@ for (const game of ENV_NAMES) {
     }
   });
 }
+
+// Generated assets read no image file: these run without procgen's images (a folder that does not exist proves it).
+describe("procgen use_generated_assets against the original (easy)", () => {
+  for (const game of ENV_NAMES) {
+    const file = fixturePath(game, "easy", true);
+    if (!existsSync(file)) continue;
+    test(`${game}: first frames of ${TRAJ_ENVS} levels and their trajectories for ${GENERATED_TEST_STEPS} steps identical`, () => {
+      const fixture: Fixture = JSON.parse(readFileSync(file, "utf8"));
+      let digest: TrajectoryDigest | null = null;
+      const first: string[] = [];
+      runOurs(
+        game,
+        "easy",
+        TRAJ_ENVS,
+        GENERATED_TEST_STEPS,
+        resolve(ROOT, "no-procgen-images-here"),
+        (t, frame) => {
+          if (t > 0) return digest!.add(t, frame);
+          digest = new TrajectoryDigest(frame);
+          for (const r of frame) first.push(hex(fnv1a(r.obs)));
+        },
+        fixture.randSeed,
+        true,
+      );
+      // The first run's envs get the trajectory run's level seeds in the same order (one seed generator).
+      assert.deepEqual(first, fixture.first.obs.slice(0, TRAJ_ENVS), "first frames");
+      const ref = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= GENERATED_TEST_STEPS), chain: env.chain.slice(0, GENERATED_TEST_STEPS / CHAIN_EVERY) }));
+      const { infoSteps, obsSteps } = trajectoryAgreement(ref, digest!.envs, GENERATED_TEST_STEPS);
+      assert.deepEqual(infoSteps, Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS), "steps (per env) before rewards, dones or level seeds differ");
+      assert.deepEqual(obsSteps, Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS), "steps (per env, in tens) before observations differ");
+    });
+  }
+});

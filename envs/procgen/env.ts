@@ -17,7 +17,7 @@ import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
 import { AssetsNotFoundError } from "./assets.ts";
 import { randomSeed } from "../rng.ts";
-import { type BasicAbstractGame, type DistributionMode, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, type ImageLoader, MEMORY_MODE, RES } from "./game.ts";
+import { type BasicAbstractGame, type DistributionMode, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, type ImageLoader, MEMORY_MODE, RENDER_RES, RES } from "./game.ts";
 import { makeGame } from "./games/index.ts";
 import { Mt19937 } from "./mt19937.ts";
 
@@ -53,6 +53,10 @@ export interface ProcgenOptions {
   centerAgent?: boolean;
   paintVelInfo?: boolean;
   useSequentialLevels?: boolean;
+  /** Sprites and backgrounds generated procedurally (assetgen.ts) rather than read: no image file is needed. */
+  useGeneratedAssets?: boolean;
+  /** `"rgb_array"`: every step also draws the 512x512 frame into each env's info `rgb` (procgen's render_human). */
+  renderMode?: string | null;
   /**
    * How images are read. `null` (only allowed with `useMonochromeAssets`) draws sprites as procgen's monochrome
    * rectangles and leaves backgrounds black, so no image file is needed.
@@ -77,7 +81,9 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
   if (!Number.isInteger(numLevels) || numLevels < 0) throw new Error(`num_levels must be a non-negative integer, got ${numLevels}`);
   if (!Number.isInteger(levelStart) || levelStart < 0) throw new Error(`start_level must be a non-negative integer, got ${levelStart}`);
   const images = options.images ?? null;
-  if (images === null && !options.useMonochromeAssets) throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts) or useMonochromeAssets");
+  if (images === null && !options.useMonochromeAssets && !options.useGeneratedAssets) {
+    throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts), useMonochromeAssets or useGeneratedAssets");
+  }
   const gameOptions: Partial<GameOptions> = {
     distributionMode: mode,
     useBackgrounds: options.useBackgrounds ?? true,
@@ -86,6 +92,7 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
     centerAgent: options.centerAgent ?? true,
     paintVelInfo: options.paintVelInfo ?? false,
     useSequentialLevels,
+    useGeneratedAssets: options.useGeneratedAssets ?? false,
     images,
   };
   // VecGame: num_levels 0 means every int32 seed; otherwise [start_level, start_level + num_levels).
@@ -98,8 +105,10 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
   });
 }
 
-function levelInfo(game: BasicAbstractGame): Info {
-  return { level_seed: game.currentLevelSeed, prev_level_seed: game.prevLevelSeed, prev_level_complete: game.stepData.levelComplete ? 1 : 0 };
+function levelInfo(game: BasicAbstractGame, renderHuman = false): Info {
+  const info: Info = { level_seed: game.currentLevelSeed, prev_level_seed: game.prevLevelSeed, prev_level_complete: game.stepData.levelComplete ? 1 : 0 };
+  if (renderHuman) info.rgb = game.render();
+  return info;
 }
 
 /** `procgen.ProcgenEnv(num_envs, env_name, ...)`: N games stepped in lockstep with in-step resets. */
@@ -113,11 +122,13 @@ export class ProcgenEnv {
   readonly rewards: Float32Array;
   readonly dones: Uint8Array;
   infos: Info[];
+  private readonly renderHuman: boolean;
 
   constructor(options: ProcgenOptions & { numEnvs: number }) {
     if (!Number.isInteger(options.numEnvs) || options.numEnvs < 1) throw new Error(`num_envs must be a positive integer, got ${options.numEnvs}`);
     this.numEnvs = options.numEnvs;
     this.games = makeGames(options, this.numEnvs);
+    this.renderHuman = options.renderMode === "rgb_array";
     this.obs = new Uint8Array(this.numEnvs * OBS_SIZE);
     this.rewards = new Float32Array(this.numEnvs);
     this.dones = new Uint8Array(this.numEnvs);
@@ -126,7 +137,7 @@ export class ProcgenEnv {
       g.reset();
       g.observe(this.obs, i * OBS_SIZE);
     });
-    this.infos = this.games.map(levelInfo);
+    this.infos = this.games.map((g) => levelInfo(g, this.renderHuman));
   }
 
   /** gym3 ignores resets: this returns the current observations, `{ rgb }` as procgen's dict space. */
@@ -145,7 +156,7 @@ export class ProcgenEnv {
       this.rewards[i] = g.stepData.reward;
       this.dones[i] = g.stepData.done ? 1 : 0;
     }
-    this.infos = this.games.map(levelInfo);
+    this.infos = this.games.map((g) => levelInfo(g, this.renderHuman));
     return [{ rgb: this.obs }, this.rewards, this.dones, this.infos];
   }
 
@@ -197,9 +208,9 @@ export class ProcgenGymEnv extends Env<Uint8Array, number> {
     return [this.frame.slice(), g.stepData.reward, g.stepData.done && !g.timedOut, g.timedOut, levelInfo(g)];
   }
 
-  /** The 64x64 observation frame (procgen's own rgb_array render is a 512x512 antialiased redraw; not reproduced). */
+  /** procgen's rgb_array frame: the current state redrawn at 512x512 (BasicAbstractGame.render). */
   override render(): { width: number; height: number; data: Uint8Array } | null {
-    return this.renderMode === "rgb_array" ? { width: RES, height: RES, data: this.frame.slice() } : null;
+    return this.renderMode === "rgb_array" ? { width: RENDER_RES, height: RENDER_RES, data: this.game.render() } : null;
   }
 
   /** The game inside (tests script it). */

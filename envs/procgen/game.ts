@@ -22,6 +22,7 @@
 // shouldDrawEntity, getTileAspectRatio, chooseCenter, gameDraw (drawBackground + drawForeground), drawOverlay.
 
 import { EXPLOSION, EXPLOSION5, Entity, INVALID_OBJ, PLAYER, SPACE, TRAIL, USE_ASSET_THRESHOLD, WALL_OBJ } from "./entity.ts";
+import { fixedAssetSeed, generateAsset, generateBackground } from "./assetgen.ts";
 import { IMAGE_SIZES } from "./image_sizes.ts";
 import { Mt19937 } from "./mt19937.ts";
 import { Canvas, type ProcgenImage, type Rect, monochromeColor, toShade } from "./render.ts";
@@ -45,6 +46,8 @@ export interface GameOptions {
   centerAgent: boolean;
   paintVelInfo: boolean;
   useSequentialLevels: boolean;
+  /** `use_generated_assets`: sprites and backgrounds drawn by assetgen.ts instead of read from image files. */
+  useGeneratedAssets: boolean;
   /**
    * Where images come from. `null` renders with `use_monochrome_assets` semantics (solid rectangles) and black
    * backgrounds, so a game runs without any image file; aspect ratios still come from the known image sizes.
@@ -60,11 +63,14 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   centerAgent: true,
   paintVelInfo: false,
   useSequentialLevels: false,
+  useGeneratedAssets: false,
   images: null,
 };
 
 /** Observation side in pixels (procgen's RES_W / RES_H). */
 export const RES = 64;
+/** Side of the frame `render_mode="rgb_array"` draws (procgen's RENDER_RES). */
+export const RENDER_RES = 512;
 
 /** procgen: float 15 * PI / 180 with its float PI. */
 const MAXVTHETA = Math.fround(Math.fround(15 * Math.fround(Math.PI)) / 180);
@@ -149,6 +155,10 @@ export abstract class BasicAbstractGame {
   private readonly assetCache = new Map<number, AssetInfo>();
   private readonly themeCounts = new Map<number, number>();
   private readonly backgrounds = new Map<string, ProcgenImage>();
+  /** The generated sprites' generator (`asset_rand_gen`), reseeded for each sprite type. */
+  private readonly assetRandGen = new Mt19937(0);
+  /** This level's generated background (`use_generated_assets`). */
+  private generatedBackground: ProcgenImage | null = null;
   private readonly canvas = new Canvas(RES, RES);
   /** The last background drawn, and what it was drawn from (see drawBackground). */
   private readonly lastBackground = new Uint8Array(RES * RES * 3);
@@ -215,6 +225,18 @@ export abstract class BasicAbstractGame {
     const px = this.canvas.pixels;
     if (px.buffer !== out.buffer || px.byteOffset !== out.byteOffset + offset) this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
     this.gameDraw(this.canvas);
+  }
+
+  /**
+   * The frame redrawn at `size` x `size` (RGB, row 0 at the top): what procgen's render_human puts in info["rgb"],
+   * through this port's aliased paths (procgen turns on Qt's antialiasing and smooth image transforms there).
+   */
+  render(size = RENDER_RES): Uint8Array {
+    const c = new Canvas(size, size);
+    this.gameDraw(c);
+    // prepare_for_drawing left the camera at this size; the next observation sets it back.
+    this.prepareForDrawing();
+    return c.pixels;
   }
 
   // ======================= Hooks (C++ virtuals) =======================
@@ -293,7 +315,9 @@ export abstract class BasicAbstractGame {
     if (!(this.mainWidth > 0 && this.mainHeight > 0)) throw new Error(`${this.name}: world size not set`);
     this.bgPctX = this.randGen.rand01();
     this.grid = new Int32Array(this.mainWidth * this.mainHeight);
-    this.backgroundIndex = this.randGen.randn(BACKGROUND_GROUPS[this.backgroundGroup()].length);
+    this.backgroundIndex = this.randGen.randn(this.options.useGeneratedAssets ? 1 : BACKGROUND_GROUPS[this.backgroundGroup()].length);
+    // Without background images procgen draws a new background for each level, from the level's generator.
+    if (this.options.useGeneratedAssets) this.generatedBackground = generateBackground(this.randGen);
     this.entities = [];
     const f = Math.fround;
     const r = f(0.4);
@@ -698,11 +722,11 @@ export abstract class BasicAbstractGame {
     const key = type + theme * USE_ASSET_THRESHOLD;
     let info = this.assetCache.get(key);
     if (info === undefined) {
-      const names = this.imageNames(type);
+      const names = this.options.useGeneratedAssets ? [] : this.imageNames(type);
       this.themeCounts.set(type, Math.max(1, names.length));
       if (names.length === 0) {
-        // procgen would generate a sprite procedurally (AssetGen); we draw it as a solid rectangle.
-        info = { path: null, aspect: 1 };
+        // The same image for every theme: the generator is reseeded with the type alone.
+        info = { path: null, aspect: 1, image: generateAsset(this.assetRandGen, (fixedAssetSeed(this.name) + type) | 0, this.useBlockAsset(type)) };
       } else {
         const path = names[this.maskThemeIfNecessary(theme, type)];
         const size = IMAGE_SIZES[path] ?? (this.options.images ? [this.options.images(path).width, this.options.images(path).height] : [1, 1]);
@@ -711,6 +735,11 @@ export abstract class BasicAbstractGame {
       this.assetCache.set(key, info);
     }
     return info;
+  }
+
+  /** Whether a generated sprite of this type is a block covering the whole image (`use_block_asset`). */
+  useBlockAsset(_type: number): boolean {
+    return false;
   }
 
   numThemes(type: number): number {
@@ -801,6 +830,7 @@ export abstract class BasicAbstractGame {
 
   /** The background image of this level, or null when drawing it is impossible (no image files). */
   backgroundImage(): ProcgenImage | null {
+    if (this.options.useGeneratedAssets) return this.generatedBackground;
     if (this.options.images === null) return null;
     const path = BACKGROUND_GROUPS[this.backgroundGroup()][this.backgroundIndex];
     let img = this.backgrounds.get(path);
@@ -815,11 +845,11 @@ export abstract class BasicAbstractGame {
     const imgType = this.imageForType(baseType);
     if (imgType < 0) return;
     const info = imgType < USE_ASSET_THRESHOLD ? this.assetInfo(imgType, theme) : null;
-    if (this.options.useMonochromeAssets || this.options.images === null || info === null || info.path === null) {
+    if (this.options.useMonochromeAssets || info === null || (info.image === undefined && (this.options.images === null || info.path === null))) {
       this.drawGridObj(c, rect, imgType, theme);
       return;
     }
-    const img = (info.image ??= this.options.images(info.path));
+    const img = (info.image ??= this.options.images!(info.path!));
     if (rotation === 0) c.tileImage(img, rect, tileRatio, false, reflected, alpha);
     else c.drawImage(img, rect, rotation, reflected, alpha);
   }
@@ -841,14 +871,18 @@ export abstract class BasicAbstractGame {
   /** `draw_background`: black, then the level's image scaled to the world's height, offset by bg_pct_x. */
   drawBackground(c: Canvas): void {
     c.clear();
-    this.prepareForDrawing();
+    this.prepareForDrawing(c.height);
     if (!this.options.useBackgrounds) return;
     const img = this.backgroundImage();
     if (img === null) return;
     const main = this.getScreenRect(0, this.mainHeight, this.mainWidth, this.mainHeight);
     // Where the camera did not move (a fixed camera, or a centred one whose agent stands still) the background is
-    // the last frame's: each game keeps it, with what it was drawn from.
+    // the last frame's: each game keeps it, with what it was drawn from (observations only; the 512x512 view redraws).
     const last = this.lastBackgroundKey;
+    if (c.pixels.length !== this.lastBackground.length) {
+      this.paintOrReuseBackground(c, img, main);
+      return;
+    }
     if (
       img === this.lastBackgroundImage &&
       last[0] === main.x &&
@@ -877,8 +911,9 @@ export abstract class BasicAbstractGame {
   }
 
   private paintOrReuseBackground(c: Canvas, img: ProcgenImage, main: Rect): void {
-    if (this.options.centerAgent) {
-      // The camera moves with the agent: a background seldom comes back.
+    if (this.options.centerAgent || this.options.useGeneratedAssets) {
+      // The camera moves with the agent (a background seldom comes back) or the background is the level's own
+      // (generated): nothing to share.
       this.paintBackground(c, img, main);
       return;
     }
@@ -912,7 +947,7 @@ export abstract class BasicAbstractGame {
 
   /** `draw_foreground`: entities below the grid, the visible grid cells, entities, the agent, vel-info squares. */
   drawForeground(c: Canvas): void {
-    this.prepareForDrawing();
+    this.prepareForDrawing(c.height);
     this.drawEntities(c, -1);
     let lowX: number, highX: number, lowY: number, highY: number;
     if (this.options.centerAgent) {

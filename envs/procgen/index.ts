@@ -2,7 +2,7 @@
 // re-exports the Procgen API: `gym.procgen.ProcgenEnv` is the vector env CleanRL trains on.
 //
 // Images: `make("procgen-starpilot-v0", { assetsDir })`, else the folder in PROCGEN_ASSETS_DIR; with
-// `useMonochromeAssets: true` no image file is needed. (ppo_procgen.ts finds or downloads the folder first,
+// `useMonochromeAssets: true` or `useGeneratedAssets: true` no image file is needed. (ppo_procgen.ts finds or downloads the folder first,
 // with assets.ts's resolveAssetsDir, and passes it down.)
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
@@ -19,10 +19,10 @@ export { BasicAbstractGame, DEFAULT_GAME_OPTIONS, EASY_MODE, EXTREME_MODE, HARD_
 export type { GameOptions, ImageLoader } from "./game.ts";
 
 /** The keyword arguments of the gym ids (procgen's ProcgenGym3Env options, camelCase) besides renderMode. */
-const ACCEPTED_KWARGS = ["envName", "numLevels", "startLevel", "distributionMode", "randSeed", "useBackgrounds", "restrictThemes", "useMonochromeAssets", "centerAgent", "paintVelInfo", "useSequentialLevels", "assetsDir"];
+const ACCEPTED_KWARGS = ["envName", "numLevels", "startLevel", "distributionMode", "randSeed", "useBackgrounds", "restrictThemes", "useMonochromeAssets", "centerAgent", "paintVelInfo", "useSequentialLevels", "useGeneratedAssets", "assetsDir"];
 
 /**
- * The image loader for `assetsDir` (or PROCGEN_ASSETS_DIR); null with monochrome assets and no folder. Synchronous,
+ * The image loader for `assetsDir` (or PROCGEN_ASSETS_DIR); null with monochrome or generated assets and no folder. Synchronous,
  * so it never downloads: `resolveAssetsDir` (assets.ts) finds or downloads a folder first.
  */
 export function imagesFor(assetsDir: string | null | undefined, monochrome: boolean): ImageLoader | null {
@@ -41,7 +41,7 @@ for (const name of availableGames()) {
     id: `procgen-${name}-v0`,
     entryPoint: ({ renderMode, assetsDir, ...kw }) => {
       const options = { envName: name, ...kw } as unknown as ProcgenOptions;
-      return new ProcgenGymEnv({ ...options, images: imagesFor(assetsDir as string | null | undefined, options.useMonochromeAssets ?? false) }, renderMode ?? null);
+      return new ProcgenGymEnv({ ...options, images: imagesFor(assetsDir as string | null | undefined, (options.useMonochromeAssets ?? false) || (options.useGeneratedAssets ?? false)) }, renderMode ?? null);
     },
     acceptedKwargs: ACCEPTED_KWARGS,
     kwargs: { distributionMode: "hard" },

@@ -33,6 +33,11 @@ export interface ProcgenImage {
   premultiplied32?: Uint32Array;
   /** Whether every pixel has alpha 255 (then blending it at full opacity is a copy), found on first use. */
   fullyOpaque?: boolean;
+  /**
+   * A QImage::Format_ARGB32 image (procgen's generated sprites) rather than ARGB32_Premultiplied: Qt has no scaled
+   * or transformed blit for that format, so every draw goes through its generic textured fill.
+   */
+  straightAlpha?: boolean;
 }
 
 /** A rectangle in pixels: top-left corner, width, height (QRectF). */
@@ -186,8 +191,8 @@ export class Canvas {
     this.pixels.fill(0);
   }
 
-  /** `QPainter::fillRect(QRectF, QColor)` with an opaque colour. */
-  fillRect(rect: Rect, r: number, g: number, b: number): void {
+  /** `QPainter::fillRect(QRectF, QColor)`: source-over of colour (r, g, b) with alpha `a`. */
+  fillRect(rect: Rect, r: number, g: number, b: number, a = 255): void {
     let x0 = qRound(rect.x);
     let x1 = qRound(rect.x + rect.w);
     let y0 = qRound(rect.y);
@@ -199,6 +204,22 @@ export class Canvas {
     x1 = Math.min(this.width, x1);
     y1 = Math.min(this.height, y1);
     const px = this.pixels;
+    if (a !== 255) {
+      // comp_func_solid_SourceOver: the premultiplied colour plus the pixel times 255 - alpha.
+      const pr = byteMul(r, a);
+      const pg = byteMul(g, a);
+      const pb = byteMul(b, a);
+      const inv = 255 - a;
+      for (let y = y0; y < y1; y++) {
+        let o = (y * this.width + x0) * 3;
+        for (let x = x0; x < x1; x++, o += 3) {
+          px[o] = pr + byteMul(px[o], inv);
+          px[o + 1] = pg + byteMul(px[o + 1], inv);
+          px[o + 2] = pb + byteMul(px[o + 2], inv);
+        }
+      }
+      return;
+    }
     for (let y = y0; y < y1; y++) {
       let o = (y * this.width + x0) * 3;
       for (let x = x0; x < x1; x++, o += 3) {
@@ -218,6 +239,10 @@ export class Canvas {
     if (rect.w <= 0 || rect.h <= 0) return;
     if (rotation !== 0) {
       this.drawRotated(img, rect, rotation, reflected, alpha);
+      return;
+    }
+    if (img.straightAlpha && !opaque) {
+      this.drawTextured(img, rect, reflected, alpha);
       return;
     }
     // The engine passes the rect rebuilt from its corners (qt_mapRect_non_normalizing): the size becomes
@@ -313,6 +338,96 @@ export class Canvas {
   }
 
   /**
+   * An unrotated Format_ARGB32 image: QRasterPaintEngine::drawImage's fallback under an identity painter transform.
+   * The texture matrix is translate(rect corner) scale(rect / image) with setupMatrix's 1/65536 nudge, inverted as
+   * QTransform inverts a scale; QRasterizer::rasterizeLine covers the rect (aliased) and each span samples the image
+   * at its pixel centres in 16.16 fixed point (fetchTransformed, clamped to the image).
+   */
+  private drawTextured(img: ProcgenImage, rect: Rect, reflected: boolean, alpha: number): void {
+    const opacity = Math.trunc(Math.min(1, Math.max(0, alpha)) * 256);
+    if (opacity === 0) return;
+    const m = opacity === 256 ? 255 : (opacity * 255) >> 8;
+    const { x, y, w, h } = rect;
+    const sx = w / img.width;
+    const sy = h / img.height;
+    const e = 1 / 65536;
+    const i11 = 1 / sx;
+    const i22 = 1 / sy;
+    const idx = -(e * sx + x) * i11;
+    const idy = -(e * sy + y) * i22;
+    const fdx = Math.trunc(i11 * 65536);
+    const src = premultiplied32(img);
+    const iw = img.width;
+    const ih = img.height;
+    const px = this.pixels;
+    const width = this.width;
+    const my = (y + (y + h)) * 0.5;
+    const spans = rasterizeLine((x + x) * 0.5, my, (x + w + (x + w)) * 0.5, my, h / w, this.width, this.height);
+    for (let i = 0; i < spans; i++) {
+      const row = SPANS[3 * i];
+      const x0 = SPANS[3 * i + 1];
+      const len = SPANS[3 * i + 2];
+      const syi = Math.min(ih - 1, Math.max(0, Math.trunc((i22 * (row + 0.5) + 0 * (x0 + 0.5) + idy) * 65536) >> 16));
+      let fx = Math.trunc((0 * (row + 0.5) + i11 * (x0 + 0.5) + idx) * 65536);
+      let o = (row * width + x0) * 3;
+      const base = syi * iw;
+      for (let k = 0; k < len; k++, o += 3) {
+        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
+        if (reflected) sxi = iw - 1 - sxi;
+        blendPremultiplied(px, o, src, base + sxi, m);
+        fx = (fx + fdx) | 0;
+      }
+    }
+  }
+
+  /**
+   * A Format_ARGB32 image under a painter transform that QTransform calls a scale (a rotation by a multiple of 180
+   * degrees: m11 = m22 = cos, the negligible sine ignored): drawImage's fallback fills the mapped rect with its edges
+   * rounded (fillRect_normalized) and samples through the texture matrix, built and inverted as a scale.
+   */
+  private drawTexturedScaled(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, cx: number, cy: number, reflected: boolean, m: number): void {
+    const c11 = cos * (w / img.width);
+    const c22 = cos * (h / img.height);
+    const e = 1 / 65536;
+    const i11 = 1 / c11;
+    const i22 = 1 / c22;
+    const idx = -(e * c11 + (cx + rx * cos)) * i11;
+    const idy = -(e * c22 + (cy + ry * cos)) * i22;
+    // QTransform::mapRect of a scale: the corner and size mapped, a negative size flipped.
+    let x = cos * rx + cx;
+    let y = cos * ry + cy;
+    let bw = cos * w;
+    let bh = cos * h;
+    if (bw < 0) {
+      bw = -bw;
+      x -= bw;
+    }
+    if (bh < 0) {
+      bh = -bh;
+      y -= bh;
+    }
+    const x0 = Math.max(0, qRound(x));
+    const x1 = Math.min(this.width, qRound(x + bw));
+    const y0 = Math.max(0, qRound(y));
+    const y1 = Math.min(this.height, qRound(y + bh));
+    const src = premultiplied32(img);
+    const iw = img.width;
+    const ih = img.height;
+    const fdx = Math.trunc(i11 * 65536);
+    for (let row = y0; row < y1; row++) {
+      const syi = Math.min(ih - 1, Math.max(0, Math.trunc((i22 * (row + 0.5) + 0 * (x0 + 0.5) + idy) * 65536) >> 16));
+      let fx = Math.trunc((0 * (row + 0.5) + i11 * (x0 + 0.5) + idx) * 65536);
+      let o = (row * this.width + x0) * 3;
+      for (let k = x0; k < x1; k++, o += 3) {
+        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
+        if (reflected) sxi = iw - 1 - sxi;
+        blendPremultiplied(this.pixels, o, src, syi * iw + sxi, m);
+        fx = (fx + fdx) | 0;
+      }
+    }
+  }
+
+  /**
    * A rotated image, as procgen draws it: `translate(centre)`, `rotate(degrees)`, `drawImage(QRectF(-w/2, -h/2, w,
    * h))`. Targets under 16 px a side go through Qt's generic path: QRasterizer::rasterizeLine covers the rotated
    * rect (aliased), and each covered span samples the image through the inverse transform in 16.16 fixed point,
@@ -341,6 +456,10 @@ export class Canvas {
     const cy = rect.y + h / 2;
     const rx = -w / 2;
     const ry = -h / 2;
+    if (Math.abs(sin) <= 1e-12 && img.straightAlpha) {
+      this.drawTexturedScaled(img, rx, ry, w, h, cos, cx, cy, reflected, m);
+      return;
+    }
     if (Math.abs(sin) <= 1e-12) {
       // QTransform calls a rotation with a negligible sine a scale (by -1 at 180 degrees): the scaled-blit path,
       // on the rect mapped corner by corner.
@@ -356,7 +475,7 @@ export class Canvas {
     // The target's device bounds (QTransform::mapRect of the four corners), centred on (cx, cy).
     const boundsW = Math.abs(cos * w) + Math.abs(sin * h);
     const boundsH = Math.abs(sin * w) + Math.abs(cos * h);
-    if (boundsW >= 16 && boundsH >= 16) {
+    if (boundsW >= 16 && boundsH >= 16 && !img.straightAlpha) {
       this.drawTransformed(img, rx, ry, w, h, cos, sin, cx, cy, reflected, m);
       return;
     }

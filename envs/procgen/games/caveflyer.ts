@@ -32,6 +32,10 @@ export class CaveFlyer extends BasicAbstractGame {
     this.mixrate = f(0.9);
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === CAVEWALL;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "space_backgrounds";
   }

@@ -46,6 +46,10 @@ export class Chaser extends BasicAbstractGame {
     this.hasUsefulVelInfo = false;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === MAZE_WALL;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "topdown_simple_backgrounds";
   }

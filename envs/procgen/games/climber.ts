@@ -40,6 +40,10 @@ export class Climber extends BasicAbstractGame {
     this.outOfBoundsObject = WALL_MID;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return isWall(type);
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "platform_backgrounds";
   }

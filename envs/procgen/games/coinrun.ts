@@ -51,6 +51,10 @@ export class CoinRun extends BasicAbstractGame {
     this.outOfBoundsObject = WALL_MID;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return isWall(type);
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "platform_backgrounds";
   }

@@ -47,6 +47,10 @@ export class Dodgeball extends BasicAbstractGame {
     this.outOfBoundsObject = OOB_WALL;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === LAVA_WALL || type === DOOR || type === DOOR_OPEN;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "topdown_backgrounds";
   }

@@ -36,6 +36,10 @@ export class FruitBot extends BasicAbstractGame {
     this.outOfBoundsObject = OUT_OF_BOUNDS_WALL;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === BARRIER || type === LOCKED_DOOR || type === PRESENT;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "topdown_backgrounds";
   }

@@ -27,6 +27,10 @@ export class Heist extends BasicAbstractGame {
     this.visibility = 8;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === WALL_OBJ || type === LOCKED_DOOR;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "topdown_backgrounds";
   }

@@ -48,6 +48,10 @@ export class Jumper extends BasicAbstractGame {
     super("jumper", options);
   }
 
+  override useBlockAsset(type: number): boolean {
+    return isWall(type);
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "platform_backgrounds";
   }

@@ -35,6 +35,10 @@ export class Leaper extends BasicAbstractGame {
     this.timeout = 500;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === WATER || type === ROAD;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "topdown_backgrounds";
   }

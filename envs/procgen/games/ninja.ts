@@ -38,6 +38,10 @@ export class Ninja extends BasicAbstractGame {
     this.outOfBoundsObject = WALL_MID;
   }
 
+  override useBlockAsset(type: number): boolean {
+    return type === WALL_MID;
+  }
+
   override backgroundGroup(): BackgroundGroup {
     return "platform_backgrounds";
   }

@@ -3,7 +3,7 @@
 // the episode; touching an enemy, a meteor or an enemy bullet ends it.
 
 import { EXPLOSION, Entity, PLAYER } from "../entity.ts";
-import { BasicAbstractGame, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, RES } from "../game.ts";
+import { BasicAbstractGame, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE } from "../game.ts";
 import type { Canvas, ProcgenImage } from "../render.ts";
 import type { BackgroundGroup } from "../resources.ts";
 
@@ -99,10 +99,10 @@ export class StarPilot extends BasicAbstractGame {
    */
   drawScrollingBackground(c: Canvas, img: ProcgenImage): void {
     const f = Math.fround;
-    const scale = Math.trunc(RES / this.mainHeight);
+    const scale = Math.trunc(c.height / this.mainHeight);
     const xOff = f(f(f(f(-this.curTime * scale) * f(this.hpSlowV)) * 2) / this.charDim);
     const k = 3;
-    c.tileImage(img, { x: xOff, y: (-RES * (k - 1)) / 2, w: RES * k * BG_RATIO, h: RES * k }, 1, true);
+    c.tileImage(img, { x: xOff, y: (-c.height * (k - 1)) / 2, w: c.height * k * BG_RATIO, h: c.height * k }, 1, true);
   }
 
   override handleAgentCollision(obj: Entity): void {
