@@ -413,194 +413,123 @@ class CosmeticStroker {
     this.lastY = INT_MIN;
     if (!this.clipLine(rx1, ry1, rx2, ry2)) return;
     const cl = this.clipped;
-    let x1 = to26Dot6(cl[0]);
-    let y1 = to26Dot6(cl[1]);
-    let x2 = to26Dot6(cl[2]);
-    let y2 = to26Dot6(cl[3]);
+    const x1 = to26Dot6(cl[0]);
+    const y1 = to26Dot6(cl[1]);
+    const x2 = to26Dot6(cl[2]);
+    const y2 = to26Dot6(cl[3]);
     const dx = Math.abs(x2 - x1);
     const dy = Math.abs(y2 - y1);
-    if (dx < dy) {
-      let swapped = false;
-      if (y1 > y2) {
-        swapped = true;
-        [y1, y2, x1, x2] = [y2, y1, x2, x1];
-      }
-      const xinc = fixedDiv(x2 - x1, y2 - y1);
-      let x = x1 * 1024;
-      const y = (y1 + 32) >> 6;
-      const ys = (y2 + 32) >> 6;
-      const round = xinc > 0 ? 32 : 0;
-      if (y !== ys) {
-        x += (((y << 6) + round - y1) * xinc) >> 6;
-        if (swapped) {
-          this.lastX = x >> 16;
-          this.lastY = y;
-          this.lastDir = BOTTOM_TO_TOP;
-        } else {
-          this.lastX = (x + (ys - y - 1) * xinc) >> 16;
-          this.lastY = ys - 1;
-          this.lastDir = TOP_TO_BOTTOM;
-        }
-        this.lastAxisAligned = Math.abs(xinc) < 1 << 14;
-      }
-    } else {
-      if (!dx) return;
-      let swapped = false;
-      if (x1 > x2) {
-        swapped = true;
-        [x1, x2, y1, y2] = [x2, x1, y2, y1];
-      }
-      const yinc = fixedDiv(y2 - y1, x2 - x1);
-      let y = y1 * 1024;
-      const x = (x1 + 32) >> 6;
-      const xs = (x2 + 32) >> 6;
-      const round = yinc > 0 ? 32 : 0;
-      if (x !== xs) {
-        y += (((x << 6) + round - x1) * yinc) >> 6;
-        if (swapped) {
-          this.lastX = x;
-          this.lastY = y >> 16;
-          this.lastDir = RIGHT_TO_LEFT;
-        } else {
-          this.lastX = xs - 1;
-          this.lastY = (y + (xs - x - 1) * yinc) >> 16;
-          this.lastDir = LEFT_TO_RIGHT;
-        }
-        this.lastAxisAligned = Math.abs(yinc) < 1 << 14;
-      }
+    if (dx < dy) this.lastPointAlong(y1, y2, x1, x2, true);
+    else if (dx) this.lastPointAlong(x1, x2, y1, y2, false);
+  }
+
+  /**
+   * calculateLastPoint along the major axis `a` (y for a steep segment, x for a shallow one; `b` the other). Qt
+   * writes the steep and shallow cases out twice; they differ only in which of x and y is which.
+   */
+  private lastPointAlong(a1: number, a2: number, b1: number, b2: number, vertical: boolean): void {
+    let swapped = false;
+    if (a1 > a2) {
+      swapped = true;
+      [a1, a2, b1, b2] = [a2, a1, b2, b1];
     }
+    const inc = fixedDiv(b2 - b1, a2 - a1);
+    const a = (a1 + 32) >> 6;
+    const aEnd = (a2 + 32) >> 6;
+    if (a === aEnd) return;
+    const round = inc > 0 ? 32 : 0;
+    const b = b1 * 1024 + ((((a << 6) + round - a1) * inc) >> 6);
+    const lastA = swapped ? a : aEnd - 1;
+    const lastB = swapped ? b >> 16 : (b + (aEnd - a - 1) * inc) >> 16;
+    this.lastX = vertical ? lastB : lastA;
+    this.lastY = vertical ? lastA : lastB;
+    this.lastDir = vertical ? (swapped ? BOTTOM_TO_TOP : TOP_TO_BOTTOM) : swapped ? RIGHT_TO_LEFT : LEFT_TO_RIGHT;
+    this.lastAxisAligned = Math.abs(inc) < 1 << 14;
   }
 
   /** The aliased drawLine<drawPixel, NoDasher>: one pixel per row (steep) or per column (shallow). */
   stroke(rx1: number, ry1: number, rx2: number, ry2: number, caps: number): void {
     if (!this.clipLine(rx1, ry1, rx2, ry2)) return;
     const cl = this.clipped;
-    let x1 = to26Dot6(cl[0]);
-    let y1 = to26Dot6(cl[1]);
-    let x2 = to26Dot6(cl[2]);
-    let y2 = to26Dot6(cl[3]);
+    const x1 = to26Dot6(cl[0]);
+    const y1 = to26Dot6(cl[1]);
+    const x2 = to26Dot6(cl[2]);
+    const y2 = to26Dot6(cl[3]);
     const dx = Math.abs(x2 - x1);
     const dy = Math.abs(y2 - y1);
+    if (dx < dy) this.strokeAlong(y1, y2, x1, x2, caps, true);
+    else if (dx) this.strokeAlong(x1, x2, y1, y2, caps, false);
+  }
+
+  /** drawLine along the major axis `a` (see lastPointAlong); the gap and overlap rules compare pixels in x, y. */
+  private strokeAlong(a1: number, a2: number, b1: number, b2: number, caps: number, vertical: boolean): void {
+    let dir = vertical ? TOP_TO_BOTTOM : LEFT_TO_RIGHT;
+    let swapped = false;
+    if (a1 > a2) {
+      swapped = true;
+      [a1, a2, b1, b2] = [a2, a1, b2, b1];
+      caps = swapCaps(caps);
+      dir = vertical ? BOTTOM_TO_TOP : RIGHT_TO_LEFT;
+    }
+    const inc = fixedDiv(b2 - b1, a2 - a1);
+    let b = b1 * 1024;
+    if ((this.lastDir ^ (vertical ? VERTICAL_MASK : HORIZONTAL_MASK)) === dir) caps |= swapped ? CAP_END : CAP_BEGIN;
+    // capAdjust: half a pixel more at each capped end.
+    if (caps & CAP_BEGIN) {
+      a1 -= 32;
+      b -= inc >> 1;
+    }
+    if (caps & CAP_END) a2 += 32;
+    let a = (a1 + 32) >> 6;
+    let aEnd = (a2 + 32) >> 6;
+    const round = inc > 0 ? 32 : 0;
+    if (caps & CAP_BEGIN && (vertical ? this.lastY : this.lastX) === a + 1) a++;
     let lastX = this.lastX;
     let lastY = this.lastY;
-    if (dx < dy) {
-      let dir = TOP_TO_BOTTOM;
-      let swapped = false;
-      if (y1 > y2) {
-        swapped = true;
-        [y1, y2, x1, x2] = [y2, y1, x2, x1];
-        caps = swapCaps(caps);
-        dir = BOTTOM_TO_TOP;
-      }
-      const xinc = fixedDiv(x2 - x1, y2 - y1);
-      let x = x1 * 1024;
-      if ((this.lastDir ^ VERTICAL_MASK) === dir) caps |= swapped ? CAP_END : CAP_BEGIN;
-      // capAdjust: half a pixel more at each capped end.
-      if (caps & CAP_BEGIN) {
-        y1 -= 32;
-        x -= xinc >> 1;
-      }
-      if (caps & CAP_END) y2 += 32;
-      let y = (y1 + 32) >> 6;
-      let ys = (y2 + 32) >> 6;
-      const round = xinc > 0 ? 32 : 0;
-      if (caps & CAP_BEGIN && this.lastY === y + 1) y++;
-      if (y !== ys) {
-        x += (((y << 6) + round - y1) * xinc) >> 6;
-        let firstX = x >> 16;
-        let firstY = y;
-        lastX = (x + (ys - y - 1) * xinc) >> 16;
-        lastY = ys - 1;
-        if (swapped) [firstX, firstY, lastX, lastY] = [lastX, lastY, firstX, firstY];
-        const axisAligned = Math.abs(xinc) < 1 << 14;
-        if (this.lastX > INT_MIN) {
-          if (firstX === this.lastX && firstY === this.lastY) {
-            // the previous segment's last pixel: not drawn twice
-            if (swapped) --ys;
-            else {
-              ++y;
-              x += xinc;
-            }
-          } else if (
-            this.lastDir !== dir &&
-            ((axisAligned && this.lastAxisAligned && this.lastX !== firstX && this.lastY !== firstY) || Math.abs(this.lastX - firstX) > 1 || Math.abs(this.lastY - firstY) > 1)
-          ) {
-            // a gap at the corner: one pixel more
-            if (swapped) ++ys;
-            else {
-              --y;
-              x -= xinc;
-            }
-          } else if (this.lastDir === dir && Math.abs(this.lastX - firstX) <= 1 && Math.abs(this.lastY - firstY) > 1) {
-            x += xinc >> 1;
-            lastX = swapped ? x >> 16 : (x + (ys - y - 1) * xinc) >> 16;
+    if (a !== aEnd) {
+      b += (((a << 6) + round - a1) * inc) >> 6;
+      let firstA = a;
+      let firstB = b >> 16;
+      let lastA = aEnd - 1;
+      let lastB = (b + (aEnd - a - 1) * inc) >> 16;
+      if (swapped) [firstA, firstB, lastA, lastB] = [lastA, lastB, firstA, firstB];
+      const firstX = vertical ? firstB : firstA;
+      const firstY = vertical ? firstA : firstB;
+      lastX = vertical ? lastB : lastA;
+      lastY = vertical ? lastA : lastB;
+      const axisAligned = Math.abs(inc) < 1 << 14;
+      if (this.lastX > INT_MIN) {
+        if (firstX === this.lastX && firstY === this.lastY) {
+          // the previous segment's last pixel: not drawn twice
+          if (swapped) --aEnd;
+          else {
+            ++a;
+            b += inc;
           }
-        }
-        this.lastDir = dir;
-        this.lastAxisAligned = axisAligned;
-        do {
-          this.pixel(x >> 16, y);
-          x += xinc;
-        } while (++y < ys);
-      }
-    } else {
-      if (!dx) return;
-      let dir = LEFT_TO_RIGHT;
-      let swapped = false;
-      if (x1 > x2) {
-        swapped = true;
-        [x1, x2, y1, y2] = [x2, x1, y2, y1];
-        caps = swapCaps(caps);
-        dir = RIGHT_TO_LEFT;
-      }
-      const yinc = fixedDiv(y2 - y1, x2 - x1);
-      let y = y1 * 1024;
-      if ((this.lastDir ^ HORIZONTAL_MASK) === dir) caps |= swapped ? CAP_END : CAP_BEGIN;
-      if (caps & CAP_BEGIN) {
-        x1 -= 32;
-        y -= yinc >> 1;
-      }
-      if (caps & CAP_END) x2 += 32;
-      let x = (x1 + 32) >> 6;
-      let xs = (x2 + 32) >> 6;
-      const round = yinc > 0 ? 32 : 0;
-      if (caps & CAP_BEGIN && this.lastX === x + 1) x++;
-      if (x !== xs) {
-        y += (((x << 6) + round - x1) * yinc) >> 6;
-        let firstX = x;
-        let firstY = y >> 16;
-        lastX = xs - 1;
-        lastY = (y + (xs - x - 1) * yinc) >> 16;
-        if (swapped) [firstX, firstY, lastX, lastY] = [lastX, lastY, firstX, firstY];
-        const axisAligned = Math.abs(yinc) < 1 << 14;
-        if (this.lastX > INT_MIN) {
-          if (firstX === this.lastX && firstY === this.lastY) {
-            if (swapped) --xs;
-            else {
-              ++x;
-              y += yinc;
-            }
-          } else if (
-            this.lastDir !== dir &&
-            ((axisAligned && this.lastAxisAligned && this.lastX !== firstX && this.lastY !== firstY) || Math.abs(this.lastX - firstX) > 1 || Math.abs(this.lastY - firstY) > 1)
-          ) {
-            if (swapped) ++xs;
-            else {
-              --x;
-              y -= yinc;
-            }
-          } else if (this.lastDir === dir && Math.abs(this.lastX - firstX) <= 1 && Math.abs(this.lastY - firstY) > 1) {
-            y += yinc >> 1;
-            lastY = swapped ? y >> 16 : (y + (xs - x - 1) * yinc) >> 16;
+        } else if (
+          this.lastDir !== dir &&
+          ((axisAligned && this.lastAxisAligned && this.lastX !== firstX && this.lastY !== firstY) || Math.abs(this.lastX - firstX) > 1 || Math.abs(this.lastY - firstY) > 1)
+        ) {
+          // a gap at the corner: one pixel more
+          if (swapped) ++aEnd;
+          else {
+            --a;
+            b -= inc;
           }
+        } else if (this.lastDir === dir && Math.abs(this.lastX - firstX) <= 1 && Math.abs(this.lastY - firstY) > 1) {
+          b += inc >> 1;
+          lastB = swapped ? b >> 16 : (b + (aEnd - a - 1) * inc) >> 16;
+          if (vertical) lastX = lastB;
+          else lastY = lastB;
         }
-        this.lastDir = dir;
-        this.lastAxisAligned = axisAligned;
-        do {
-          this.pixel(x, y >> 16);
-          y += yinc;
-        } while (++x < xs);
       }
+      this.lastDir = dir;
+      this.lastAxisAligned = axisAligned;
+      do {
+        if (vertical) this.pixel(b >> 16, a);
+        else this.pixel(a, b >> 16);
+        b += inc;
+      } while (++a < aEnd);
     }
     this.lastX = lastX;
     this.lastY = lastY;
