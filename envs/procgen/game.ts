@@ -545,10 +545,7 @@ export abstract class BasicAbstractGame {
     let reflect = false;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
-        const cx = f(nx + f(f(obj.rx * margin) * (2 * i - 1)));
-        const cy = f(ny + f(f(obj.ry * margin) * (2 * j - 1)));
-        // getObjFromFloats on float32 values, inline: the call would box both doubles, four times per sub-step.
-        const type2 = cx < 0 || cy < 0 ? this.outOfBoundsObject : this.getObj(Math.floor(cx), Math.floor(cy));
+        const type2 = this.getObjFromFloats(f(nx + f(f(obj.rx * margin) * (2 * i - 1))), f(ny + f(f(obj.ry * margin) * (2 * j - 1))));
         block = block || this.isBlocked(obj, type2, isHorizontal);
         reflect = reflect || this.willReflect(obj.type, type2);
       }
