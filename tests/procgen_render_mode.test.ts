@@ -41,3 +41,10 @@ test("ProcgenEnv renderMode rgb_array puts the 512x512 frame in every info, obse
     });
   }
 });
+
+test("ProcgenEnv refuses a render mode procgen does not have", () => {
+  assert.throws(
+    () => new ProcgenEnv({ envName: "starpilot", distributionMode: "easy", numEnvs: 1, useMonochromeAssets: true, renderMode: "human" }),
+    /invalid render mode "human"/,
+  );
+});

@@ -126,6 +126,8 @@ export class ProcgenEnv {
 
   constructor(options: ProcgenOptions & { numEnvs: number }) {
     if (!Number.isInteger(options.numEnvs) || options.numEnvs < 1) throw new Error(`num_envs must be a positive integer, got ${options.numEnvs}`);
+    // procgen's env.py accepts None or "rgb_array" and raises on anything else.
+    if (options.renderMode != null && options.renderMode !== "rgb_array") throw new Error(`procgen: invalid render mode ${JSON.stringify(options.renderMode)}; expected "rgb_array" or null`);
     this.numEnvs = options.numEnvs;
     this.games = makeGames(options, this.numEnvs);
     this.renderHuman = options.renderMode === "rgb_array";
