@@ -355,29 +355,9 @@ export class Canvas {
     const i22 = 1 / sy;
     const idx = -(e * sx + x) * i11;
     const idy = -(e * sy + y) * i22;
-    const fdx = Math.trunc(i11 * 65536);
-    const src = premultiplied32(img);
-    const iw = img.width;
-    const ih = img.height;
-    const px = this.pixels;
-    const width = this.width;
     const my = (y + (y + h)) * 0.5;
     const spans = rasterizeLine((x + x) * 0.5, my, (x + w + (x + w)) * 0.5, my, h / w, this.width, this.height);
-    for (let i = 0; i < spans; i++) {
-      const row = SPANS[3 * i];
-      const x0 = SPANS[3 * i + 1];
-      const len = SPANS[3 * i + 2];
-      const syi = Math.min(ih - 1, Math.max(0, Math.trunc((i22 * (row + 0.5) + 0 * (x0 + 0.5) + idy) * 65536) >> 16));
-      let fx = Math.trunc((0 * (row + 0.5) + i11 * (x0 + 0.5) + idx) * 65536);
-      let o = (row * width + x0) * 3;
-      const base = syi * iw;
-      for (let k = 0; k < len; k++, o += 3) {
-        let sxi = Math.min(iw - 1, Math.max(0, fx >> 16));
-        if (reflected) sxi = iw - 1 - sxi;
-        blendPremultiplied(px, o, src, base + sxi, m);
-        fx = (fx + fdx) | 0;
-      }
-    }
+    this.fetchSpans(img, spans, i11, 0, 0, i22, idx, idy, reflected, m);
   }
 
   /**
@@ -499,6 +479,20 @@ export class Canvas {
     const i22 = m11 * dinv;
     const idx = (m21 * dy - m22 * dx) * dinv;
     const idy = (m12 * dx - m11 * dy) * dinv;
+    // The thick line through the midpoints of the rect's left and right edges (painter transform only).
+    const my = (ry + (ry + h)) * 0.5;
+    const ax = (rx + rx) * 0.5;
+    const bx = (rx + w + (rx + w)) * 0.5;
+    const spans = rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height);
+    this.fetchSpans(img, spans, i11, i12, i21, i22, idx, idy, reflected, m);
+  }
+
+  /**
+   * fetchTransformed over the `spans` rasterizeLine left in SPANS: each pixel centre mapped through the inverse
+   * transform (i11, i12; i21, i22; idx, idy) to a 16.16 fixed-point image position, stepped per pixel, clamped to
+   * the image, and blended at opacity `m`.
+   */
+  private fetchSpans(img: ProcgenImage, spans: number, i11: number, i12: number, i21: number, i22: number, idx: number, idy: number, reflected: boolean, m: number): void {
     const fdx = Math.trunc(i11 * 65536);
     const fdy = Math.trunc(i12 * 65536);
     const src = premultiplied32(img);
@@ -506,11 +500,6 @@ export class Canvas {
     const ih = img.height;
     const px = this.pixels;
     const width = this.width;
-    // The thick line through the midpoints of the rect's left and right edges (painter transform only).
-    const my = (ry + (ry + h)) * 0.5;
-    const ax = (rx + rx) * 0.5;
-    const bx = (rx + w + (rx + w)) * 0.5;
-    const spans = rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height);
     for (let i = 0; i < spans; i++) {
       const y = SPANS[3 * i];
       const x0 = SPANS[3 * i + 1];
