@@ -19,6 +19,11 @@ export interface Bus {
   poke(address: number, value: number): void;
   /** The data bus's last value (Stella's System data bus state): set by the CPU's direct ROM fetches. */
   dataBus?: number;
+  /**
+   * What a read of the RIOT's timer (INTIM or TIMINT at `address`) would return at `cycles`, or -1 where that read
+   * would have side effects; without it the CPU emulates timer-polling loops pass by pass.
+   */
+  peekTimerQuietly?(address: number, cycles: number): number;
 }
 
 /** Stella's M6502::ourInstructionProcessorCycleTable. */
@@ -138,6 +143,15 @@ const BCD = new Uint8Array(512);
 for (let t = 0; t < 256; t++) {
   BCD[t] = (t >> 4) * 10 + (t & 0x0f);
   BCD[256 + t] = (((t % 100) / 10) << 4) | t % 10;
+}
+
+/**
+ * Whether branch `opcode` ($10, $30, ..., $F0) is taken: bits 7-6 pick the flag (N, V, C, Z) and bit 5 the value
+ * that takes it.
+ */
+function branchTaken(opcode: number, n: number, v: number, notZ: number, c: number): boolean {
+  const flag = opcode < 0x80 ? (opcode < 0x40 ? (n & 0x80) >> 7 : v) : opcode < 0xc0 ? c : notZ ? 0 : 1;
+  return flag === ((opcode >> 5) & 1);
 }
 
 /** Execution status bits (Stella's M6502 myExecutionStatus). */
@@ -463,28 +477,29 @@ export class M6502 {
           notZ = n = a;
           break;
         case Op.BCC:
-          if (!c) pc = this.branch(pc, operand);
-          break;
         case Op.BCS:
-          if (c) pc = this.branch(pc, operand);
-          break;
         case Op.BEQ:
-          if (!notZ) pc = this.branch(pc, operand);
-          break;
         case Op.BMI:
-          if (n & 0x80) pc = this.branch(pc, operand);
-          break;
         case Op.BNE:
-          if (notZ) pc = this.branch(pc, operand);
-          break;
         case Op.BPL:
-          if (!(n & 0x80)) pc = this.branch(pc, operand);
-          break;
         case Op.BVC:
-          if (!v) pc = this.branch(pc, operand);
-          break;
         case Op.BVS:
-          if (v) pc = this.branch(pc, operand);
+          if (branchTaken(opcode, n, v, notZ, c)) {
+            const next = pc;
+            pc = this.branch(pc, operand);
+            // Back to an absolute load 3 bytes before the branch: maybe a loop polling the RIOT timer.
+            if (pc === ((next - 5) & 0xffff)) {
+              const passes = this.waitForTimer(pc, opcode, a, v, c, (count - executed) >> 1, (next ^ pc) & 0xff00 ? 4 : 3);
+              if (passes > 0) {
+                executed += 2 * passes;
+                const value = this.timerValue;
+                if (this.timerLoad === 0xad) a = notZ = n = value;
+                else if (this.timerLoad === 0xae) x = notZ = n = value;
+                else if (this.timerLoad === 0xac) y = notZ = n = value;
+                else (notZ = a & value), (n = value), (v = (value >> 6) & 1);
+              }
+            }
+          }
           break;
         case Op.BIT:
           notZ = a & operand;
@@ -783,6 +798,41 @@ export class M6502 {
     this.a = a, this.x = x, this.y = y, this.sp = sp, this.pc = pc;
     this.n = n, this.v = v, this.d = d, this.i = i, this.notZ = notZ, this.c = c;
     return (this.status & FATAL_ERROR_BIT) === 0;
+  }
+
+  /** The load opcode of the loop `waitForTimer` last ran, and the value its last pass read. */
+  private timerLoad = 0;
+  private timerValue = 0;
+
+  /**
+   * A loop `L: LDA/LDX/LDY/BIT timer; Bxx L` polling the RIOT timer, just after its branch went back to L (`loop`):
+   * runs as many whole passes as leave the branch taken, the timer reads free of side effects and the instruction
+   * budget (`maxPasses`) unspent, by advancing the clock (a pass is the load's 4 cycles, its read at their end as
+   * Stella's low CPU does it, and the branch's `branchCycles`) instead of emulating them. Nothing else happens in
+   * such a pass: the TIA and RIOT are only ever brought up to date when accessed. Returns the passes run (the value
+   * the last one read is left in `timerValue`, the load in `timerLoad`); 0 when the loop is anything else. `a`, `v`
+   * and `c` are the registers as the branch found them (a load leaves V and C as they are).
+   */
+  private waitForTimer(loop: number, branch: number, a: number, v: number, c: number, maxPasses: number, branchCycles: number): number {
+    const offset = loop & 0xfff;
+    if (this.bus.peekTimerQuietly === undefined || (loop & this.romSelect) !== this.romMatch || offset < this.romFrom || offset + 3 > this.romTo) return 0;
+    const rom = this.rom!;
+    const load = rom[offset];
+    const address = rom[offset + 1] | (rom[offset + 2] << 8);
+    // The RIOT's timer registers ($284-$287 and their mirrors: A12 and A7 clear, A9 and A2 set) under an absolute load.
+    if ((load !== 0xad && load !== 0xae && load !== 0xac && load !== 0x2c) || (address & 0x1284) !== 0x284) return 0;
+    const clock = this.clock;
+    let passes = 0;
+    for (let cycles = clock.cycles; passes < maxPasses; passes++, cycles += 4 + branchCycles) {
+      const value = this.bus.peekTimerQuietly(address, cycles + 4);
+      if (value < 0) break;
+      const bit = load === 0x2c;
+      if (!branchTaken(branch, value, bit ? (value >> 6) & 1 : v, bit ? a & value : value, c)) break;
+      this.timerValue = value;
+    }
+    this.timerLoad = load;
+    clock.cycles += passes * (4 + branchCycles);
+    return passes;
   }
 
   /** A taken branch: 1 extra cycle, 2 if the target is on another page (Stella adds them after the operand read). */
