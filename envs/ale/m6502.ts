@@ -84,8 +84,10 @@ export class M6502 {
   c = 0;
   /** STOP_BIT: the TIA ended the frame; FATAL_ERROR_BIT: an invalid opcode was executed. */
   status = 0;
-  /** Whether the last bus access was a read (the TIA's WSYNC only halts the CPU after a read, as in Stella). */
+  /** Whether the access before the current write was a read (the TIA's WSYNC only halts the CPU then, as in Stella). */
   lastAccessWasRead = true;
+  /** The data bus's last value (see `peek`). */
+  private busValue = 0;
 
   /**
    * The cartridge's current 4K window as read, or null: reads with `address & romSelect` equal to romMatch (A12
@@ -134,6 +136,7 @@ export class M6502 {
     this.sp = 0xff;
     this.setPS(0x20);
     this.lastAccessWasRead = true;
+    this.busValue = this.bus.dataBus ?? 0;
     this.pc = this.peek(0xfffc) | (this.peek(0xfffd) << 8);
   }
 
@@ -157,19 +160,17 @@ export class M6502 {
     this.c = ps & 1;
   }
 
+  // The data bus (Stella's System data bus state: the last byte read or written, which TIA reads return in their
+  // undriven bits) and whether the last access was a read (a write to WSYNC halts the CPU only then) matter only to
+  // the bus calls, so the CPU keeps the first in `busValue` and hands both over just before it calls the bus.
+
   private peek(address: number): number {
     // RIOT RAM (A12, A9 clear, A7 set: the zero page and the stack) without the calls: the console's peek would read
     // the same byte and leave it on the data bus.
     const ram = this.ram;
-    if ((address & 0x1280) === 0x80 && ram !== null) {
-      const value = ram[address & 0x7f];
-      this.bus.dataBus = value;
-      this.lastAccessWasRead = true;
-      return value;
-    }
-    const value = this.bus.peek(address);
-    this.lastAccessWasRead = true;
-    return value;
+    if ((address & 0x1280) === 0x80 && ram !== null) return (this.busValue = ram[address & 0x7f]);
+    this.bus.dataBus = this.busValue;
+    return (this.busValue = this.bus.peek(address));
   }
 
   /**
@@ -180,21 +181,19 @@ export class M6502 {
   private fetch(address: number): number {
     const offset = address & 0xfff;
     if ((address & this.romSelect) !== this.romMatch || offset < this.romFrom || offset >= this.romTo) return this.peek(address);
-    const value = this.rom![offset];
-    this.bus.dataBus = value;
-    this.lastAccessWasRead = true;
-    return value;
+    return (this.busValue = this.rom![offset]);
   }
 
-  private poke(address: number, value: number): void {
+  /** A write; `afterRead` is false for the pushes that follow a push (JSR's and BRK's), the only writes after writes. */
+  private poke(address: number, value: number, afterRead = true): void {
     const ram = this.ram;
     if ((address & 0x1280) === 0x80 && ram !== null) {
       ram[address & 0x7f] = value;
-      this.bus.dataBus = value;
     } else {
+      this.lastAccessWasRead = afterRead;
       this.bus.poke(address, value);
     }
-    this.lastAccessWasRead = false;
+    this.busValue = value;
   }
 
   /**
@@ -468,7 +467,7 @@ export class M6502 {
           this.peek(0x100 + sp);
           this.poke(0x100 + sp, pc >> 8);
           sp = (sp - 1) & 0xff;
-          this.poke(0x100 + sp, pc & 0xff);
+          this.poke(0x100 + sp, pc & 0xff, false);
           sp = (sp - 1) & 0xff;
           pc = low | (this.fetch(pc) << 8);
           break;
@@ -497,10 +496,10 @@ export class M6502 {
           pc = (pc + 1) & 0xffff;
           this.poke(0x100 + sp, pc >> 8);
           sp = (sp - 1) & 0xff;
-          this.poke(0x100 + sp, pc & 0xff);
+          this.poke(0x100 + sp, pc & 0xff, false);
           sp = (sp - 1) & 0xff;
           this.n = n, this.v = v, this.d = d, this.i = i, this.notZ = notZ, this.c = c;
-          this.poke(0x100 + sp, this.getPS());
+          this.poke(0x100 + sp, this.getPS(), false);
           sp = (sp - 1) & 0xff;
           i = 1;
           pc = this.peek(0xfffe);
@@ -731,6 +730,7 @@ export class M6502 {
     }
     this.a = a, this.x = x, this.y = y, this.sp = sp, this.pc = pc;
     this.n = n, this.v = v, this.d = d, this.i = i, this.notZ = notZ, this.c = c;
+    this.bus.dataBus = this.busValue;
     return (this.status & FATAL_ERROR_BIT) === 0;
   }
 
