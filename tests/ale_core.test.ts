@@ -171,6 +171,69 @@ describe("RIOT timer", () => {
   });
 });
 
+describe("loops polling the RIOT timer", () => {
+  /**
+   * A CPU and RIOT on a flat 64K with `program` at $F000, after setting the timer (`interval`: 0 TIM1T, 1 TIM8T,
+   * 2 TIM64T) to `timer`; `quiet`: the bus offers quiet timer reads (the CPU skips whole passes of a polling loop),
+   * else every pass is emulated.
+   */
+  function polling(program: number[], timer: number, quiet: boolean, onBusRead: () => void = () => {}, interval = 1) {
+    const memory = new Uint8Array(0x10000);
+    memory.set([0xa9, timer, 0x8d, 0x94 + interval, 0x02, ...program], 0xf000); // LDA #timer; STA TIMxT
+    memory[0xfffc] = 0x00;
+    memory[0xfffd] = 0xf0;
+    const clock = { cycles: 0 };
+    const riot = new Riot(clock, { swcha: 0xff, swchb: 0xff });
+    riot.reset(0);
+    const isRiot = (address: number) => (address & 0x1280) === 0x280;
+    const bus = {
+      peek: (address: number) => (isRiot(address) ? (onBusRead(), riot.peek(address)) : memory[address]),
+      poke: (address: number, value: number) => (isRiot(address) ? riot.poke(address, value) : (memory[address] = value)),
+      ...(quiet ? { peekTimerQuietly: (address: number, cycles: number) => riot.peekTimerQuietly(address, cycles) } : {}),
+    };
+    const cpu = new M6502(bus, clock);
+    cpu.mapRom(memory.subarray(0xf000)); // the loop must be in the mapped bank, as cartridge code is
+    cpu.reset();
+    return { cpu, clock };
+  }
+
+  const loops: [string, number[]][] = [
+    ["LDA INTIM; BNE", [0xad, 0x84, 0x02, 0xd0, 0xfb, 0xa2, 0x07]],
+    ["LDX INTIM; BNE", [0xae, 0x84, 0x02, 0xd0, 0xfb, 0xa2, 0x07]],
+    ["LDY INTIM; BPL (runs past the expiry)", [0xac, 0x84, 0x02, 0x10, 0xfb, 0xa2, 0x07]],
+    ["BIT TIMINT; BPL", [0x2c, 0x85, 0x02, 0x10, 0xfb, 0xa2, 0x07]],
+  ];
+  for (const [name, program] of loops) {
+    test(`${name}: registers, flags and clock after any instruction count are as when each pass is emulated`, () => {
+      const state = ({ cpu, clock }: ReturnType<typeof polling>) => [cpu.pc, cpu.a, cpu.x, cpu.y, cpu.getPS(), clock.cycles];
+      for (const interval of [0, 1, 2]) {
+        for (let timer = 1; timer < 24; timer++) {
+          for (const budget of [3, 4, 5, 8, 9, 40, 41, 300]) {
+            const skipped = polling(program, timer, true, undefined, interval);
+            const emulated = polling(program, timer, false, undefined, interval);
+            skipped.cpu.execute(budget);
+            emulated.cpu.execute(budget);
+            assert.deepEqual(state(skipped), state(emulated), `interval ${interval}, timer ${timer}, ${budget} instructions`);
+          }
+        }
+      }
+    });
+  }
+
+  test("a polling loop reads the timer through the bus only for its last passes", () => {
+    // LDA INTIM; BNE back; LDX #7; JMP to itself
+    const program = [0xad, 0x84, 0x02, 0xd0, 0xfb, 0xa2, 0x07, 0x4c, 0x0c, 0xf0];
+    const reads = { skipped: 0, emulated: 0 };
+    for (const quiet of [true, false]) {
+      const { cpu } = polling(program, 20, quiet, () => (quiet ? reads.skipped++ : reads.emulated++));
+      cpu.execute(200);
+      assert.deepEqual([cpu.a, cpu.x], [0, 7]);
+    }
+    assert.ok(reads.emulated >= 19, `${reads.emulated} reads emulated pass by pass`);
+    assert.ok(reads.skipped <= 2, `${reads.skipped} reads with the passes skipped`);
+  });
+});
+
 describe("cartridges", () => {
   /** An image of `banks` 4K banks whose every byte is its bank number. */
   const banked = (banks: number) => {

@@ -187,6 +187,10 @@ export class Atari2600 {
     this.dataBus = value;
   }
 
+  peekTimerQuietly(address: number, cycles: number): number {
+    return this.riot.peekTimerQuietly(address, cycles);
+  }
+
   /** Stella's System::resetCycles tells the RIOT (the TIA adjusts itself). */
   systemCyclesReset(cycles: number): void {
     this.riot.systemCyclesReset(cycles);

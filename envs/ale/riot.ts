@@ -63,10 +63,10 @@ export class Riot {
       case 0x04:
       case 0x06: {
         const cycles = this.clock.cycles;
+        const running = this.runningTimer(cycles);
+        if (running >= 0) return running;
         const delta = (cycles - 1 - this.cyclesWhenTimerSet) >>> 0;
-        let timer = this.timer - (delta >>> this.intervalShift) - 1;
-        if (timer >= 0) return timer & 0xff;
-        timer = ((this.timer << this.intervalShift) - (delta | 0) - 1) | 0;
+        let timer = ((this.timer << this.intervalShift) - (delta | 0) - 1) | 0;
         if (timer <= -2 && !this.timerReadAfterInterrupt) {
           this.timerReadAfterInterrupt = true;
           this.cyclesWhenInterruptReset = cycles;
@@ -77,13 +77,30 @@ export class Riot {
         }
         return timer & 0xff;
       }
-      default: {
-        // Interrupt flag (TIMINT): bit 7 once the timer expired, until the first read after it.
-        const delta = (this.clock.cycles - 1 - this.cyclesWhenTimerSet) >>> 0;
-        const timer = this.timer - (delta >>> this.intervalShift) - 1;
-        return timer >= 0 || this.timerReadAfterInterrupt ? 0 : 0x80;
-      }
+      default:
+        return this.interruptFlag(this.clock.cycles);
     }
+  }
+
+  /**
+   * What a timer read (INTIM or TIMINT, `address` & 7 = 4..7) at `cycles` would return, or -1 where that read has
+   * side effects (INTIM after the timer expired restarts Stella's count). The CPU uses it to run a loop that polls the
+   * timer without emulating each pass (see M6502's `waitForTimer`).
+   */
+  peekTimerQuietly(address: number, cycles: number): number {
+    return address & 0x01 ? this.interruptFlag(cycles) : this.runningTimer(cycles);
+  }
+
+  /** INTIM read at `cycles` while the timer runs (its value, 0..255), or -1 once it has expired. */
+  private runningTimer(cycles: number): number {
+    const delta = (cycles - 1 - this.cyclesWhenTimerSet) >>> 0;
+    const timer = this.timer - (delta >>> this.intervalShift) - 1;
+    return timer >= 0 ? timer & 0xff : -1;
+  }
+
+  /** TIMINT read at `cycles`: bit 7 once the timer expired, until the first INTIM read after it. */
+  private interruptFlag(cycles: number): number {
+    return this.runningTimer(cycles) >= 0 || this.timerReadAfterInterrupt ? 0 : 0x80;
   }
 
   poke(address: number, value: number): void {
