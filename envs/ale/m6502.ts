@@ -90,17 +90,19 @@ export class M6502 {
   private busValue = 0;
 
   /**
-   * The cartridge's current 4K window as read, or null: reads with `address & romSelect` equal to romMatch (A12
-   * set, and for FE carts A13 as mapped) and offset (address & $FFF) in [romFrom, romTo) are served from it
-   * directly (see `fetch`).
+   * The cartridge's current 4K window as read, or null: reads with A12 set (for FE carts A13 as mapped too) and an
+   * offset (address & $FFF) in the range `mapRom` was given are served from it directly (see `fetch`).
    */
   private rom: Uint8Array | null = null;
   /** The RIOT's 128 bytes of RAM, read and written directly where the bus maps them (see `peek`), or null. */
   private ram: Uint8Array | null = null;
-  private romFrom = 0;
-  private romTo = 0;
-  private romSelect = 0x1000;
-  private romMatch = 0x1000;
+  /**
+   * The window as one range of `address & romKey` (A12, for FE carts A13 too, and the offset): [romLow, romHigh), so
+   * a read needs one mask and two comparisons to know it may be served from `rom`.
+   */
+  private romKey = 0x1fff;
+  private romLow = 0;
+  private romHigh = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -116,11 +118,11 @@ export class M6502 {
    */
   mapRom(rom: Uint8Array | null, from = 0, to = 0x1000, a13: boolean | null = null): void {
     if (rom !== null && rom.length !== 4096) throw new RangeError(`mapRom: expected 4096 bytes, got ${rom.length}`);
-    this.romSelect = a13 === null ? 0x1000 : 0x3000;
-    this.romMatch = a13 === true ? 0x3000 : 0x1000;
+    const match = a13 === true ? 0x3000 : 0x1000;
+    this.romKey = a13 === null ? 0x1fff : 0x3fff;
     this.rom = rom;
-    this.romFrom = rom === null ? 0 : from;
-    this.romTo = rom === null ? 0 : to;
+    this.romLow = rom === null ? 0 : match + from;
+    this.romHigh = rom === null ? 0 : match + to;
   }
 
   /** Lets the CPU access the RIOT's RAM (`ram`, 128 bytes) without the bus. */
@@ -179,9 +181,9 @@ export class M6502 {
    * the data bus), which is a large part of what every instruction costs.
    */
   private fetch(address: number): number {
-    const offset = address & 0xfff;
-    if ((address & this.romSelect) !== this.romMatch || offset < this.romFrom || offset >= this.romTo) return this.peek(address);
-    return (this.busValue = this.rom![offset]);
+    const key = address & this.romKey;
+    if (key < this.romLow || key >= this.romHigh) return this.peek(address);
+    return (this.busValue = this.rom![key & 0xfff]);
   }
 
   /** A write; `afterRead` is false for the pushes that follow a push (JSR's and BRK's), the only writes after writes. */
@@ -765,9 +767,10 @@ export class M6502 {
    * and `c` are the registers as the branch found them (a load leaves V and C as they are).
    */
   private waitForTimer(loop: number, branch: number, a: number, v: number, c: number, maxPasses: number, branchCycles: number): number {
-    const offset = loop & 0xfff;
-    if (this.bus.peekTimerQuietly === undefined || (loop & this.romSelect) !== this.romMatch || offset < this.romFrom || offset + 3 > this.romTo) return 0;
+    const key = loop & this.romKey;
+    if (this.bus.peekTimerQuietly === undefined || key < this.romLow || key + 3 > this.romHigh) return 0;
     const rom = this.rom!;
+    const offset = key & 0xfff;
     const load = rom[offset];
     const address = rom[offset + 1] | (rom[offset + 2] << 8);
     // The RIOT's timer registers ($284-$287 and their mirrors: A12 and A7 clear, A9 and A2 set) under an absolute load.
