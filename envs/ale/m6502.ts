@@ -47,6 +47,19 @@ const CYCLES = new Uint8Array([
   2, 5, 2, 8, 4, 4, 6, 6, 2, 4, 2, 7, 4, 4, 7, 7,
 ]);
 
+/**
+ * Operand bytes after each opcode, by the opcode map's columns (low five bits): none for implied and accumulator
+ * instructions, the invalid x2 opcodes, and BRK, JSR, RTI and RTS (JSR and BRK fetch theirs in their cases, in
+ * Stella's order around the stack accesses); two for absolute, indexed absolute and indirect; one for the rest.
+ */
+const OPERAND_BYTES = Uint8Array.from({ length: 256 }, (_, opcode) => {
+  const column = opcode & 0x1f;
+  if (column === 0x00 || column === 0x02) return opcode >= 0x80 ? 1 : 0; // LDY/CPY/CPX/NOP #, LDX/NOP #
+  if (column === 0x12 || (column & 0x0f) === 0x08 || (column & 0x0f) === 0x0a) return 0;
+  if (column === 0x19 || column === 0x1b || (column & 0x0c) === 0x0c) return 2;
+  return 1;
+});
+
 // Stella's BCD tables: BCD_TO_BIN[t] reads a byte as two decimal digits (also for invalid digits, e.g. 0x0F = 15);
 // BIN_TO_BCD[t] writes t % 100 as two digits. Indexed as Stella's 2x256 array, so a negative index into the second
 // row lands in the first, as it does in C.
@@ -216,8 +229,29 @@ export class M6502 {
     let executed = 0;
     while (this.status === 0 && executed < count) {
       executed++;
-      const opcode = this.fetch(pc);
-      pc = (pc + 1) & 0xffff;
+      // The opcode and its operand bytes (`b1`, `b2`), fetched first as Stella's low CPU does (JSR and BRK fetch theirs
+      // in their cases): from the mapped window without the bus when the whole instruction lies in it (bytes read
+      // there past its end are harmless), else one by one through `fetch`.
+      let opcode: number;
+      let length: number;
+      let b1 = 0;
+      let b2 = 0;
+      const key = pc & this.romKey;
+      if (key >= this.romLow && key + 2 < this.romHigh) {
+        const rom = this.rom!;
+        const offset = key & 0xfff;
+        opcode = rom[offset];
+        b1 = rom[offset + 1];
+        b2 = rom[offset + 2];
+        length = OPERAND_BYTES[opcode];
+        this.busValue = rom[offset + length];
+      } else {
+        opcode = this.fetch(pc);
+        length = OPERAND_BYTES[opcode];
+        if (length > 0) b1 = this.fetch((pc + 1) & 0xffff);
+        if (length > 1) b2 = this.fetch((pc + 2) & 0xffff);
+      }
+      pc = (pc + 1 + length) & 0xffff;
       clock.cycles += CYCLES[opcode];
       let address = 0;
       let operand = 0;
@@ -226,192 +260,192 @@ export class M6502 {
       { asr: { bit: { cpx: { cpy: { eor: { lax: { lda: { ldx: { ldy: { lxa: { ora: { sbx: { slo: { sre: { store: {
       switch (opcode) {
         // Reads: `operand` from the addressing mode. Indexed reads pay a cycle when the index crosses a page.
-        case 0x69: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break adc;
-        case 0x65: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break adc;
-        case 0x75: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break adc;
-        case 0x6d: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break adc;
-        case 0x7d: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break adc;
-        case 0x79: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break adc;
-        case 0x61: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break adc;
-        case 0x71: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break adc;
-        case 0x29: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break and;
-        case 0x25: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break and;
-        case 0x35: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break and;
-        case 0x2d: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break and;
-        case 0x3d: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break and;
-        case 0x39: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break and;
-        case 0x21: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break and;
-        case 0x31: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break and;
-        case 0x0b: case 0x2b: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break anc;
-        case 0x8b: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break ane;
-        case 0x6b: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break arr;
-        case 0x4b: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break asr;
-        case 0x24: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break bit;
-        case 0x2c: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break bit;
-        case 0xc9: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break cmp;
-        case 0xc5: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break cmp;
-        case 0xd5: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break cmp;
-        case 0xcd: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break cmp;
-        case 0xdd: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break cmp;
-        case 0xd9: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break cmp;
-        case 0xc1: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break cmp;
-        case 0xd1: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break cmp;
-        case 0xe0: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break cpx;
-        case 0xe4: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break cpx;
-        case 0xec: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break cpx;
-        case 0xc0: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break cpy;
-        case 0xc4: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break cpy;
-        case 0xcc: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break cpy;
-        case 0x49: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break eor;
-        case 0x45: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break eor;
-        case 0x55: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break eor;
-        case 0x4d: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break eor;
-        case 0x5d: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break eor;
-        case 0x59: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break eor;
-        case 0x41: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break eor;
-        case 0x51: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break eor;
-        case 0xaf: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break lax;
-        case 0xbf: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break lax;
-        case 0xa7: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break lax;
-        case 0xb7: operand = this.peek((this.fetch(pc) + y) & 0xff); pc = (pc + 1) & 0xffff; break lax;
-        case 0xa3: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break lax;
-        case 0xb3: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break lax;
-        case 0xa9: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break lda;
-        case 0xa5: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break lda;
-        case 0xb5: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break lda;
-        case 0xad: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break lda;
-        case 0xbd: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break lda;
-        case 0xb9: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break lda;
-        case 0xa1: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break lda;
-        case 0xb1: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break lda;
-        case 0xa2: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break ldx;
-        case 0xa6: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break ldx;
-        case 0xb6: operand = this.peek((this.fetch(pc) + y) & 0xff); pc = (pc + 1) & 0xffff; break ldx;
-        case 0xae: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break ldx;
-        case 0xbe: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break ldx;
-        case 0xa0: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break ldy;
-        case 0xa4: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break ldy;
-        case 0xb4: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break ldy;
-        case 0xac: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break ldy;
-        case 0xbc: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break ldy;
-        case 0xbb: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; a = x = sp = sp & operand; notZ = n = a; break; // LAS
-        case 0xab: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break lxa;
-        case 0x09: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break ora;
-        case 0x05: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break ora;
-        case 0x15: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break ora;
-        case 0x0d: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break ora;
-        case 0x1d: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break ora;
-        case 0x19: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break ora;
-        case 0x01: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break ora;
-        case 0x11: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break ora;
-        case 0xe9: case 0xeb: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break sbc;
-        case 0xe5: operand = this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break sbc;
-        case 0xf5: operand = this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break sbc;
-        case 0xed: operand = this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break sbc;
-        case 0xfd: operand = this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break sbc;
-        case 0xf9: operand = this.fetch(this.indexedRead(this.word(pc), y)); pc = (pc + 2) & 0xffff; break sbc;
-        case 0xe1: operand = this.fetch(this.pointer((this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break sbc;
-        case 0xf1: operand = this.fetch(this.indexedRead(this.pointer(this.fetch(pc)), y)); pc = (pc + 1) & 0xffff; break sbc;
-        case 0xcb: operand = this.fetch(pc); pc = (pc + 1) & 0xffff; break sbx;
+        case 0x69: operand = b1; break adc;
+        case 0x65: operand = this.peek(b1); break adc;
+        case 0x75: operand = this.peek((b1 + x) & 0xff); break adc;
+        case 0x6d: operand = this.fetch(b1 | (b2 << 8)); break adc;
+        case 0x7d: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break adc;
+        case 0x79: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break adc;
+        case 0x61: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break adc;
+        case 0x71: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break adc;
+        case 0x29: operand = b1; break and;
+        case 0x25: operand = this.peek(b1); break and;
+        case 0x35: operand = this.peek((b1 + x) & 0xff); break and;
+        case 0x2d: operand = this.fetch(b1 | (b2 << 8)); break and;
+        case 0x3d: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break and;
+        case 0x39: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break and;
+        case 0x21: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break and;
+        case 0x31: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break and;
+        case 0x0b: case 0x2b: operand = b1; break anc;
+        case 0x8b: operand = b1; break ane;
+        case 0x6b: operand = b1; break arr;
+        case 0x4b: operand = b1; break asr;
+        case 0x24: operand = this.peek(b1); break bit;
+        case 0x2c: operand = this.fetch(b1 | (b2 << 8)); break bit;
+        case 0xc9: operand = b1; break cmp;
+        case 0xc5: operand = this.peek(b1); break cmp;
+        case 0xd5: operand = this.peek((b1 + x) & 0xff); break cmp;
+        case 0xcd: operand = this.fetch(b1 | (b2 << 8)); break cmp;
+        case 0xdd: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break cmp;
+        case 0xd9: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break cmp;
+        case 0xc1: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break cmp;
+        case 0xd1: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break cmp;
+        case 0xe0: operand = b1; break cpx;
+        case 0xe4: operand = this.peek(b1); break cpx;
+        case 0xec: operand = this.fetch(b1 | (b2 << 8)); break cpx;
+        case 0xc0: operand = b1; break cpy;
+        case 0xc4: operand = this.peek(b1); break cpy;
+        case 0xcc: operand = this.fetch(b1 | (b2 << 8)); break cpy;
+        case 0x49: operand = b1; break eor;
+        case 0x45: operand = this.peek(b1); break eor;
+        case 0x55: operand = this.peek((b1 + x) & 0xff); break eor;
+        case 0x4d: operand = this.fetch(b1 | (b2 << 8)); break eor;
+        case 0x5d: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break eor;
+        case 0x59: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break eor;
+        case 0x41: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break eor;
+        case 0x51: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break eor;
+        case 0xaf: operand = this.fetch(b1 | (b2 << 8)); break lax;
+        case 0xbf: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break lax;
+        case 0xa7: operand = this.peek(b1); break lax;
+        case 0xb7: operand = this.peek((b1 + y) & 0xff); break lax;
+        case 0xa3: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break lax;
+        case 0xb3: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break lax;
+        case 0xa9: operand = b1; break lda;
+        case 0xa5: operand = this.peek(b1); break lda;
+        case 0xb5: operand = this.peek((b1 + x) & 0xff); break lda;
+        case 0xad: operand = this.fetch(b1 | (b2 << 8)); break lda;
+        case 0xbd: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break lda;
+        case 0xb9: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break lda;
+        case 0xa1: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break lda;
+        case 0xb1: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break lda;
+        case 0xa2: operand = b1; break ldx;
+        case 0xa6: operand = this.peek(b1); break ldx;
+        case 0xb6: operand = this.peek((b1 + y) & 0xff); break ldx;
+        case 0xae: operand = this.fetch(b1 | (b2 << 8)); break ldx;
+        case 0xbe: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break ldx;
+        case 0xa0: operand = b1; break ldy;
+        case 0xa4: operand = this.peek(b1); break ldy;
+        case 0xb4: operand = this.peek((b1 + x) & 0xff); break ldy;
+        case 0xac: operand = this.fetch(b1 | (b2 << 8)); break ldy;
+        case 0xbc: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break ldy;
+        case 0xbb: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); a = x = sp = sp & operand; notZ = n = a; break; // LAS
+        case 0xab: operand = b1; break lxa;
+        case 0x09: operand = b1; break ora;
+        case 0x05: operand = this.peek(b1); break ora;
+        case 0x15: operand = this.peek((b1 + x) & 0xff); break ora;
+        case 0x0d: operand = this.fetch(b1 | (b2 << 8)); break ora;
+        case 0x1d: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break ora;
+        case 0x19: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break ora;
+        case 0x01: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break ora;
+        case 0x11: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break ora;
+        case 0xe9: case 0xeb: operand = b1; break sbc;
+        case 0xe5: operand = this.peek(b1); break sbc;
+        case 0xf5: operand = this.peek((b1 + x) & 0xff); break sbc;
+        case 0xed: operand = this.fetch(b1 | (b2 << 8)); break sbc;
+        case 0xfd: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break sbc;
+        case 0xf9: operand = this.fetch(this.indexedRead((b1 | (b2 << 8)), y)); break sbc;
+        case 0xe1: operand = this.fetch(this.pointer((b1 + x) & 0xff)); break sbc;
+        case 0xf1: operand = this.fetch(this.indexedRead(this.pointer(b1), y)); break sbc;
+        case 0xcb: operand = b1; break sbx;
         // NOPs that read (Stella's undocumented ones): the read is all they do.
-        case 0x80: case 0x82: case 0x89: case 0xc2: case 0xe2: this.fetch(pc); pc = (pc + 1) & 0xffff; break;
-        case 0x04: case 0x44: case 0x64: this.peek(this.fetch(pc)); pc = (pc + 1) & 0xffff; break;
-        case 0x14: case 0x34: case 0x54: case 0x74: case 0xd4: case 0xf4: this.peek((this.fetch(pc) + x) & 0xff); pc = (pc + 1) & 0xffff; break;
-        case 0x0c: this.fetch(this.word(pc)); pc = (pc + 2) & 0xffff; break;
-        case 0x1c: case 0x3c: case 0x5c: case 0x7c: case 0xdc: case 0xfc: this.fetch(this.indexedRead(this.word(pc), x)); pc = (pc + 2) & 0xffff; break;
+        case 0x80: case 0x82: case 0x89: case 0xc2: case 0xe2: break;
+        case 0x04: case 0x44: case 0x64: this.peek(b1); break;
+        case 0x14: case 0x34: case 0x54: case 0x74: case 0xd4: case 0xf4: this.peek((b1 + x) & 0xff); break;
+        case 0x0c: this.fetch(b1 | (b2 << 8)); break;
+        case 0x1c: case 0x3c: case 0x5c: case 0x7c: case 0xdc: case 0xfc: this.fetch(this.indexedRead((b1 | (b2 << 8)), x)); break;
 
         // Read-modify-writes: `address`, and `operand` read from it (no page-crossing cycle: it is in the base count).
-        case 0x06: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break asl;
-        case 0x16: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break asl;
-        case 0x0e: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break asl;
-        case 0x1e: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break asl;
-        case 0xc6: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break dec;
-        case 0xd6: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break dec;
-        case 0xce: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break dec;
-        case 0xde: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break dec;
-        case 0xe6: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break inc;
-        case 0xf6: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break inc;
-        case 0xee: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break inc;
-        case 0xfe: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break inc;
-        case 0x46: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break lsr;
-        case 0x56: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break lsr;
-        case 0x4e: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break lsr;
-        case 0x5e: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break lsr;
-        case 0x26: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break rol;
-        case 0x36: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break rol;
-        case 0x2e: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break rol;
-        case 0x3e: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break rol;
-        case 0x66: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break ror;
-        case 0x76: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break ror;
-        case 0x6e: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break ror;
-        case 0x7e: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break ror;
-        case 0xcf: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break dcp;
-        case 0xdf: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break dcp;
-        case 0xdb: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break dcp;
-        case 0xc7: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break dcp;
-        case 0xd7: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break dcp;
-        case 0xc3: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break dcp;
-        case 0xd3: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break dcp;
-        case 0xef: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break isb;
-        case 0xff: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break isb;
-        case 0xfb: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break isb;
-        case 0xe7: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break isb;
-        case 0xf7: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break isb;
-        case 0xe3: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break isb;
-        case 0xf3: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break isb;
-        case 0x2f: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break rla;
-        case 0x3f: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break rla;
-        case 0x3b: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break rla;
-        case 0x27: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break rla;
-        case 0x37: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break rla;
-        case 0x23: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break rla;
-        case 0x33: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break rla;
-        case 0x6f: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break rra;
-        case 0x7f: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break rra;
-        case 0x7b: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break rra;
-        case 0x67: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break rra;
-        case 0x77: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break rra;
-        case 0x63: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break rra;
-        case 0x73: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break rra;
-        case 0x0f: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break slo;
-        case 0x1f: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break slo;
-        case 0x1b: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break slo;
-        case 0x07: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break slo;
-        case 0x17: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break slo;
-        case 0x03: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break slo;
-        case 0x13: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break slo;
-        case 0x4f: operand = this.fetch((address = this.word(pc))); pc = (pc + 2) & 0xffff; break sre;
-        case 0x5f: operand = this.fetch((address = (this.word(pc) + x) & 0xffff)); pc = (pc + 2) & 0xffff; break sre;
-        case 0x5b: operand = this.fetch((address = (this.word(pc) + y) & 0xffff)); pc = (pc + 2) & 0xffff; break sre;
-        case 0x47: operand = this.peek((address = this.fetch(pc))); pc = (pc + 1) & 0xffff; break sre;
-        case 0x57: operand = this.peek((address = (this.fetch(pc) + x) & 0xff)); pc = (pc + 1) & 0xffff; break sre;
-        case 0x43: operand = this.fetch((address = this.pointer((this.fetch(pc) + x) & 0xff))); pc = (pc + 1) & 0xffff; break sre;
-        case 0x53: operand = this.fetch((address = (this.pointer(this.fetch(pc)) + y) & 0xffff)); pc = (pc + 1) & 0xffff; break sre;
+        case 0x06: operand = this.peek((address = b1)); break asl;
+        case 0x16: operand = this.peek((address = (b1 + x) & 0xff)); break asl;
+        case 0x0e: operand = this.fetch((address = b1 | (b2 << 8))); break asl;
+        case 0x1e: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break asl;
+        case 0xc6: operand = this.peek((address = b1)); break dec;
+        case 0xd6: operand = this.peek((address = (b1 + x) & 0xff)); break dec;
+        case 0xce: operand = this.fetch((address = b1 | (b2 << 8))); break dec;
+        case 0xde: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break dec;
+        case 0xe6: operand = this.peek((address = b1)); break inc;
+        case 0xf6: operand = this.peek((address = (b1 + x) & 0xff)); break inc;
+        case 0xee: operand = this.fetch((address = b1 | (b2 << 8))); break inc;
+        case 0xfe: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break inc;
+        case 0x46: operand = this.peek((address = b1)); break lsr;
+        case 0x56: operand = this.peek((address = (b1 + x) & 0xff)); break lsr;
+        case 0x4e: operand = this.fetch((address = b1 | (b2 << 8))); break lsr;
+        case 0x5e: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break lsr;
+        case 0x26: operand = this.peek((address = b1)); break rol;
+        case 0x36: operand = this.peek((address = (b1 + x) & 0xff)); break rol;
+        case 0x2e: operand = this.fetch((address = b1 | (b2 << 8))); break rol;
+        case 0x3e: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break rol;
+        case 0x66: operand = this.peek((address = b1)); break ror;
+        case 0x76: operand = this.peek((address = (b1 + x) & 0xff)); break ror;
+        case 0x6e: operand = this.fetch((address = b1 | (b2 << 8))); break ror;
+        case 0x7e: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break ror;
+        case 0xcf: operand = this.fetch((address = b1 | (b2 << 8))); break dcp;
+        case 0xdf: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break dcp;
+        case 0xdb: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break dcp;
+        case 0xc7: operand = this.peek((address = b1)); break dcp;
+        case 0xd7: operand = this.peek((address = (b1 + x) & 0xff)); break dcp;
+        case 0xc3: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break dcp;
+        case 0xd3: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break dcp;
+        case 0xef: operand = this.fetch((address = b1 | (b2 << 8))); break isb;
+        case 0xff: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break isb;
+        case 0xfb: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break isb;
+        case 0xe7: operand = this.peek((address = b1)); break isb;
+        case 0xf7: operand = this.peek((address = (b1 + x) & 0xff)); break isb;
+        case 0xe3: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break isb;
+        case 0xf3: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break isb;
+        case 0x2f: operand = this.fetch((address = b1 | (b2 << 8))); break rla;
+        case 0x3f: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break rla;
+        case 0x3b: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break rla;
+        case 0x27: operand = this.peek((address = b1)); break rla;
+        case 0x37: operand = this.peek((address = (b1 + x) & 0xff)); break rla;
+        case 0x23: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break rla;
+        case 0x33: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break rla;
+        case 0x6f: operand = this.fetch((address = b1 | (b2 << 8))); break rra;
+        case 0x7f: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break rra;
+        case 0x7b: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break rra;
+        case 0x67: operand = this.peek((address = b1)); break rra;
+        case 0x77: operand = this.peek((address = (b1 + x) & 0xff)); break rra;
+        case 0x63: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break rra;
+        case 0x73: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break rra;
+        case 0x0f: operand = this.fetch((address = b1 | (b2 << 8))); break slo;
+        case 0x1f: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break slo;
+        case 0x1b: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break slo;
+        case 0x07: operand = this.peek((address = b1)); break slo;
+        case 0x17: operand = this.peek((address = (b1 + x) & 0xff)); break slo;
+        case 0x03: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break slo;
+        case 0x13: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break slo;
+        case 0x4f: operand = this.fetch((address = b1 | (b2 << 8))); break sre;
+        case 0x5f: operand = this.fetch((address = ((b1 | (b2 << 8)) + x) & 0xffff)); break sre;
+        case 0x5b: operand = this.fetch((address = ((b1 | (b2 << 8)) + y) & 0xffff)); break sre;
+        case 0x47: operand = this.peek((address = b1)); break sre;
+        case 0x57: operand = this.peek((address = (b1 + x) & 0xff)); break sre;
+        case 0x43: operand = this.fetch((address = this.pointer((b1 + x) & 0xff))); break sre;
+        case 0x53: operand = this.fetch((address = (this.pointer(b1) + y) & 0xffff)); break sre;
 
         // Writes: `address`, and in `operand` the value stored there.
-        case 0x85: address = this.fetch(pc); operand = a; pc = (pc + 1) & 0xffff; break store;
-        case 0x95: address = (this.fetch(pc) + x) & 0xff; operand = a; pc = (pc + 1) & 0xffff; break store;
-        case 0x8d: address = this.word(pc); operand = a; pc = (pc + 2) & 0xffff; break store;
-        case 0x9d: address = (this.word(pc) + x) & 0xffff; operand = a; pc = (pc + 2) & 0xffff; break store;
-        case 0x99: address = (this.word(pc) + y) & 0xffff; operand = a; pc = (pc + 2) & 0xffff; break store;
-        case 0x81: address = this.pointer((this.fetch(pc) + x) & 0xff); operand = a; pc = (pc + 1) & 0xffff; break store;
-        case 0x91: address = (this.pointer(this.fetch(pc)) + y) & 0xffff; operand = a; pc = (pc + 1) & 0xffff; break store;
-        case 0x86: address = this.fetch(pc); operand = x; pc = (pc + 1) & 0xffff; break store;
-        case 0x96: address = (this.fetch(pc) + y) & 0xff; operand = x; pc = (pc + 1) & 0xffff; break store;
-        case 0x8e: address = this.word(pc); operand = x; pc = (pc + 2) & 0xffff; break store;
-        case 0x84: address = this.fetch(pc); operand = y; pc = (pc + 1) & 0xffff; break store;
-        case 0x94: address = (this.fetch(pc) + x) & 0xff; operand = y; pc = (pc + 1) & 0xffff; break store;
-        case 0x8c: address = this.word(pc); operand = y; pc = (pc + 2) & 0xffff; break store;
-        case 0x8f: address = this.word(pc); operand = a & x; pc = (pc + 2) & 0xffff; break store; // SAX
-        case 0x87: address = this.fetch(pc); operand = a & x; pc = (pc + 1) & 0xffff; break store;
-        case 0x97: address = (this.fetch(pc) + y) & 0xff; operand = a & x; pc = (pc + 1) & 0xffff; break store;
-        case 0x83: address = this.pointer((this.fetch(pc) + x) & 0xff); operand = a & x; pc = (pc + 1) & 0xffff; break store;
+        case 0x85: address = b1; operand = a; break store;
+        case 0x95: address = (b1 + x) & 0xff; operand = a; break store;
+        case 0x8d: address = b1 | (b2 << 8); operand = a; break store;
+        case 0x9d: address = ((b1 | (b2 << 8)) + x) & 0xffff; operand = a; break store;
+        case 0x99: address = ((b1 | (b2 << 8)) + y) & 0xffff; operand = a; break store;
+        case 0x81: address = this.pointer((b1 + x) & 0xff); operand = a; break store;
+        case 0x91: address = (this.pointer(b1) + y) & 0xffff; operand = a; break store;
+        case 0x86: address = b1; operand = x; break store;
+        case 0x96: address = (b1 + y) & 0xff; operand = x; break store;
+        case 0x8e: address = b1 | (b2 << 8); operand = x; break store;
+        case 0x84: address = b1; operand = y; break store;
+        case 0x94: address = (b1 + x) & 0xff; operand = y; break store;
+        case 0x8c: address = b1 | (b2 << 8); operand = y; break store;
+        case 0x8f: address = b1 | (b2 << 8); operand = a & x; break store; // SAX
+        case 0x87: address = b1; operand = a & x; break store;
+        case 0x97: address = (b1 + y) & 0xff; operand = a & x; break store;
+        case 0x83: address = this.pointer((b1 + x) & 0xff); operand = a & x; break store;
         // SHA, SHS, SHX, SHY store a register and-ed with the address's high byte + 1.
-        case 0x9f: address = (this.word(pc) + y) & 0xffff; operand = a & x & (((address >> 8) + 1) & 0xff); pc = (pc + 2) & 0xffff; break store;
-        case 0x93: address = (this.pointer(this.fetch(pc)) + y) & 0xffff; operand = a & x & (((address >> 8) + 1) & 0xff); pc = (pc + 1) & 0xffff; break store;
-        case 0x9b: address = (this.word(pc) + y) & 0xffff; sp = a & x; operand = a & x & (((address >> 8) + 1) & 0xff); pc = (pc + 2) & 0xffff; break store;
-        case 0x9e: address = (this.word(pc) + y) & 0xffff; operand = x & (((address >> 8) + 1) & 0xff); pc = (pc + 2) & 0xffff; break store;
-        case 0x9c: address = (this.word(pc) + x) & 0xffff; operand = y & (((address >> 8) + 1) & 0xff); pc = (pc + 2) & 0xffff; break store;
+        case 0x9f: address = ((b1 | (b2 << 8)) + y) & 0xffff; operand = a & x & (((address >> 8) + 1) & 0xff); break store;
+        case 0x93: address = (this.pointer(b1) + y) & 0xffff; operand = a & x & (((address >> 8) + 1) & 0xff); break store;
+        case 0x9b: address = ((b1 | (b2 << 8)) + y) & 0xffff; sp = a & x; operand = a & x & (((address >> 8) + 1) & 0xff); break store;
+        case 0x9e: address = ((b1 | (b2 << 8)) + y) & 0xffff; operand = x & (((address >> 8) + 1) & 0xff); break store;
+        case 0x9c: address = ((b1 | (b2 << 8)) + x) & 0xffff; operand = y & (((address >> 8) + 1) & 0xff); break store;
 
         // Implied and accumulator.
         case 0x0a: c = a >> 7; a = (a << 1) & 0xff; notZ = n = a; break; // ASL A
@@ -439,11 +473,9 @@ export class M6502 {
 
         // Branches, jumps and the stack.
         case 0x10: case 0x30: case 0x50: case 0x70: case 0x90: case 0xb0: case 0xd0: case 0xf0: {
-          operand = this.fetch(pc);
-          pc = (pc + 1) & 0xffff;
           if (!branchTaken(opcode, n, v, notZ, c)) break;
           const next = pc;
-          pc = this.branch(pc, operand);
+          pc = this.branch(pc, b1);
           // Back to an absolute load 3 bytes before the branch: maybe a loop polling the RIOT timer.
           if (pc !== ((next - 5) & 0xffff)) break;
           const passes = this.waitForTimer(pc, opcode, a, v, c, (count - executed) >> 1, (next ^ pc) & 0xff00 ? 4 : 3);
@@ -456,9 +488,9 @@ export class M6502 {
           else (notZ = a & value), (n = value), (v = (value >> 6) & 1);
           break;
         }
-        case 0x4c: pc = this.word(pc); break; // JMP abs
+        case 0x4c: pc = b1 | (b2 << 8); break; // JMP abs
         case 0x6c: { // JMP ($nnnn) with the 6502's bug: the pointer's high byte comes from the start of the same page.
-          const pointer = this.word(pc);
+          const pointer = b1 | (b2 << 8);
           const high = ((pointer ^ (pointer + 1)) & 0xff00) !== 0 ? pointer & 0xff00 : pointer + 1;
           pc = this.peek(pointer) | (this.peek(high) << 8);
           break;
@@ -734,11 +766,6 @@ export class M6502 {
     this.n = n, this.v = v, this.d = d, this.i = i, this.notZ = notZ, this.c = c;
     this.bus.dataBus = this.busValue;
     return (this.status & FATAL_ERROR_BIT) === 0;
-  }
-
-  /** The 16-bit little-endian operand at `pc`. */
-  private word(pc: number): number {
-    return this.fetch(pc) | (this.fetch((pc + 1) & 0xffff) << 8);
   }
 
   /** The address held at zero-page `pointer` (Stella does not wrap pointer + 1: ($FF,X) reads $0100 for its high byte). */
