@@ -332,6 +332,22 @@ describe("the CPU's direct reads (mapped bank, RIOT RAM)", () => {
     assert.equal(cpu.a, 0x42);
   });
 
+  test("F8: instruction bytes fetched at hotspots switch the bank before they are read", () => {
+    const image = new Uint8Array(8192).fill(0xea);
+    image.set([0xad, 0x00, 0x10], 0x1ff1); // bank 1 (the start bank), $1FF1: LDA $1000 (ends just below the hotspots)
+    image[0x0ff8] = 0xa2; // bank 0, $1FF8: LDX # (...and the opcode comes from bank 0)
+    image[0x1ff9] = 0x33; // bank 1, $1FF9: its operand (fetching $1FF9 switches back to bank 1 first)
+    image[0x0ff9] = 0x44;
+    image[0x1000] = 0x77;
+    const { cpu } = wired(image, "F8");
+    cpu.pc = 0x1ff1;
+    cpu.execute(1);
+    assert.equal(cpu.a, 0x77);
+    cpu.pc = 0x1ff8;
+    cpu.execute(1);
+    assert.deepEqual([cpu.x, cpu.pc], [0x33, 0x1ffa]);
+  });
+
   test("E0: reads from a slot follow its slice switches", () => {
     const image = new Uint8Array(8192);
     for (let s = 0; s < 7; s++) image.fill(s, s * 1024, (s + 1) * 1024);
