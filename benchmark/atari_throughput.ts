@@ -14,16 +14,18 @@
 // With --games (a comma-separated list of ROM ids, or "all" for the game table) only the emulators are measured,
 // game by game, side by side: ours and ALE's (--ale-python required) alternate `--repeats` times per game, each
 // keeping its best frames per CPU second (a shared machine only ever slows a run down); one table row per game
-// with the ratio, then the geometric mean and the lowest ratio.
+// with the ratio, then the geometric mean and the lowest ratio. Each measurement runs in a fresh process (ours in a
+// Node child, ALE's in a Python child), as one game does in a training run's env worker, and is timed after
+// `--warmup` seconds of play (V8 compiles our emulator meanwhile).
 
 import { execFileSync } from "node:child_process";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { findGame, GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import * as gym from "../envs/index.ts";
-import { int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { float, int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
@@ -31,7 +33,7 @@ import { ratePerSecond, workerCounts } from "./lib.ts";
 /** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */
 const ALE_PY_SCRIPT = `
 import sys, json, time, ale_py, numpy as np
-rom, seconds, actions = sys.argv[1], float(sys.argv[2]), json.loads(sys.stdin.read())
+rom, seconds, warmup, actions = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), json.loads(sys.stdin.read())
 ale = ale_py.ALEInterface()
 ale.setLoggerMode(ale_py.LoggerMode.Error)
 ale.setInt("random_seed", 0)
@@ -44,7 +46,8 @@ def step(i):
     ale.act(minimal[actions[i % len(actions)]])
     ale.getScreenRGB(screen)
     if ale.game_over(): ale.reset_game()
-for i in range(200): step(i)
+i, start = 0, time.perf_counter()
+while time.perf_counter() - start < warmup: step(i); i += 1
 frames, start, cpu = 0, time.perf_counter(), time.process_time()
 while time.perf_counter() - start < seconds:
     step(frames); frames += 1
@@ -58,7 +61,7 @@ interface Rate {
 }
 
 /** Our ALEInterface, the same loop as ALE_PY_SCRIPT. */
-function aleInterfaceFps(game: GameSpec, rom: Uint8Array, actions: number[], seconds: number): Rate {
+function aleInterfaceFps(game: GameSpec, rom: Uint8Array, actions: number[], seconds: number, warmup: number): Rate {
   const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
   ale.resetGame(0, true);
   const minimal = ale.getMinimalActionSet();
@@ -68,7 +71,7 @@ function aleInterfaceFps(game: GameSpec, rom: Uint8Array, actions: number[], sec
     ale.getScreenRGB(screen);
     if (ale.gameOver()) ale.resetGame(0);
   };
-  for (let i = 0; i < 200; i++) step(i);
+  for (let i = 0, start = performance.now(); performance.now() - start < warmup * 1000; i++) step(i);
   let frames = 0;
   const start = performance.now();
   const cpu = process.cpuUsage();
@@ -91,6 +94,8 @@ const ARGS = {
   alePython: str(null, "a Python with ale-py 0.12 (e.g. /tmp/ale-venv/bin/python) to measure real ALE beside ours"),
   games: str(null, "measure only the emulators, these games side by side (ROM ids, comma-separated, or all)"),
   repeats: int(2, "with --games: alternations of ours and ALE's per game", { ge: 1 }),
+  warmup: float(1, "seconds each emulator runs before it is timed (V8 compiles ours meanwhile)", { ge: 0 }),
+  oursGame: str(null, "measure only our core on this ROM id and print `wall cpu` frames/s (what --games runs per game)"),
 };
 
 /** The pre-drawn actions both emulators play: indices into `game`'s minimal set. */
@@ -100,14 +105,30 @@ function drawActions(game: GameSpec): number[] {
 }
 
 /** ALE_PY_SCRIPT's rate for one game. */
-function alePyFps(python: string, romPath: string, seconds: number, actions: number[]): Rate {
-  const out = execFileSync(python, ["-c", ALE_PY_SCRIPT, romPath, String(seconds)], { encoding: "utf8", input: JSON.stringify(actions), stdio: ["pipe", "pipe", "ignore"] });
+function alePyFps(python: string, romPath: string, seconds: number, warmup: number, actions: number[]): Rate {
+  const out = execFileSync(python, ["-c", ALE_PY_SCRIPT, romPath, String(seconds), String(warmup)], { encoding: "utf8", input: JSON.stringify(actions), stdio: ["pipe", "pipe", "ignore"] });
+  return lastRate(out);
+}
+
+/** The `wall cpu` rates a measuring child printed last. */
+function lastRate(out: string): Rate {
   const [wall, cpu] = out.trim().split("\n").pop()!.split(" ").map(Number);
   return { wall, cpu };
 }
 
+/**
+ * aleInterfaceFps for one game in a fresh Node process (this script with --ours-game), as ale-py's rate is taken in
+ * a fresh Python: V8 then compiles the emulator for that game alone, as in a training run's env workers, rather
+ * than for every game measured before it in one process.
+ */
+function oursFps(game: GameSpec, romDir: string | null, seconds: number, warmup: number): Rate {
+  const args = [...process.execArgv, fileURLToPath(import.meta.url), "--ours-game", game.rom, "--seconds", String(seconds), "--warmup", String(warmup)];
+  if (romDir !== null) args.push("--rom-dir", romDir);
+  return lastRate(execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+}
+
 /** The --games table: frames per CPU second of ALE's and ours per game, alternated, best of `repeats` each. */
-function emulatorTable(games: GameSpec[], python: string, romDir: string | null, seconds: number, repeats: number): void {
+function emulatorTable(games: GameSpec[], python: string, romDir: string | null, seconds: number, warmup: number, repeats: number): void {
   console.log("| game | ale-py frames/CPU-s | ours frames/CPU-s | ratio |");
   console.log("|---|---:|---:|---:|");
   const ratios: number[] = [];
@@ -117,8 +138,8 @@ function emulatorTable(games: GameSpec[], python: string, romDir: string | null,
     let ours = 0;
     let ale = 0;
     for (let r = 0; r < repeats; r++) {
-      ours = Math.max(ours, aleInterfaceFps(game, rom.bytes, actions, seconds).cpu);
-      ale = Math.max(ale, alePyFps(python, rom.path, seconds, actions).cpu);
+      ours = Math.max(ours, oursFps(game, romDir, seconds, warmup).cpu);
+      ale = Math.max(ale, alePyFps(python, rom.path, seconds, warmup, actions).cpu);
     }
     ratios.push(ours / ale);
     console.log(`| ${game.name} | ${ale.toFixed(0)} | ${ours.toFixed(0)} | ${(ours / ale).toFixed(2)} |`);
@@ -134,11 +155,18 @@ async function main(): Promise<void> {
   const envId = cli.envId;
   const workers = workerCounts(cli.workers);
   const seconds = cli.seconds;
+  const all = [...GAMES.values()];
+  const gameOf = (rom: string) => all.find((g) => g.rom === rom) ?? usageError(`no game ${rom}`);
+  if (cli.oursGame !== null) {
+    const game = gameOf(cli.oursGame);
+    const rate = aleInterfaceFps(game, findRom(game.rom, game.md5, { romDir: cli.romDir }).bytes, drawActions(game), seconds, cli.warmup);
+    console.log(`${rate.wall} ${rate.cpu}`);
+    return;
+  }
   if (cli.games !== null) {
     if (cli.alePython === null) usageError("--games needs --ale-python");
-    const all = [...GAMES.values()];
-    const games = cli.games === "all" ? all : cli.games.split(",").map((rom) => all.find((g) => g.rom === rom) ?? usageError(`--games: no game ${rom}`));
-    emulatorTable(games, cli.alePython, cli.romDir, seconds, cli.repeats);
+    const games = cli.games === "all" ? all : cli.games.split(",").map(gameOf);
+    emulatorTable(games, cli.alePython, cli.romDir, seconds, cli.warmup, cli.repeats);
     return;
   }
   const rng = new RandomGenerator(0);
@@ -152,11 +180,11 @@ async function main(): Promise<void> {
     // Columns: frames per wall second, frames per CPU second, and the CPU-second rate as a ratio of ALE's.
     let ale: Rate | null = null;
     if (cli.alePython !== null) {
-      ale = alePyFps(cli.alePython, rom.path, seconds, actions);
+      ale = alePyFps(cli.alePython, rom.path, seconds, cli.warmup, actions);
       const { wall, cpu } = ale;
       console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`);
     }
-    const rate = aleInterfaceFps(game, rom.bytes, actions, seconds);
+    const rate = aleInterfaceFps(game, rom.bytes, actions, seconds, cli.warmup);
     const ratio = ale ? (rate.cpu / ale.cpu).toFixed(2) : "";
     console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
   }
