@@ -65,8 +65,6 @@ const playerIndex = (align: number, enable: number, mode: number) => ((align * 2
  * without a branch (data-dependent branches mispredict on playfield patterns).
  */
 const PLAYFIELD_BIT = new Int8Array(2 * 160);
-/** PLAYFIELD_BIT per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for mirror. */
-const PLAYFIELD_GROUP_BIT = new Int8Array(2 * 40);
 const COLLISION = new Uint16Array(64);
 const REFLECT = new Uint8Array(256);
 /** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
@@ -148,7 +146,6 @@ function buildTables(): void {
     else if (x < 144) PLAYFIELD_BIT[160 + x] = 4 + ((x - 112) >> 2);
     else PLAYFIELD_BIT[160 + x] = 3 - ((x - 144) >> 2);
   }
-  for (let g = 0; g < 80; g++) PLAYFIELD_GROUP_BIT[g] = PLAYFIELD_BIT[4 * g];
   const pairs: [number, number, number][] = [
     [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
     [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
@@ -198,86 +195,57 @@ buildTables();
 if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16) throw new Error("TIA mask tables outgrew the span key");
 
 /**
- * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
- * pixels an object covers instead of testing its mask at every pixel.
+ * The three mask tables one after the other: drawing reads an object's mask at its offset plus its table's start
+ * here, so one function with module-level tables draws them all.
  */
-const MAX_SPANS = 8;
-function buildSpans(table: Uint8Array, rows: number): { spans: Int16Array; counts: Uint8Array } {
-  const spans = new Int16Array(rows * MAX_SPANS * 2);
-  const counts = new Uint8Array(rows);
-  for (let row = 0; row < rows; row++) {
-    let x = 0;
-    while (x < 320) {
-      if (table[row * 320 + x] === 0) {
-        x++;
-        continue;
-      }
-      const start = x;
-      while (x < 320 && table[row * 320 + x] !== 0) x++;
-      if (counts[row] === MAX_SPANS) throw new Error("TIA mask row with too many spans");
-      spans[(row * MAX_SPANS + counts[row]) * 2] = start;
-      spans[(row * MAX_SPANS + counts[row]) * 2 + 1] = x;
-      counts[row]++;
-    }
-  }
-  return { spans, counts };
+const PLAYER_TABLE = BALL_MASK.length;
+const MISSILE_TABLE = PLAYER_TABLE + PLAYER_MASK.length;
+const OBJECT_MASK = new Uint8Array(MISSILE_TABLE + MISSILE_MASK.length);
+OBJECT_MASK.set(BALL_MASK, 0);
+OBJECT_MASK.set(PLAYER_MASK, PLAYER_TABLE);
+OBJECT_MASK.set(MISSILE_MASK, MISSILE_TABLE);
+/**
+ * For each position of OBJECT_MASK, the first position at or after it, in the same 320-entry row, where the mask
+ * is non-zero (the row's end if none), so that drawing steps from one covered pixel to the next: an object usually
+ * covers a few pixels of a span, and testing the others would cost a mispredicted branch each.
+ */
+const NEXT_COVERED = new Int32Array(OBJECT_MASK.length + 1);
+NEXT_COVERED[OBJECT_MASK.length] = OBJECT_MASK.length;
+for (let x = OBJECT_MASK.length - 1; x >= 0; x--) {
+  NEXT_COVERED[x] = OBJECT_MASK[x] !== 0 ? x : x % 320 === 319 ? x + 1 : NEXT_COVERED[x + 1];
 }
-const BALL_SPANS = buildSpans(BALL_MASK, BALL_MASK.length / 320);
-const MISSILE_SPANS = buildSpans(MISSILE_MASK, Math.ceil(MISSILE_MASK.length / 320));
-const PLAYER_SPANS = buildSpans(PLAYER_MASK, PLAYER_MASK.length / 320);
 
 /**
  * Adds the object `bit` to `bits` (the objects other than the playfield covering each pixel hpos.., indexed from 0)
- * over the pixels where the object whose mask starts at table offset `base` shows (players: where its mask bit is
- * set in the graphics `grp`), and returns the collisions it makes there with what is already drawn, the playfield
- * (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and taking
- * each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
+ * over the pixels where the object whose mask starts at offset `base` of OBJECT_MASK shows (players: where its mask
+ * bit is set in the graphics `grp`), and returns the collisions it makes there with what is already drawn, the
+ * playfield (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and
+ * taking each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
  */
-function addObject(
-  bits: Uint8Array,
-  table: Uint8Array,
-  spanTable: { spans: Int16Array; counts: Uint8Array },
-  base: number,
-  hpos: number,
-  count: number,
-  bit: number,
-  grp: number,
-  pf: number,
-  pfBase: number,
-): number {
-  const row = Math.floor(base / 320);
-  const first = base - row * 320 + hpos; // table position of pixel hpos
-  const last = first + count;
-  const spans = spanTable.spans;
-  const n = spanTable.counts[row];
-  const rowBase = row * 320;
+function addObject(bits: Uint8Array, base: number, hpos: number, count: number, bit: number, grp: number, pf: number, pfBase: number): number {
+  const first = base + hpos; // mask position of pixel hpos
+  const end = first + count;
   let collision = 0;
-  for (let k = 0; k < n; k++) {
-    const j = (row * MAX_SPANS + k) * 2;
-    const from = spans[j] > first ? spans[j] : first;
-    const to = spans[j + 1] < last ? spans[j + 1] : last;
-    for (let x = from; x < to; x++) {
-      if (grp !== 0 && (grp & table[rowBase + x]) === 0) continue;
-      const i = x - first;
-      const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
-      collision |= COLLISION[under | bit];
-      bits[i] |= bit;
-    }
+  for (let x = NEXT_COVERED[first]; x < end; x = NEXT_COVERED[x + 1]) {
+    if (grp !== 0 && (grp & OBJECT_MASK[x]) === 0) continue;
+    const i = x - first;
+    const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
+    collision |= COLLISION[under | bit];
+    bits[i] |= bit;
   }
   return collision;
 }
 
 /**
- * Colours the pixels of a span the object whose mask starts at table offset `base` covers (when `render`), by the
- * priority encoder over all the objects `bits` says cover each, and clears those `bits` for the next span. The
- * first object to reach a pixel colours and clears it, so the objects after it, and the pixels a player's graphics
- * leave empty, find zero bits there and skip them.
+ * Colours the pixels of a span the object whose mask starts at offset `base` of OBJECT_MASK covers (when
+ * `render`), by the priority encoder over all the objects `bits` says cover each, and clears those `bits` for the
+ * next span. The first object to reach a pixel colours and clears it, so the objects after it, and the pixels a
+ * player's graphics leave empty, find zero bits there and skip them.
  */
 function colourObjects(
   buffer: Uint8Array,
   start: number,
   bits: Uint8Array,
-  spanTable: { spans: Int16Array; counts: Uint8Array },
   base: number,
   hpos: number,
   count: number,
@@ -287,31 +255,16 @@ function colourObjects(
   color: Uint8Array,
   render: boolean,
 ): void {
-  const row = Math.floor(base / 320);
-  const first = base - row * 320 + hpos;
-  const last = first + count;
-  const spans = spanTable.spans;
-  const n = spanTable.counts[row];
-  for (let k = 0; k < n; k++) {
-    const j = (row * MAX_SPANS + k) * 2;
-    const from = spans[j] > first ? spans[j] : first;
-    const to = spans[j + 1] < last ? spans[j + 1] : last;
-    // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
-    const split = Math.max(from, Math.min(to, first + 80 - hpos));
-    for (let x = from; x < split; x++) {
-      const i = x - first;
-      const objects = bits[i];
-      if (objects === 0) continue;
-      bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority]];
-    }
-    for (let x = split; x < to; x++) {
-      const i = x - first;
-      const objects = bits[i];
-      if (objects === 0) continue;
-      bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
-    }
+  const first = base + hpos;
+  const end = first + count;
+  // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
+  const half = base + 80;
+  for (let x = NEXT_COVERED[first]; x < end; x = NEXT_COVERED[x + 1]) {
+    const i = x - first;
+    const objects = bits[i];
+    if (objects === 0) continue;
+    bits[i] = 0;
+    if (render) buffer[start + i] = color[PRIORITY_ENCODER[(x < half ? 0 : 256) + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
   }
 }
 
@@ -323,7 +276,10 @@ const POKE_DELAY = new Int8Array([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
-const PF_DELAY = [4, 5, 2, 3];
+const PF_DELAY = Int8Array.of(4, 5, 2, 3);
+/** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMP0, HMP1, HMM1, HMBL, HMCLR. */
+const DEFERRED_WRITE_SETS = new Uint8Array(64);
+for (const address of [0x02, 0x20, 0x21, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
 
 /** Stella's ourHMOVEBlankEnableCycles: an HMOVE on these CPU cycles of a line blanks its first 8 pixels. */
 const HMOVE_BLANK_CYCLES = new Uint8Array(76);
@@ -438,7 +394,7 @@ export class Tia {
   private framePointer = 0;
   private partialFrame = false;
   private frameGreyed = false;
-  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
+  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see changesNothingDrawn). */
   private owedClock = NOTHING_OWED;
   /**
    * HMOVE blank pixels from the frame pointer up to here are owed zeros (see updateFrame): the spans drawn next
@@ -707,6 +663,10 @@ export class Tia {
   /** TIA::updateFrame: draw (or just collide) from the last update up to `clock`. */
   private updateFrame(clock: number): void {
     if (clock < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay || this.clockAtLastUpdate >= clock) return;
+    // Up to a clock in the horizontal blank of the line the last update stopped on, there is nothing to draw: the
+    // next update starts from here just as well (an HMOVE blank's owed pixels are left to the loop below).
+    const ahead = clock - this.clockAtLastUpdate;
+    if (ahead < this.clocksToEndOfScanLine && 228 - this.clocksToEndOfScanLine + ahead <= HBLANK && !this.hmoveBlankEnabled) return;
     if (clock > this.clockStopDisplay) clock = this.clockStopDisplay;
     const from = this.framePointer;
     let to = from;
@@ -819,7 +779,7 @@ export class Tia {
     const objects = this.enabledObjects & ~PF;
     // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
     const reusable = !vblank && objects !== 0 && count >= MIN_REUSED_SPAN;
-    const row = (start - hpos) / 160;
+    const row = ((start - hpos) / 160) | 0;
     if (row !== this.recordRow) {
       this.recordRow = row;
       this.recordIndex = 0;
@@ -858,7 +818,12 @@ export class Tia {
       spans[base] = hpos;
       spans[base + 1] = collision;
       const key = this.spanKey;
-      for (let k = 0; k < SPAN_KEY_SIZE; k++) spans[base + 2 + k] = key[k];
+      spans[base + 2] = key[0];
+      spans[base + 3] = key[1];
+      spans[base + 4] = key[2];
+      spans[base + 5] = key[3];
+      spans[base + 6] = key[4];
+      spans[base + 7] = key[5];
       counts[row] = index + 1;
     }
     return false;
@@ -868,10 +833,11 @@ export class Tia {
   private matchesRecordedSpan(row: number, index: number, hpos: number): boolean {
     const spans = this.frame.spans;
     const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
-    if (spans[base] !== hpos) return false;
     const key = this.spanKey;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (spans[base + 2 + k] !== key[k]) return false;
-    return true;
+    return (
+      spans[base] === hpos && spans[base + 2] === key[0] && spans[base + 3] === key[1] && spans[base + 4] === key[2] &&
+      spans[base + 5] === key[3] && spans[base + 6] === key[4] && spans[base + 7] === key[5]
+    );
   }
 
   /**
@@ -913,19 +879,19 @@ export class Tia {
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
     let collision = 0;
-    if (objects & BL) collision |= addObject(bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, BL, 0, pf, pfBase);
-    if (objects & P1) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
-    if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
-    if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
-    if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
+    if (objects & BL) collision |= addObject(bits, this.blMask, hpos, count, BL, 0, pf, pfBase);
+    if (objects & P1) collision |= addObject(bits, PLAYER_TABLE + this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
+    if (objects & M1) collision |= addObject(bits, MISSILE_TABLE + this.m1Mask, hpos, count, M1, 0, pf, pfBase);
+    if (objects & P0) collision |= addObject(bits, PLAYER_TABLE + this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
+    if (objects & M0) collision |= addObject(bits, MISSILE_TABLE + this.m0Mask, hpos, count, M0, 0, pf, pfBase);
     if (reusable) this.rememberSpan(hpos, start, collision);
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
-    if (objects & BL) colourObjects(buffer, start, bits, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & BL) colourObjects(buffer, start, bits, this.blMask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
     return collision;
   }
 
@@ -959,8 +925,10 @@ export class Tia {
     const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (remembered[base + k] !== key[k]) return false;
-    return true;
+    return (
+      remembered[base] === key[0] && remembered[base + 1] === key[1] && remembered[base + 2] === key[2] &&
+      remembered[base + 3] === key[3] && remembered[base + 4] === key[4] && remembered[base + 5] === key[5]
+    );
   }
 
   /** Remembers the span just drawn at `hpos` (key in `spanKey`) for the lines below. */
@@ -968,7 +936,12 @@ export class Tia {
     const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) remembered[base + k] = key[k];
+    remembered[base] = key[0];
+    remembered[base + 1] = key[1];
+    remembered[base + 2] = key[2];
+    remembered[base + 3] = key[3];
+    remembered[base + 4] = key[4];
+    remembered[base + 5] = key[5];
     this.spanGeneration[hpos] = this.generation;
     this.spanStart[hpos] = start;
     this.spanCollision[hpos] = collision;
@@ -991,14 +964,17 @@ export class Tia {
     const right = score ? color[3] : color[1];
     // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
     // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
+    // Bit g of `leftBits` is group g's playfield bit (PF0 in order, PF1 reversed, PF2 in order), bit g of
+    // `rightBits` group 20 + g's: the same groups again, or mirrored.
+    const leftBits = (pf & 0x0000f) | (REFLECT[(pf >> 4) & 0xff] << 4) | (pf & 0xff000);
+    const rightBits = this.pfMask === 0 ? leftBits : (REFLECT[leftBits & 0xff] << 12) | (REFLECT[(leftBits >> 8) & 0xff] << 4) | (REFLECT[leftBits >> 16] >> 4);
     const lineWord = (start - hpos) >> 2;
-    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUP_BIT[groups + w] is word w's playfield bit
     const middle = lineWord + 20; // words from here on are the right half
     const firstWhole = (start + 3) >> 2;
     const lastWhole = end >> 2;
     // The span's ends may cut a group: those pixels one at a time.
     const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
-    for (let p = start; p < head; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
+    for (let p = start; p < head; p++) buffer[p] = groupColour(leftBits, rightBits, (p >> 2) - lineWord, background, left, right);
     if (head === end) return;
     // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
     const words = this.frame.words;
@@ -1006,9 +982,10 @@ export class Tia {
     const leftFlip = Math.imul(left ^ background, 0x01010101);
     const rightFlip = Math.imul(right ^ background, 0x01010101);
     const leftEnd = lastWhole < middle ? lastWhole : middle;
-    for (let w = firstWhole; w < leftEnd; w++) words[w] = backgroundWord ^ (leftFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
-    for (let w = firstWhole > middle ? firstWhole : middle; w < lastWhole; w++) words[w] = backgroundWord ^ (rightFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
-    for (let p = lastWhole << 2; p < end; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
+    for (let w = firstWhole, bits = leftBits >>> (firstWhole - lineWord); w < leftEnd; w++, bits >>>= 1) words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
+    const rightStart = firstWhole > middle ? firstWhole : middle;
+    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < lastWhole; w++, bits >>>= 1) words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
+    for (let p = lastWhole << 2; p < end; p++) buffer[p] = groupColour(leftBits, rightBits, (p >> 2) - lineWord, background, left, right);
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
@@ -1072,12 +1049,14 @@ export class Tia {
     address &= 0x3f;
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
-    if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
+    if (delay === -1) delay = PF_DELAY[(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
     // `trunc(sinceFrameStart / 228) > maximumScanlines` without the division (the clock is past the frame start).
     const frameOver = clock - this.clockWhenFrameStarted >= (this.maximumScanlines + 1) * 228;
     if (!frameOver && this.changesNothingDrawn(address, value)) {
       // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
       if (clock + delay > this.owedClock) this.owedClock = clock + delay;
+      // A rewrite with the current value leaves every register as it is.
+      if (!DEFERRED_WRITE_SETS[address]) return;
     } else {
       this.updateFrame(clock + delay > this.owedClock ? clock + delay : this.owedClock);
     }
@@ -1108,7 +1087,7 @@ export class Tia {
         break;
       case 0x02: // WSYNC: the 6507 halts only on a read cycle, so writes right after writes do not wait
         if (this.cpu.lastAccessWasRead) {
-          const cyclesToEndOfLine = 76 - ((this.clock.cycles - Math.trunc(this.clockWhenFrameStarted / 3)) % 76);
+          const cyclesToEndOfLine = 76 - ((this.clock.cycles - ((this.clockWhenFrameStarted / 3) | 0)) % 76);
           if (cyclesToEndOfLine < 76) this.clock.cycles += cyclesToEndOfLine;
         }
         break;
@@ -1383,7 +1362,7 @@ export class Tia {
   }
 
   private hmove(clock: number): void {
-    const x = Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3);
+    const x = (((clock - this.clockWhenFrameStarted) % 228) / 3) | 0;
     if (this.allowHmoveBlanks && HMOVE_BLANK_CYCLES[x]) this.hmoveBlankEnabled = true;
     const row = x * 16;
     this.posp0 = wrap160(this.posp0 + MOTION[row + this.hmp0]);
@@ -1403,4 +1382,10 @@ export class Tia {
 
 function wrap160(pos: number): number {
   return pos >= 160 ? pos - 160 : pos < 0 ? pos + 160 : pos;
+}
+
+/** The colour of playfield group `group` (0-39) of a line whose groups' bits are `leftBits` and `rightBits`. */
+function groupColour(leftBits: number, rightBits: number, group: number, background: number, left: number, right: number): number {
+  if (group < 20) return (leftBits >>> group) & 1 ? left : background;
+  return (rightBits >>> (group - 20)) & 1 ? right : background;
 }
