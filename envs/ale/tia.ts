@@ -277,9 +277,22 @@ const POKE_DELAY = new Int8Array([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
 const PF_DELAY = Int8Array.of(4, 5, 2, 3);
-/** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMP0, HMP1, HMM1, HMBL, HMCLR. */
+/** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMxx, HMCLR. */
 const DEFERRED_WRITE_SETS = new Uint8Array(64);
-for (const address of [0x02, 0x20, 0x21, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
+for (const address of [0x02, 0x20, 0x21, 0x22, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
+/**
+ * The objects whose pixels a write to each register changes, for showsNothingOwed: the players' graphics (GRP0 and
+ * GRP1 also load each other's and the ball's delay registers), the missiles' and the ball's enables, the players'
+ * colours (also the missiles', and the playfield's in score mode). 0: the register is not decided by objects.
+ */
+const WRITE_OBJECTS = new Uint8Array(64);
+WRITE_OBJECTS[0x06] = P0 | M0;
+WRITE_OBJECTS[0x07] = P1 | M1;
+WRITE_OBJECTS[0x1b] = P0 | P1;
+WRITE_OBJECTS[0x1c] = P0 | P1 | BL;
+WRITE_OBJECTS[0x1d] = M0;
+WRITE_OBJECTS[0x1e] = M1;
+WRITE_OBJECTS[0x1f] = BL;
 
 /** Stella's ourHMOVEBlankEnableCycles: an HMOVE on these CPU cycles of a line blanks its first 8 pixels. */
 const HMOVE_BLANK_CYCLES = new Uint8Array(76);
@@ -954,7 +967,6 @@ export class Tia {
 
   /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
   private drawPlayfield(start: number, count: number, hpos: number): void {
-    const buffer = this.frame.pixels;
     const color = this.color;
     const pf = this.pf;
     const end = start + count;
@@ -964,28 +976,30 @@ export class Tia {
     const right = score ? color[3] : color[1];
     // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
     // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
-    // Bit g of `leftBits` is group g's playfield bit (PF0 in order, PF1 reversed, PF2 in order), bit g of
-    // `rightBits` group 20 + g's: the same groups again, or mirrored.
-    const leftBits = (pf & 0x0000f) | (REFLECT[(pf >> 4) & 0xff] << 4) | (pf & 0xff000);
-    const rightBits = this.pfMask === 0 ? leftBits : (REFLECT[leftBits & 0xff] << 12) | (REFLECT[(leftBits >> 8) & 0xff] << 4) | (REFLECT[leftBits >> 16] >> 4);
+    // Bit g of `leftBits` is group g's playfield bit, bit g of `rightBits` group 20 + g's.
+    const leftBits = playfieldGroups(pf);
+    const rightBits = this.pfMask === 0 ? leftBits : mirroredGroups(leftBits);
     const lineWord = (start - hpos) >> 2;
     const middle = lineWord + 20; // words from here on are the right half
-    const firstWhole = (start + 3) >> 2;
-    const lastWhole = end >> 2;
-    // The span's ends may cut a group: those pixels one at a time.
-    const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
-    for (let p = start; p < head; p++) buffer[p] = groupColour(leftBits, rightBits, (p >> 2) - lineWord, background, left, right);
-    if (head === end) return;
-    // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
+    // Whole words, the background word with the colour's difference flipped in where the bit is 1 (no branch); the
+    // span's ends may cut a word, whose bytes outside the span are put back after.
     const words = this.frame.words;
+    const firstWord = start >> 2;
+    const endWord = (end + 3) >> 2;
+    const headBytes = start & 3;
+    const tailBytes = end & 3;
+    const headKept = words[firstWord] & ((1 << (headBytes * 8)) - 1);
+    const tailKept = words[endWord - 1] & ~((1 << (tailBytes * 8)) - 1);
     const backgroundWord = Math.imul(background, 0x01010101);
     const leftFlip = Math.imul(left ^ background, 0x01010101);
     const rightFlip = Math.imul(right ^ background, 0x01010101);
-    const leftEnd = lastWhole < middle ? lastWhole : middle;
-    for (let w = firstWhole, bits = leftBits >>> (firstWhole - lineWord); w < leftEnd; w++, bits >>>= 1) words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
-    const rightStart = firstWhole > middle ? firstWhole : middle;
-    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < lastWhole; w++, bits >>>= 1) words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
-    for (let p = lastWhole << 2; p < end; p++) buffer[p] = groupColour(leftBits, rightBits, (p >> 2) - lineWord, background, left, right);
+    const leftEnd = endWord < middle ? endWord : middle;
+    for (let w = firstWord, bits = leftBits >>> (firstWord - lineWord); w < leftEnd; w++, bits >>>= 1) words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
+    const rightStart = firstWord > middle ? firstWord : middle;
+    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < endWord; w++, bits >>>= 1) words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
+    // Little-endian words: pixel 4w + k is byte k of word w.
+    if (headBytes !== 0) words[firstWord] = (words[firstWord] & ~((1 << (headBytes * 8)) - 1)) | headKept;
+    if (tailBytes !== 0) words[endWord - 1] = (words[endWord - 1] & ((1 << (tailBytes * 8)) - 1)) | tailKept;
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
@@ -1052,11 +1066,13 @@ export class Tia {
     if (delay === -1) delay = PF_DELAY[(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
     // `trunc(sinceFrameStart / 228) > maximumScanlines` without the division (the clock is past the frame start).
     const frameOver = clock - this.clockWhenFrameStarted >= (this.maximumScanlines + 1) * 228;
-    if (!frameOver && this.changesNothingDrawn(address, value)) {
+    if (!frameOver && this.changesNothingDrawn(address, value, clock)) {
       // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
       if (clock + delay > this.owedClock) this.owedClock = clock + delay;
       // A rewrite with the current value leaves every register as it is.
       if (!DEFERRED_WRITE_SETS[address]) return;
+    } else if (!frameOver && address !== 0x00 && this.showsNothingOwed(address, value, clock + delay)) {
+      if (clock + delay > this.owedClock) this.owedClock = clock + delay;
     } else {
       this.updateFrame(clock + delay > this.owedClock ? clock + delay : this.owedClock);
     }
@@ -1266,11 +1282,13 @@ export class Tia {
    * write, but drawing is lazy and a span drawn in two pieces gives the same pixels and collisions as drawn in one
    * (lines end at the same clocks, HMOVE blanks cover the same first 8 pixels), so for such writes poke only notes
    * the clock it owes the drawing up to (`owedClock`), and the next access that needs the picture (a write that
-   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 is left out: its Cosmic Ark case
-   * changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out too.
+   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 counts unless it starts the Cosmic
+   * Ark case, which changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out.
    */
-  private changesNothingDrawn(address: number, value: number): boolean {
+  private changesNothingDrawn(address: number, value: number, clock: number): boolean {
     switch (address) {
+      case 0x22:
+        return !(clock === this.lastHMOVEClock + 21 * 3 && this.hmm0 === 7 && value >> 4 === 6);
       case 0x02: // WSYNC: only stops the CPU
       case 0x03: // RSYNC: not emulated (Stella 3.x ignores it)
       case 0x15: case 0x16: case 0x17: case 0x18: case 0x19: case 0x1a: // audio
@@ -1309,6 +1327,44 @@ export class Tia {
         // 0x2d-0x3f are not registers.
         return address >= 0x2d;
     }
+  }
+
+  /**
+   * Whether a write to `address` of `value`, taking effect at clock `target`, leaves every pixel owed so far as it
+   * is (see changesNothingDrawn): the owed pixels (from the last update up to `target` or the clock owed, if later)
+   * lie in one line of the window, and they are none (a horizontal blank), or the write's objects (WRITE_OBJECTS,
+   * wherever their masks put them, shown or not) cover none of them, or a playfield write changes no bit they show.
+   * Such a write is drawn later: the owed pixels come out as Stella drew them before the write.
+   */
+  private showsNothingOwed(address: number, value: number, target: number): boolean {
+    const end = target > this.owedClock ? target : this.owedClock;
+    const ahead = end - this.clockAtLastUpdate;
+    if (ahead >= this.clocksToEndOfScanLine || this.clockAtLastUpdate < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay) return false;
+    const lineClock = 228 - this.clocksToEndOfScanLine;
+    const from = lineClock > HBLANK ? lineClock - HBLANK : 0;
+    const to = lineClock + ahead - HBLANK;
+    if (to <= from) return true;
+    if (address >= 0x0d && address <= 0x0f) {
+      const pf = this.pf;
+      const next = address === 0x0d ? (pf & 0x000ffff0) | ((value >> 4) & 0x0f) : address === 0x0e ? (pf & 0x000ff00f) | (value << 4) : (pf & 0x00000fff) | (value << 12);
+      const leftChanged = playfieldGroups(pf ^ next);
+      const rightChanged = this.pfMask === 0 ? leftChanged : mirroredGroups(leftChanged);
+      // Groups [groupFrom, groupTo) of the 40 hold the owed pixels.
+      const groupFrom = from >> 2;
+      const groupTo = (to + 3) >> 2;
+      const leftShown = groupFrom < 20 ? ((1 << (groupTo < 20 ? groupTo : 20)) - 1) ^ ((1 << groupFrom) - 1) : 0;
+      const rightShown = groupTo > 20 ? ((1 << (groupTo - 20)) - 1) ^ ((1 << (groupFrom > 20 ? groupFrom - 20 : 0)) - 1) : 0;
+      return (leftChanged & leftShown) === 0 && (rightChanged & rightShown) === 0;
+    }
+    const objects = WRITE_OBJECTS[address];
+    if (objects === 0 || (address <= 0x07 && this.playfieldPriorityAndScore & SCORE)) return false;
+    return (
+      (!(objects & P0) || NEXT_COVERED[PLAYER_TABLE + this.p0Mask + from] >= PLAYER_TABLE + this.p0Mask + to) &&
+      (!(objects & P1) || NEXT_COVERED[PLAYER_TABLE + this.p1Mask + from] >= PLAYER_TABLE + this.p1Mask + to) &&
+      (!(objects & M0) || NEXT_COVERED[MISSILE_TABLE + this.m0Mask + from] >= MISSILE_TABLE + this.m0Mask + to) &&
+      (!(objects & M1) || NEXT_COVERED[MISSILE_TABLE + this.m1Mask + from] >= MISSILE_TABLE + this.m1Mask + to) &&
+      (!(objects & BL) || NEXT_COVERED[this.blMask + from] >= this.blMask + to)
+    );
   }
 
   private playerMask(pos: number, enable: number, nusiz: number): number {
@@ -1384,8 +1440,12 @@ function wrap160(pos: number): number {
   return pos >= 160 ? pos - 160 : pos < 0 ? pos + 160 : pos;
 }
 
-/** The colour of playfield group `group` (0-39) of a line whose groups' bits are `leftBits` and `rightBits`. */
-function groupColour(leftBits: number, rightBits: number, group: number, background: number, left: number, right: number): number {
-  if (group < 20) return (leftBits >>> group) & 1 ? left : background;
-  return (rightBits >>> (group - 20)) & 1 ? right : background;
+/** The 20 playfield bits of register value `pf` in the order of the groups of 4 pixels that show them (PF0 in order, PF1 reversed, PF2 in order). */
+function playfieldGroups(pf: number): number {
+  return (pf & 0x0000f) | (REFLECT[(pf >> 4) & 0xff] << 4) | (pf & 0xff000);
+}
+
+/** Group-ordered playfield bits (see playfieldGroups) in reverse: the right half of a mirrored playfield. */
+function mirroredGroups(groups: number): number {
+  return (REFLECT[groups & 0xff] << 12) | (REFLECT[(groups >> 8) & 0xff] << 4) | (REFLECT[groups >> 16] >> 4);
 }
