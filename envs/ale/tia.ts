@@ -277,6 +277,10 @@ const POKE_DELAY = new Int8Array([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
 const PF_DELAY = Int8Array.of(4, 5, 2, 3);
+/** PF_DELAY by the write's colour clock in the line (the CPU cycle's phase, without a division). */
+const PF_DELAY_AT = Int8Array.from({ length: 228 }, (_, clock) => PF_DELAY[Math.floor(clock / 3) & 3]);
+/** The CPU cycle of each colour clock of a line. */
+const LINE_CYCLE = Uint8Array.from({ length: 228 }, (_, clock) => Math.floor(clock / 3));
 /** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMxx, HMCLR. */
 const DEFERRED_WRITE_SETS = new Uint8Array(64);
 for (const address of [0x02, 0x20, 0x21, 0x22, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
@@ -878,8 +882,9 @@ export class Tia {
     }
     if (reusable && this.matchesRememberedSpan(hpos)) {
       if (render) {
+        // A loop rather than copyWithin, whose call costs more than copying a line's worth of bytes.
         const from = this.spanStart[hpos];
-        buffer.copyWithin(start, from, from + count);
+        for (let i = 0; i < count; i++) buffer[start + i] = buffer[from + i];
       }
       return this.spanCollision[hpos];
     }
@@ -1063,7 +1068,7 @@ export class Tia {
     address &= 0x3f;
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
-    if (delay === -1) delay = PF_DELAY[(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
+    if (delay === -1) delay = PF_DELAY_AT[(clock - this.clockWhenFrameStarted) % 228];
     // `trunc(sinceFrameStart / 228) > maximumScanlines` without the division (the clock is past the frame start).
     const frameOver = clock - this.clockWhenFrameStarted >= (this.maximumScanlines + 1) * 228;
     if (!frameOver && this.changesNothingDrawn(address, value, clock)) {
@@ -1103,7 +1108,9 @@ export class Tia {
         break;
       case 0x02: // WSYNC: the 6507 halts only on a read cycle, so writes right after writes do not wait
         if (this.cpu.lastAccessWasRead) {
-          const cyclesToEndOfLine = 76 - ((this.clock.cycles - ((this.clockWhenFrameStarted / 3) | 0)) % 76);
+          // The frame starts on a CPU cycle (a multiple of 3 colour clocks), so this is Stella's
+          // `76 - (cycles - frameStartClock / 3) % 76`.
+          const cyclesToEndOfLine = 76 - LINE_CYCLE[(clock - this.clockWhenFrameStarted) % 228];
           if (cyclesToEndOfLine < 76) this.clock.cycles += cyclesToEndOfLine;
         }
         break;
@@ -1418,7 +1425,7 @@ export class Tia {
   }
 
   private hmove(clock: number): void {
-    const x = (((clock - this.clockWhenFrameStarted) % 228) / 3) | 0;
+    const x = LINE_CYCLE[(clock - this.clockWhenFrameStarted) % 228];
     if (this.allowHmoveBlanks && HMOVE_BLANK_CYCLES[x]) this.hmoveBlankEnabled = true;
     const row = x * 16;
     this.posp0 = wrap160(this.posp0 + MOTION[row + this.hmp0]);
