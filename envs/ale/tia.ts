@@ -877,14 +877,26 @@ export class Tia {
     const render = this.renderEnabled;
     const buffer = this.frame.pixels;
     if (vblank) {
-      if (render) buffer.fill(0, start, start + count);
+      if (render) for (let p = start; p < start + count; p++) buffer[p] = 0;
       return 0;
     }
     if (reusable && this.matchesRememberedSpan(hpos)) {
       if (render) {
-        // A loop rather than copyWithin, whose call costs more than copying a line's worth of bytes.
-        const from = this.spanStart[hpos];
-        for (let i = 0; i < count; i++) buffer[start + i] = buffer[from + i];
+        // Loops rather than copyWithin, whose call costs more than copying a line's worth of bytes. Both spans
+        // start at `hpos` of their row, so their bytes have the same place in their words.
+        const offset = this.spanStart[hpos] - start;
+        const end = start + count;
+        const wordsFrom = (start + 3) >> 2;
+        const wordsTo = end >> 2;
+        if (wordsFrom >= wordsTo) {
+          for (let p = start; p < end; p++) buffer[p] = buffer[p + offset];
+        } else {
+          const words = this.frame.words;
+          const wordOffset = offset >> 2;
+          for (let p = start; p < wordsFrom << 2; p++) buffer[p] = buffer[p + offset];
+          for (let w = wordsFrom; w < wordsTo; w++) words[w] = words[w + wordOffset];
+          for (let p = wordsTo << 2; p < end; p++) buffer[p] = buffer[p + offset];
+        }
       }
       return this.spanCollision[hpos];
     }
@@ -922,7 +934,7 @@ export class Tia {
     const flags = (blanked ? 1 : 0) | (vblank ? 2 : 0);
     if (vblank) {
       key[0] = count | (flags << 8);
-      key.fill(0, 1);
+      key[1] = key[2] = key[3] = key[4] = key[5] = 0;
       return;
     }
     // Objects not shown leave no trace: their positions (a ball moving through lines without it) are left out.
