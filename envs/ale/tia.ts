@@ -284,6 +284,8 @@ const LINE_CYCLE = Uint8Array.from({ length: 228 }, (_, clock) => Math.floor(clo
 /** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMxx, HMCLR. */
 const DEFERRED_WRITE_SETS = new Uint8Array(64);
 for (const address of [0x02, 0x20, 0x21, 0x22, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
+/** The object every pair of collision registers 0-6 (CXM0P .. CXBLPF) has (see collidesNothingOwed). */
+const READ_OBJECT = Uint8Array.of(M0, M1, P0, P1, M0, M1, BL);
 /**
  * The objects whose pixels a write to each register changes, for showsNothingOwed: the players' graphics (GRP0 and
  * GRP1 also load each other's and the ball's delay registers), the missiles' and the ball's enables, the players'
@@ -1022,7 +1024,14 @@ export class Tia {
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
   peek(address: number): number {
     const clock = this.clock.cycles * 3;
-    this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
+    // Stella draws up to the read. Nothing drawn decides the input ports (0x08-0x0f); a collision read needs the
+    // owed pixels only where they could set its bits (see changesNothingDrawn for owing).
+    const register = address & 0x0f;
+    if (register >= 0x08 || this.collidesNothingOwed(register, clock)) {
+      if (clock > this.owedClock) this.owedClock = clock;
+    } else {
+      this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
+    }
     const noise = this.ports.dataBus & 0x3f;
     const c = this.collision;
     switch (address & 0x0f) {
@@ -1356,12 +1365,10 @@ export class Tia {
    * Such a write is drawn later: the owed pixels come out as Stella drew them before the write.
    */
   private showsNothingOwed(address: number, value: number, target: number): boolean {
-    const end = target > this.owedClock ? target : this.owedClock;
-    const ahead = end - this.clockAtLastUpdate;
-    if (ahead >= this.clocksToEndOfScanLine || this.clockAtLastUpdate < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay) return false;
-    const lineClock = 228 - this.clocksToEndOfScanLine;
-    const from = lineClock > HBLANK ? lineClock - HBLANK : 0;
-    const to = lineClock + ahead - HBLANK;
+    const owed = this.owedPixels(target);
+    if (owed === -1) return false;
+    const from = owed & 0xff;
+    const to = owed >> 8;
     if (to <= from) return true;
     if (address >= 0x0d && address <= 0x0f) {
       const pf = this.pf;
@@ -1377,13 +1384,50 @@ export class Tia {
     }
     const objects = WRITE_OBJECTS[address];
     if (objects === 0 || (address <= 0x07 && this.playfieldPriorityAndScore & SCORE)) return false;
+    return (this.objectsCovering(from, to) & objects) === 0;
+  }
+
+  /**
+   * The pixels owed up to clock `end` (from the last update, or up to the clock owed if later): `from | to << 8`,
+   * pixels [from, to) of one line of the window (none if to <= from: a horizontal blank), or -1 if they reach past
+   * the line or the window.
+   */
+  private owedPixels(end: number): number {
+    if (this.owedClock > end) end = this.owedClock;
+    const ahead = end - this.clockAtLastUpdate;
+    if (ahead >= this.clocksToEndOfScanLine || this.clockAtLastUpdate < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay) return -1;
+    const lineClock = 228 - this.clocksToEndOfScanLine;
+    const from = lineClock > HBLANK ? lineClock - HBLANK : 0;
+    const to = lineClock + ahead - HBLANK;
+    return to <= from ? from : from | (to << 8);
+  }
+
+  /** The objects (not the playfield) whose masks cover a pixel in [from, to) of the line, shown or not. */
+  private objectsCovering(from: number, to: number): number {
     return (
-      (!(objects & P0) || NEXT_COVERED[PLAYER_TABLE + this.p0Mask + from] >= PLAYER_TABLE + this.p0Mask + to) &&
-      (!(objects & P1) || NEXT_COVERED[PLAYER_TABLE + this.p1Mask + from] >= PLAYER_TABLE + this.p1Mask + to) &&
-      (!(objects & M0) || NEXT_COVERED[MISSILE_TABLE + this.m0Mask + from] >= MISSILE_TABLE + this.m0Mask + to) &&
-      (!(objects & M1) || NEXT_COVERED[MISSILE_TABLE + this.m1Mask + from] >= MISSILE_TABLE + this.m1Mask + to) &&
-      (!(objects & BL) || NEXT_COVERED[this.blMask + from] >= this.blMask + to)
+      (NEXT_COVERED[PLAYER_TABLE + this.p0Mask + from] < PLAYER_TABLE + this.p0Mask + to ? P0 : 0) |
+      (NEXT_COVERED[PLAYER_TABLE + this.p1Mask + from] < PLAYER_TABLE + this.p1Mask + to ? P1 : 0) |
+      (NEXT_COVERED[MISSILE_TABLE + this.m0Mask + from] < MISSILE_TABLE + this.m0Mask + to ? M0 : 0) |
+      (NEXT_COVERED[MISSILE_TABLE + this.m1Mask + from] < MISSILE_TABLE + this.m1Mask + to ? M1 : 0) |
+      (NEXT_COVERED[this.blMask + from] < this.blMask + to ? BL : 0)
     );
+  }
+
+  /**
+   * Whether reading collision register `register` at clock `clock` can leave the owed pixels undrawn: they lie in
+   * one line, and for each of the register's pairs one of the objects covers none of them (nothing there could set
+   * its bits). CXM0P, CXM1P, CXP0FB, CXP1FB, CXM0FB, CXM1FB and CXBLPF pair one object with two others; CXPPMM
+   * pairs the players and the missiles.
+   */
+  private collidesNothingOwed(register: number, clock: number): boolean {
+    const owed = this.owedPixels(clock);
+    if (owed === -1) return false;
+    const from = owed & 0xff;
+    const to = owed >> 8;
+    if (to <= from) return true;
+    const covering = this.objectsCovering(from, to);
+    if (register === 7) return (covering & (P0 | P1)) !== (P0 | P1) && (covering & (M0 | M1)) !== (M0 | M1);
+    return (covering & READ_OBJECT[register]) === 0;
   }
 
   private playerMask(pos: number, enable: number, nusiz: number): number {
