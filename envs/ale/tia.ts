@@ -65,8 +65,6 @@ const playerIndex = (align: number, enable: number, mode: number) => ((align * 2
  * without a branch (data-dependent branches mispredict on playfield patterns).
  */
 const PLAYFIELD_BIT = new Int8Array(2 * 160);
-/** PLAYFIELD_BIT per 4-pixel group (the bit of its pixels): [group] for repeat, [40 + group] for mirror. */
-const PLAYFIELD_GROUP_BIT = new Int8Array(2 * 40);
 const COLLISION = new Uint16Array(64);
 const REFLECT = new Uint8Array(256);
 /** For each NUSIZ mode, old and new position: 1 = inside a copy's pixels, -1 = inside its 4-clock start delay. */
@@ -148,7 +146,6 @@ function buildTables(): void {
     else if (x < 144) PLAYFIELD_BIT[160 + x] = 4 + ((x - 112) >> 2);
     else PLAYFIELD_BIT[160 + x] = 3 - ((x - 144) >> 2);
   }
-  for (let g = 0; g < 80; g++) PLAYFIELD_GROUP_BIT[g] = PLAYFIELD_BIT[4 * g];
   const pairs: [number, number, number][] = [
     [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
     [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
@@ -198,86 +195,57 @@ buildTables();
 if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16) throw new Error("TIA mask tables outgrew the span key");
 
 /**
- * Where each mask-table row is non-zero, as [start, end) spans of table positions, so that drawing touches only the
- * pixels an object covers instead of testing its mask at every pixel.
+ * The three mask tables one after the other: drawing reads an object's mask at its offset plus its table's start
+ * here, so one function with module-level tables draws them all.
  */
-const MAX_SPANS = 8;
-function buildSpans(table: Uint8Array, rows: number): { spans: Int16Array; counts: Uint8Array } {
-  const spans = new Int16Array(rows * MAX_SPANS * 2);
-  const counts = new Uint8Array(rows);
-  for (let row = 0; row < rows; row++) {
-    let x = 0;
-    while (x < 320) {
-      if (table[row * 320 + x] === 0) {
-        x++;
-        continue;
-      }
-      const start = x;
-      while (x < 320 && table[row * 320 + x] !== 0) x++;
-      if (counts[row] === MAX_SPANS) throw new Error("TIA mask row with too many spans");
-      spans[(row * MAX_SPANS + counts[row]) * 2] = start;
-      spans[(row * MAX_SPANS + counts[row]) * 2 + 1] = x;
-      counts[row]++;
-    }
-  }
-  return { spans, counts };
+const PLAYER_TABLE = BALL_MASK.length;
+const MISSILE_TABLE = PLAYER_TABLE + PLAYER_MASK.length;
+const OBJECT_MASK = new Uint8Array(MISSILE_TABLE + MISSILE_MASK.length);
+OBJECT_MASK.set(BALL_MASK, 0);
+OBJECT_MASK.set(PLAYER_MASK, PLAYER_TABLE);
+OBJECT_MASK.set(MISSILE_MASK, MISSILE_TABLE);
+/**
+ * For each position of OBJECT_MASK, the first position at or after it, in the same 320-entry row, where the mask
+ * is non-zero (the row's end if none), so that drawing steps from one covered pixel to the next: an object usually
+ * covers a few pixels of a span, and testing the others would cost a mispredicted branch each.
+ */
+const NEXT_COVERED = new Int32Array(OBJECT_MASK.length + 1);
+NEXT_COVERED[OBJECT_MASK.length] = OBJECT_MASK.length;
+for (let x = OBJECT_MASK.length - 1; x >= 0; x--) {
+  NEXT_COVERED[x] = OBJECT_MASK[x] !== 0 ? x : x % 320 === 319 ? x + 1 : NEXT_COVERED[x + 1];
 }
-const BALL_SPANS = buildSpans(BALL_MASK, BALL_MASK.length / 320);
-const MISSILE_SPANS = buildSpans(MISSILE_MASK, Math.ceil(MISSILE_MASK.length / 320));
-const PLAYER_SPANS = buildSpans(PLAYER_MASK, PLAYER_MASK.length / 320);
 
 /**
  * Adds the object `bit` to `bits` (the objects other than the playfield covering each pixel hpos.., indexed from 0)
- * over the pixels where the object whose mask starts at table offset `base` shows (players: where its mask bit is
- * set in the graphics `grp`), and returns the collisions it makes there with what is already drawn, the playfield
- * (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and taking
- * each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
+ * over the pixels where the object whose mask starts at offset `base` of OBJECT_MASK shows (players: where its mask
+ * bit is set in the graphics `grp`), and returns the collisions it makes there with what is already drawn, the
+ * playfield (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and
+ * taking each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
  */
-function addObject(
-  bits: Uint8Array,
-  table: Uint8Array,
-  spanTable: { spans: Int16Array; counts: Uint8Array },
-  base: number,
-  hpos: number,
-  count: number,
-  bit: number,
-  grp: number,
-  pf: number,
-  pfBase: number,
-): number {
-  const row = Math.floor(base / 320);
-  const first = base - row * 320 + hpos; // table position of pixel hpos
-  const last = first + count;
-  const spans = spanTable.spans;
-  const n = spanTable.counts[row];
-  const rowBase = row * 320;
+function addObject(bits: Uint8Array, base: number, hpos: number, count: number, bit: number, grp: number, pf: number, pfBase: number): number {
+  const first = base + hpos; // mask position of pixel hpos
+  const end = first + count;
   let collision = 0;
-  for (let k = 0; k < n; k++) {
-    const j = (row * MAX_SPANS + k) * 2;
-    const from = spans[j] > first ? spans[j] : first;
-    const to = spans[j + 1] < last ? spans[j + 1] : last;
-    for (let x = from; x < to; x++) {
-      if (grp !== 0 && (grp & table[rowBase + x]) === 0) continue;
-      const i = x - first;
-      const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
-      collision |= COLLISION[under | bit];
-      bits[i] |= bit;
-    }
+  for (let x = NEXT_COVERED[first]; x < end; x = NEXT_COVERED[x + 1]) {
+    if (grp !== 0 && (grp & OBJECT_MASK[x]) === 0) continue;
+    const i = x - first;
+    const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
+    collision |= COLLISION[under | bit];
+    bits[i] |= bit;
   }
   return collision;
 }
 
 /**
- * Colours the pixels of a span the object whose mask starts at table offset `base` covers (when `render`), by the
- * priority encoder over all the objects `bits` says cover each, and clears those `bits` for the next span. The
- * first object to reach a pixel colours and clears it, so the objects after it, and the pixels a player's graphics
- * leave empty, find zero bits there and skip them.
+ * Colours the pixels of a span the object whose mask starts at offset `base` of OBJECT_MASK covers (when
+ * `render`), by the priority encoder over all the objects `bits` says cover each, and clears those `bits` for the
+ * next span. The first object to reach a pixel colours and clears it, so the objects after it, and the pixels a
+ * player's graphics leave empty, find zero bits there and skip them.
  */
 function colourObjects(
   buffer: Uint8Array,
   start: number,
   bits: Uint8Array,
-  spanTable: { spans: Int16Array; counts: Uint8Array },
   base: number,
   hpos: number,
   count: number,
@@ -287,31 +255,16 @@ function colourObjects(
   color: Uint8Array,
   render: boolean,
 ): void {
-  const row = Math.floor(base / 320);
-  const first = base - row * 320 + hpos;
-  const last = first + count;
-  const spans = spanTable.spans;
-  const n = spanTable.counts[row];
-  for (let k = 0; k < n; k++) {
-    const j = (row * MAX_SPANS + k) * 2;
-    const from = spans[j] > first ? spans[j] : first;
-    const to = spans[j + 1] < last ? spans[j + 1] : last;
-    // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
-    const split = Math.max(from, Math.min(to, first + 80 - hpos));
-    for (let x = from; x < split; x++) {
-      const i = x - first;
-      const objects = bits[i];
-      if (objects === 0) continue;
-      bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority]];
-    }
-    for (let x = split; x < to; x++) {
-      const i = x - first;
-      const objects = bits[i];
-      if (objects === 0) continue;
-      bits[i] = 0;
-      if (render) buffer[start + i] = color[PRIORITY_ENCODER[256 + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
-    }
+  const first = base + hpos;
+  const end = first + count;
+  // Pixels left of 80 use the left-half encoder (score mode colours the playfield per half).
+  const half = base + 80;
+  for (let x = NEXT_COVERED[first]; x < end; x = NEXT_COVERED[x + 1]) {
+    const i = x - first;
+    const objects = bits[i];
+    if (objects === 0) continue;
+    bits[i] = 0;
+    if (render) buffer[start + i] = color[PRIORITY_ENCODER[(x < half ? 0 : 256) + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
   }
 }
 
@@ -323,7 +276,29 @@ const POKE_DELAY = new Int8Array([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
-const PF_DELAY = [4, 5, 2, 3];
+const PF_DELAY = Int8Array.of(4, 5, 2, 3);
+/** PF_DELAY by the write's colour clock in the line (the CPU cycle's phase, without a division). */
+const PF_DELAY_AT = Int8Array.from({ length: 228 }, (_, clock) => PF_DELAY[Math.floor(clock / 3) & 3]);
+/** The CPU cycle of each colour clock of a line. */
+const LINE_CYCLE = Uint8Array.from({ length: 228 }, (_, clock) => Math.floor(clock / 3));
+/** The writes changesNothingDrawn lets through that still set a register: WSYNC, HMxx, HMCLR. */
+const DEFERRED_WRITE_SETS = new Uint8Array(64);
+for (const address of [0x02, 0x20, 0x21, 0x22, 0x23, 0x24, 0x2b]) DEFERRED_WRITE_SETS[address] = 1;
+/** The object every pair of collision registers 0-6 (CXM0P .. CXBLPF) has (see collidesNothingOwed). */
+const READ_OBJECT = Uint8Array.of(M0, M1, P0, P1, M0, M1, BL);
+/**
+ * The objects whose pixels a write to each register changes, for showsNothingOwed: the players' graphics (GRP0 and
+ * GRP1 also load each other's and the ball's delay registers), the missiles' and the ball's enables, the players'
+ * colours (also the missiles', and the playfield's in score mode). 0: the register is not decided by objects.
+ */
+const WRITE_OBJECTS = new Uint8Array(64);
+WRITE_OBJECTS[0x06] = P0 | M0;
+WRITE_OBJECTS[0x07] = P1 | M1;
+WRITE_OBJECTS[0x1b] = P0 | P1;
+WRITE_OBJECTS[0x1c] = P0 | P1 | BL;
+WRITE_OBJECTS[0x1d] = M0;
+WRITE_OBJECTS[0x1e] = M1;
+WRITE_OBJECTS[0x1f] = BL;
 
 /** Stella's ourHMOVEBlankEnableCycles: an HMOVE on these CPU cycles of a line blanks its first 8 pixels. */
 const HMOVE_BLANK_CYCLES = new Uint8Array(76);
@@ -438,7 +413,7 @@ export class Tia {
   private framePointer = 0;
   private partialFrame = false;
   private frameGreyed = false;
-  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see poke). */
+  /** The colour clock Stella would have drawn up to by now, for writes whose drawing is deferred (see changesNothingDrawn). */
   private owedClock = NOTHING_OWED;
   /**
    * HMOVE blank pixels from the frame pointer up to here are owed zeros (see updateFrame): the spans drawn next
@@ -707,6 +682,10 @@ export class Tia {
   /** TIA::updateFrame: draw (or just collide) from the last update up to `clock`. */
   private updateFrame(clock: number): void {
     if (clock < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay || this.clockAtLastUpdate >= clock) return;
+    // Up to a clock in the horizontal blank of the line the last update stopped on, there is nothing to draw: the
+    // next update starts from here just as well (an HMOVE blank's owed pixels are left to the loop below).
+    const ahead = clock - this.clockAtLastUpdate;
+    if (ahead < this.clocksToEndOfScanLine && 228 - this.clocksToEndOfScanLine + ahead <= HBLANK && !this.hmoveBlankEnabled) return;
     if (clock > this.clockStopDisplay) clock = this.clockStopDisplay;
     const from = this.framePointer;
     let to = from;
@@ -819,7 +798,7 @@ export class Tia {
     const objects = this.enabledObjects & ~PF;
     // The background and playfield alone are cheap to draw (word stores); spans with objects are worth matching.
     const reusable = !vblank && objects !== 0 && count >= MIN_REUSED_SPAN;
-    const row = (start - hpos) / 160;
+    const row = ((start - hpos) / 160) | 0;
     if (row !== this.recordRow) {
       this.recordRow = row;
       this.recordIndex = 0;
@@ -858,7 +837,12 @@ export class Tia {
       spans[base] = hpos;
       spans[base + 1] = collision;
       const key = this.spanKey;
-      for (let k = 0; k < SPAN_KEY_SIZE; k++) spans[base + 2 + k] = key[k];
+      spans[base + 2] = key[0];
+      spans[base + 3] = key[1];
+      spans[base + 4] = key[2];
+      spans[base + 5] = key[3];
+      spans[base + 6] = key[4];
+      spans[base + 7] = key[5];
       counts[row] = index + 1;
     }
     return false;
@@ -868,10 +852,11 @@ export class Tia {
   private matchesRecordedSpan(row: number, index: number, hpos: number): boolean {
     const spans = this.frame.spans;
     const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
-    if (spans[base] !== hpos) return false;
     const key = this.spanKey;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (spans[base + 2 + k] !== key[k]) return false;
-    return true;
+    return (
+      spans[base] === hpos && spans[base + 2] === key[0] && spans[base + 3] === key[1] && spans[base + 4] === key[2] &&
+      spans[base + 5] === key[3] && spans[base + 6] === key[4] && spans[base + 7] === key[5]
+    );
   }
 
   /**
@@ -894,13 +879,26 @@ export class Tia {
     const render = this.renderEnabled;
     const buffer = this.frame.pixels;
     if (vblank) {
-      if (render) buffer.fill(0, start, start + count);
+      if (render) for (let p = start; p < start + count; p++) buffer[p] = 0;
       return 0;
     }
     if (reusable && this.matchesRememberedSpan(hpos)) {
       if (render) {
-        const from = this.spanStart[hpos];
-        buffer.copyWithin(start, from, from + count);
+        // Loops rather than copyWithin, whose call costs more than copying a line's worth of bytes. Both spans
+        // start at `hpos` of their row, so their bytes have the same place in their words.
+        const offset = this.spanStart[hpos] - start;
+        const end = start + count;
+        const wordsFrom = (start + 3) >> 2;
+        const wordsTo = end >> 2;
+        if (wordsFrom >= wordsTo) {
+          for (let p = start; p < end; p++) buffer[p] = buffer[p + offset];
+        } else {
+          const words = this.frame.words;
+          const wordOffset = offset >> 2;
+          for (let p = start; p < wordsFrom << 2; p++) buffer[p] = buffer[p + offset];
+          for (let w = wordsFrom; w < wordsTo; w++) words[w] = words[w + wordOffset];
+          for (let p = wordsTo << 2; p < end; p++) buffer[p] = buffer[p + offset];
+        }
       }
       return this.spanCollision[hpos];
     }
@@ -913,19 +911,19 @@ export class Tia {
     const pf = this.pf;
     const pfBase = this.pfMask + hpos;
     let collision = 0;
-    if (objects & BL) collision |= addObject(bits, BALL_MASK, BALL_SPANS, this.blMask, hpos, count, BL, 0, pf, pfBase);
-    if (objects & P1) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
-    if (objects & M1) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m1Mask, hpos, count, M1, 0, pf, pfBase);
-    if (objects & P0) collision |= addObject(bits, PLAYER_MASK, PLAYER_SPANS, this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
-    if (objects & M0) collision |= addObject(bits, MISSILE_MASK, MISSILE_SPANS, this.m0Mask, hpos, count, M0, 0, pf, pfBase);
+    if (objects & BL) collision |= addObject(bits, this.blMask, hpos, count, BL, 0, pf, pfBase);
+    if (objects & P1) collision |= addObject(bits, PLAYER_TABLE + this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
+    if (objects & M1) collision |= addObject(bits, MISSILE_TABLE + this.m1Mask, hpos, count, M1, 0, pf, pfBase);
+    if (objects & P0) collision |= addObject(bits, PLAYER_TABLE + this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
+    if (objects & M0) collision |= addObject(bits, MISSILE_TABLE + this.m0Mask, hpos, count, M0, 0, pf, pfBase);
     if (reusable) this.rememberSpan(hpos, start, collision);
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
-    if (objects & BL) colourObjects(buffer, start, bits, BALL_SPANS, this.blMask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_SPANS, this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_SPANS, this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & BL) colourObjects(buffer, start, bits, this.blMask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
     return collision;
   }
 
@@ -938,7 +936,7 @@ export class Tia {
     const flags = (blanked ? 1 : 0) | (vblank ? 2 : 0);
     if (vblank) {
       key[0] = count | (flags << 8);
-      key.fill(0, 1);
+      key[1] = key[2] = key[3] = key[4] = key[5] = 0;
       return;
     }
     // Objects not shown leave no trace: their positions (a ball moving through lines without it) are left out.
@@ -959,8 +957,10 @@ export class Tia {
     const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) if (remembered[base + k] !== key[k]) return false;
-    return true;
+    return (
+      remembered[base] === key[0] && remembered[base + 1] === key[1] && remembered[base + 2] === key[2] &&
+      remembered[base + 3] === key[3] && remembered[base + 4] === key[4] && remembered[base + 5] === key[5]
+    );
   }
 
   /** Remembers the span just drawn at `hpos` (key in `spanKey`) for the lines below. */
@@ -968,7 +968,12 @@ export class Tia {
     const key = this.spanKey;
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
-    for (let k = 0; k < SPAN_KEY_SIZE; k++) remembered[base + k] = key[k];
+    remembered[base] = key[0];
+    remembered[base + 1] = key[1];
+    remembered[base + 2] = key[2];
+    remembered[base + 3] = key[3];
+    remembered[base + 4] = key[4];
+    remembered[base + 5] = key[5];
     this.spanGeneration[hpos] = this.generation;
     this.spanStart[hpos] = start;
     this.spanCollision[hpos] = collision;
@@ -981,7 +986,6 @@ export class Tia {
 
   /** Background and playfield (score mode: the players' colours per half) for `count` pixels from `hpos`. */
   private drawPlayfield(start: number, count: number, hpos: number): void {
-    const buffer = this.frame.pixels;
     const color = this.color;
     const pf = this.pf;
     const end = start + count;
@@ -991,30 +995,43 @@ export class Tia {
     const right = score ? color[3] : color[1];
     // The playfield changes only every 4 pixels, at multiples of 4 of hpos, and the frame pointer is row * 160 +
     // hpos, so each 4-pixel group is one aligned 32-bit word of the buffer: word w is group w - lineWord of its line.
+    // Bit g of `leftBits` is group g's playfield bit, bit g of `rightBits` group 20 + g's.
+    const leftBits = playfieldGroups(pf);
+    const rightBits = this.pfMask === 0 ? leftBits : mirroredGroups(leftBits);
     const lineWord = (start - hpos) >> 2;
-    const groups = (this.pfMask >> 2) - lineWord; // PLAYFIELD_GROUP_BIT[groups + w] is word w's playfield bit
     const middle = lineWord + 20; // words from here on are the right half
-    const firstWhole = (start + 3) >> 2;
-    const lastWhole = end >> 2;
-    // The span's ends may cut a group: those pixels one at a time.
-    const head = firstWhole <= lastWhole ? firstWhole << 2 : end;
-    for (let p = start; p < head; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
-    if (head === end) return;
-    // Whole groups without a branch: the background word, with the colour's difference flipped in where the bit is 1.
+    // Whole words, the background word with the colour's difference flipped in where the bit is 1 (no branch); the
+    // span's ends may cut a word, whose bytes outside the span are put back after.
     const words = this.frame.words;
+    const firstWord = start >> 2;
+    const endWord = (end + 3) >> 2;
+    const headBytes = start & 3;
+    const tailBytes = end & 3;
+    const headKept = words[firstWord] & ((1 << (headBytes * 8)) - 1);
+    const tailKept = words[endWord - 1] & ~((1 << (tailBytes * 8)) - 1);
     const backgroundWord = Math.imul(background, 0x01010101);
     const leftFlip = Math.imul(left ^ background, 0x01010101);
     const rightFlip = Math.imul(right ^ background, 0x01010101);
-    const leftEnd = lastWhole < middle ? lastWhole : middle;
-    for (let w = firstWhole; w < leftEnd; w++) words[w] = backgroundWord ^ (leftFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
-    for (let w = firstWhole > middle ? firstWhole : middle; w < lastWhole; w++) words[w] = backgroundWord ^ (rightFlip & -((pf >>> PLAYFIELD_GROUP_BIT[groups + w]) & 1));
-    for (let p = lastWhole << 2; p < end; p++) buffer[p] = (pf >>> PLAYFIELD_GROUP_BIT[groups + (p >> 2)]) & 1 ? (p >> 2 < middle ? left : right) : background;
+    const leftEnd = endWord < middle ? endWord : middle;
+    for (let w = firstWord, bits = leftBits >>> (firstWord - lineWord); w < leftEnd; w++, bits >>>= 1) words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
+    const rightStart = firstWord > middle ? firstWord : middle;
+    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < endWord; w++, bits >>>= 1) words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
+    // Little-endian words: pixel 4w + k is byte k of word w.
+    if (headBytes !== 0) words[firstWord] = (words[firstWord] & ~((1 << (headBytes * 8)) - 1)) | headKept;
+    if (tailBytes !== 0) words[endWord - 1] = (words[endWord - 1] & ((1 << (tailBytes * 8)) - 1)) | tailKept;
   }
 
   /** TIA::peek: collision latches and input ports; bits 0-5 float (the last data bus value). */
   peek(address: number): number {
     const clock = this.clock.cycles * 3;
-    this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
+    // Stella draws up to the read. Nothing drawn decides the input ports (0x08-0x0f); a collision read needs the
+    // owed pixels only where they could set its bits (see changesNothingDrawn for owing).
+    const register = address & 0x0f;
+    if (register >= 0x08 || this.collidesNothingOwed(register, clock)) {
+      if (clock > this.owedClock) this.owedClock = clock;
+    } else {
+      this.updateFrame(clock > this.owedClock ? clock : this.owedClock);
+    }
     const noise = this.ports.dataBus & 0x3f;
     const c = this.collision;
     switch (address & 0x0f) {
@@ -1072,11 +1089,15 @@ export class Tia {
     address &= 0x3f;
     const clock = this.clock.cycles * 3;
     let delay = POKE_DELAY[address];
-    if (delay === -1) delay = PF_DELAY[Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3) & 3];
+    if (delay === -1) delay = PF_DELAY_AT[(clock - this.clockWhenFrameStarted) % 228];
     // `trunc(sinceFrameStart / 228) > maximumScanlines` without the division (the clock is past the frame start).
     const frameOver = clock - this.clockWhenFrameStarted >= (this.maximumScanlines + 1) * 228;
-    if (!frameOver && this.changesNothingDrawn(address, value)) {
+    if (!frameOver && this.changesNothingDrawn(address, value, clock)) {
       // Stella draws up to clock + delay here; the pixels come out the same drawn later, so only note the debt.
+      if (clock + delay > this.owedClock) this.owedClock = clock + delay;
+      // A rewrite with the current value leaves every register as it is.
+      if (!DEFERRED_WRITE_SETS[address]) return;
+    } else if (!frameOver && address !== 0x00 && this.showsNothingOwed(address, value, clock + delay)) {
       if (clock + delay > this.owedClock) this.owedClock = clock + delay;
     } else {
       this.updateFrame(clock + delay > this.owedClock ? clock + delay : this.owedClock);
@@ -1108,7 +1129,9 @@ export class Tia {
         break;
       case 0x02: // WSYNC: the 6507 halts only on a read cycle, so writes right after writes do not wait
         if (this.cpu.lastAccessWasRead) {
-          const cyclesToEndOfLine = 76 - ((this.clock.cycles - Math.trunc(this.clockWhenFrameStarted / 3)) % 76);
+          // The frame starts on a CPU cycle (a multiple of 3 colour clocks), so this is Stella's
+          // `76 - (cycles - frameStartClock / 3) % 76`.
+          const cyclesToEndOfLine = 76 - LINE_CYCLE[(clock - this.clockWhenFrameStarted) % 228];
           if (cyclesToEndOfLine < 76) this.clock.cycles += cyclesToEndOfLine;
         }
         break;
@@ -1287,11 +1310,13 @@ export class Tia {
    * write, but drawing is lazy and a span drawn in two pieces gives the same pixels and collisions as drawn in one
    * (lines end at the same clocks, HMOVE blanks cover the same first 8 pixels), so for such writes poke only notes
    * the clock it owes the drawing up to (`owedClock`), and the next access that needs the picture (a write that
-   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 is left out: its Cosmic Ark case
-   * changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out too.
+   * changes it, a read, the end of a frame) draws up to that clock first. HMM0 counts unless it starts the Cosmic
+   * Ark case, which changes what line ends do. NUSIZx and VDELxx rewrites are rare and left out.
    */
-  private changesNothingDrawn(address: number, value: number): boolean {
+  private changesNothingDrawn(address: number, value: number, clock: number): boolean {
     switch (address) {
+      case 0x22:
+        return !(clock === this.lastHMOVEClock + 21 * 3 && this.hmm0 === 7 && value >> 4 === 6);
       case 0x02: // WSYNC: only stops the CPU
       case 0x03: // RSYNC: not emulated (Stella 3.x ignores it)
       case 0x15: case 0x16: case 0x17: case 0x18: case 0x19: case 0x1a: // audio
@@ -1330,6 +1355,79 @@ export class Tia {
         // 0x2d-0x3f are not registers.
         return address >= 0x2d;
     }
+  }
+
+  /**
+   * Whether a write to `address` of `value`, taking effect at clock `target`, leaves every pixel owed so far as it
+   * is (see changesNothingDrawn): the owed pixels (from the last update up to `target` or the clock owed, if later)
+   * lie in one line of the window, and they are none (a horizontal blank), or the write's objects (WRITE_OBJECTS,
+   * wherever their masks put them, shown or not) cover none of them, or a playfield write changes no bit they show.
+   * Such a write is drawn later: the owed pixels come out as Stella drew them before the write.
+   */
+  private showsNothingOwed(address: number, value: number, target: number): boolean {
+    const owed = this.owedPixels(target);
+    if (owed === -1) return false;
+    const from = owed & 0xff;
+    const to = owed >> 8;
+    if (to <= from) return true;
+    if (address >= 0x0d && address <= 0x0f) {
+      const pf = this.pf;
+      const next = address === 0x0d ? (pf & 0x000ffff0) | ((value >> 4) & 0x0f) : address === 0x0e ? (pf & 0x000ff00f) | (value << 4) : (pf & 0x00000fff) | (value << 12);
+      const leftChanged = playfieldGroups(pf ^ next);
+      const rightChanged = this.pfMask === 0 ? leftChanged : mirroredGroups(leftChanged);
+      // Groups [groupFrom, groupTo) of the 40 hold the owed pixels.
+      const groupFrom = from >> 2;
+      const groupTo = (to + 3) >> 2;
+      const leftShown = groupFrom < 20 ? ((1 << (groupTo < 20 ? groupTo : 20)) - 1) ^ ((1 << groupFrom) - 1) : 0;
+      const rightShown = groupTo > 20 ? ((1 << (groupTo - 20)) - 1) ^ ((1 << (groupFrom > 20 ? groupFrom - 20 : 0)) - 1) : 0;
+      return (leftChanged & leftShown) === 0 && (rightChanged & rightShown) === 0;
+    }
+    const objects = WRITE_OBJECTS[address];
+    if (objects === 0 || (address <= 0x07 && this.playfieldPriorityAndScore & SCORE)) return false;
+    return (this.objectsCovering(from, to) & objects) === 0;
+  }
+
+  /**
+   * The pixels owed up to clock `end` (from the last update, or up to the clock owed if later): `from | to << 8`,
+   * pixels [from, to) of one line of the window (none if to <= from: a horizontal blank), or -1 if they reach past
+   * the line or the window.
+   */
+  private owedPixels(end: number): number {
+    if (this.owedClock > end) end = this.owedClock;
+    const ahead = end - this.clockAtLastUpdate;
+    if (ahead >= this.clocksToEndOfScanLine || this.clockAtLastUpdate < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay) return -1;
+    const lineClock = 228 - this.clocksToEndOfScanLine;
+    const from = lineClock > HBLANK ? lineClock - HBLANK : 0;
+    const to = lineClock + ahead - HBLANK;
+    return to <= from ? from : from | (to << 8);
+  }
+
+  /** The objects (not the playfield) whose masks cover a pixel in [from, to) of the line, shown or not. */
+  private objectsCovering(from: number, to: number): number {
+    return (
+      (NEXT_COVERED[PLAYER_TABLE + this.p0Mask + from] < PLAYER_TABLE + this.p0Mask + to ? P0 : 0) |
+      (NEXT_COVERED[PLAYER_TABLE + this.p1Mask + from] < PLAYER_TABLE + this.p1Mask + to ? P1 : 0) |
+      (NEXT_COVERED[MISSILE_TABLE + this.m0Mask + from] < MISSILE_TABLE + this.m0Mask + to ? M0 : 0) |
+      (NEXT_COVERED[MISSILE_TABLE + this.m1Mask + from] < MISSILE_TABLE + this.m1Mask + to ? M1 : 0) |
+      (NEXT_COVERED[this.blMask + from] < this.blMask + to ? BL : 0)
+    );
+  }
+
+  /**
+   * Whether reading collision register `register` at clock `clock` can leave the owed pixels undrawn: they lie in
+   * one line, and for each of the register's pairs one of the objects covers none of them (nothing there could set
+   * its bits). CXM0P, CXM1P, CXP0FB, CXP1FB, CXM0FB, CXM1FB and CXBLPF pair one object with two others; CXPPMM
+   * pairs the players and the missiles.
+   */
+  private collidesNothingOwed(register: number, clock: number): boolean {
+    const owed = this.owedPixels(clock);
+    if (owed === -1) return false;
+    const from = owed & 0xff;
+    const to = owed >> 8;
+    if (to <= from) return true;
+    const covering = this.objectsCovering(from, to);
+    if (register === 7) return (covering & (P0 | P1)) !== (P0 | P1) && (covering & (M0 | M1)) !== (M0 | M1);
+    return (covering & READ_OBJECT[register]) === 0;
   }
 
   private playerMask(pos: number, enable: number, nusiz: number): number {
@@ -1383,7 +1481,7 @@ export class Tia {
   }
 
   private hmove(clock: number): void {
-    const x = Math.floor(((clock - this.clockWhenFrameStarted) % 228) / 3);
+    const x = LINE_CYCLE[(clock - this.clockWhenFrameStarted) % 228];
     if (this.allowHmoveBlanks && HMOVE_BLANK_CYCLES[x]) this.hmoveBlankEnabled = true;
     const row = x * 16;
     this.posp0 = wrap160(this.posp0 + MOTION[row + this.hmp0]);
@@ -1403,4 +1501,14 @@ export class Tia {
 
 function wrap160(pos: number): number {
   return pos >= 160 ? pos - 160 : pos < 0 ? pos + 160 : pos;
+}
+
+/** The 20 playfield bits of register value `pf` in the order of the groups of 4 pixels that show them (PF0 in order, PF1 reversed, PF2 in order). */
+function playfieldGroups(pf: number): number {
+  return (pf & 0x0000f) | (REFLECT[(pf >> 4) & 0xff] << 4) | (pf & 0xff000);
+}
+
+/** Group-ordered playfield bits (see playfieldGroups) in reverse: the right half of a mirrored playfield. */
+function mirroredGroups(groups: number): number {
+  return (REFLECT[groups & 0xff] << 12) | (REFLECT[(groups >> 8) & 0xff] << 4) | (REFLECT[groups >> 16] >> 4);
 }
