@@ -312,6 +312,42 @@ test("AreaResize reuses equal rows and output rows bit-exactly (runs of equal ro
   }
 });
 
+test("AreaResize over a sequence of images that change a few rows at a time, rows equal to the one above or not", () => {
+  // Each image is the last one with a few rows changed: rewritten, made a copy of the row above or below, or one
+  // pixel touched. The resizer keeps what it computed for unchanged rows; the frozen reference recomputes everything.
+  const rng = new RandomGenerator(9);
+  const rowBytes = WIDTH * 3;
+  const resize = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const unaligned = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const backing = new Uint8Array(FRAME_SIZE + 1);
+  const image = backing.subarray(1); // not 4-byte aligned: rows compare byte by byte
+  const check = (label: string) => {
+    const expected = referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3);
+    assert.deepEqual(resize.apply(image.slice()), expected, label);
+    assert.deepEqual(unaligned.apply(image), expected, `${label} (unaligned)`);
+  };
+  // Rows 5-8 stay the same while rows 2-4 above them change: whether row 5 equals the row above must be looked at
+  // again (output row 3, over rows 7-9, is recomputed for row 9 and would copy output row 1 if rows 2-9 seemed one run).
+  image.fill(10);
+  image.fill(200, 9 * rowBytes, 10 * rowBytes);
+  check("rows 0-8 equal");
+  image.fill(90, 2 * rowBytes, 5 * rowBytes);
+  image.fill(10, 9 * rowBytes, 10 * rowBytes);
+  check("rows 2-4 and 9 changed");
+  for (let y = 0; y < HEIGHT; y++) image.fill(rng.integers(0, 4) * 60, y * rowBytes, (y + 1) * rowBytes);
+  for (let k = 0; k < 40; k++) {
+    for (let c = rng.integers(0, 6); c > 0; c--) {
+      const y = rng.integers(1, HEIGHT - 1);
+      const kind = rng.integers(0, 4);
+      if (kind === 0) image.copyWithin(y * rowBytes, (y - 1) * rowBytes, y * rowBytes);
+      else if (kind === 1) image.copyWithin(y * rowBytes, (y + 1) * rowBytes, (y + 2) * rowBytes);
+      else if (kind === 2) image[y * rowBytes + rng.integers(0, rowBytes)] ^= 0x40;
+      else for (let x = 0; x < rowBytes; x++) image[y * rowBytes + x] = rng.integers(0, 256);
+    }
+    check(`image ${k}`);
+  }
+});
+
 test("AreaResize with an integer ratio is the block mean", () => {
   // 4x6 -> 2x2: 2x3 blocks; block sums 0+1+2+6+7+8 = 24 (mean 4), 3+4+5+9+10+11 = 42 (mean 7), and +72 for the
   // blocks below (means 16 and 19).
