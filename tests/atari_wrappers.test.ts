@@ -167,6 +167,19 @@ test("maxInto is the byte-wise max for every pair of byte values in every byte l
   }
 });
 
+test("maxInto skips equal stretches and handles the words and bytes past the last sixteen-byte block", () => {
+  const rng = new RandomGenerator(3);
+  for (let length = 0; length < 90; length++) {
+    const a = Uint8Array.from({ length }, () => rng.integers(0, 256));
+    // Most words equal, as in consecutive frames, some differing in one byte.
+    const b = a.slice();
+    for (let i = 0; i < length; i++) if (rng.random() < 0.05) b[i] = rng.integers(0, 256);
+    const out = a.slice();
+    maxInto(out, b);
+    assert.deepEqual(out, Uint8Array.from(a, (v, i) => Math.max(v, b[i])), `length ${length}`);
+  }
+});
+
 test("EpisodicLifeEnv ends the episode on a life loss without resetting the game", () => {
   const inner = new FakeAtari({ lives: 3, lifeLostAt: [2], pixel: sparse(FakeAtari.pixel) });
   const env = new EpisodicLifeEnv(inner);
