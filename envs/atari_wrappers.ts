@@ -130,13 +130,12 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
   /** The element-wise max of the two buffered frames, as a new array. */
   private maxFrame(): Uint8Array {
     const [a, b] = this.obsBuffer;
+    const maxFrame = zerosOf(this.observationSpace.dtype, a.length) as Uint8Array;
     if (a instanceof Uint8Array && b instanceof Uint8Array) {
-      // A copy without the zero fill first.
-      const maxFrame = a.slice();
+      maxFrame.set(a);
       maxInto(maxFrame, b);
       return maxFrame;
     }
-    const maxFrame = zerosOf(this.observationSpace.dtype, a.length) as Uint8Array;
     for (let j = 0; j < a.length; j++) maxFrame[j] = a[j] > b[j] ? a[j] : b[j];
     return maxFrame;
   }
