@@ -143,31 +143,41 @@ export class MaxAndSkipEnv extends Wrapper<Uint8Array, number> {
 
 /**
  * `out[i] = max(out[i], other[i])` for every byte: MaxAndSkipEnv's pooling here, SuperSuit's max_observation in
- * envs/pettingzoo. Consecutive Atari frames mostly agree, and equal words are left as they are.
+ * envs/pettingzoo. Consecutive Atari frames mostly agree, and equal words are left as they are: sixteen bytes are
+ * compared at once first.
  */
 export function maxInto(out: Uint8Array, other: Uint8Array): void {
   const n = out.length;
   let start = 0;
   if (out.byteOffset % 4 === 0 && other.byteOffset % 4 === 0) {
-    // Four bytes per 32-bit word at once (byte order does not matter: every byte is compared with its own
-    // counterpart). Per byte, with a7/b7 the top bits: (a | 0x80) - (b & 0x7f) never borrows from the next byte,
-    // and its top bit says low7(a) >= low7(b); a >= b when a7 > b7, or a7 == b7 and low7(a) >= low7(b). That bit,
-    // times 0xff, selects a or b.
     const words = n >>> 2;
     const a32 = new Uint32Array(out.buffer, out.byteOffset, words);
     const b32 = new Uint32Array(other.buffer, other.byteOffset, words);
-    for (let i = 0; i < words; i++) {
-      const a = a32[i];
-      const b = b32[i];
-      if (a === b) continue;
-      const low = (a | 0x80808080) - (b & 0x7f7f7f7f);
-      const ge = ((a & ~b) | (~(a ^ b) & low)) & 0x80808080;
-      const mask = Math.imul(ge >>> 7, 0xff);
-      a32[i] = (a & mask) | (b & ~mask);
+    let i = 0;
+    for (; i + 4 <= words; i += 4) {
+      if (((a32[i] ^ b32[i]) | (a32[i + 1] ^ b32[i + 1]) | (a32[i + 2] ^ b32[i + 2]) | (a32[i + 3] ^ b32[i + 3])) === 0) continue;
+      for (let j = i; j < i + 4; j++) maxWord(a32, b32, j);
     }
+    for (; i < words; i++) maxWord(a32, b32, i);
     start = words << 2;
   }
   for (let i = start; i < n; i++) if (other[i] > out[i]) out[i] = other[i];
+}
+
+/**
+ * maxInto for the four bytes of word `i` (byte order does not matter: every byte is compared with its own
+ * counterpart). Per byte, with a7/b7 the top bits: (a | 0x80) - (b & 0x7f) never borrows from the next byte, and
+ * its top bit says low7(a) >= low7(b); a >= b when a7 > b7, or a7 == b7 and low7(a) >= low7(b). That bit, times
+ * 0xff, selects a or b.
+ */
+function maxWord(a32: Uint32Array, b32: Uint32Array, i: number): void {
+  const a = a32[i];
+  const b = b32[i];
+  if (a === b) return;
+  const low = (a | 0x80808080) - (b & 0x7f7f7f7f);
+  const ge = ((a & ~b) | (~(a ^ b) & low)) & 0x80808080;
+  const mask = Math.imul(ge >>> 7, 0xff);
+  a32[i] = (a & mask) | (b & ~mask);
 }
 
 /**
@@ -328,6 +338,16 @@ export class AreaResize {
   private readonly uniformCells: Float32Array;
   /** Per source row of the last image: the first row of its run of equal rows (see coverageMean). */
   private readonly rowRun: Int32Array;
+  /** Per source row of the last image: equal to the row above (1) or not (0). */
+  private readonly equalAbove: Uint8Array;
+  /** Per source row: changed from the image before the last one (coverageMean's scratch). */
+  private readonly rowChanged: Uint8Array;
+  /** The last image coverageMean resized (`keptWords`: as 32-bit words when rows are whole words), and its output. */
+  private readonly kept: Uint8Array;
+  private readonly keptWords: Uint32Array | null;
+  private readonly picture: Uint8Array;
+  /** Whether `kept` and `picture` hold an image yet. */
+  private hasKept = false;
   private readonly fast: { x: number; y: number } | null;
 
   constructor(
@@ -353,6 +373,12 @@ export class AreaResize {
     this.reducedRows = new Float32Array(srcHeight * dstWidth * channels);
     this.rowSums = new Float32Array(dstWidth * channels);
     this.rowRun = new Int32Array(srcHeight);
+    this.equalAbove = new Uint8Array(srcHeight);
+    this.rowChanged = new Uint8Array(srcHeight);
+    const srcRowLength = srcWidth * channels;
+    this.kept = new Uint8Array(Math.ceil((srcHeight * srcRowLength) / 4) * 4);
+    this.keptWords = srcRowLength % 4 === 0 ? new Uint32Array(this.kept.buffer) : null;
+    this.picture = new Uint8Array(dstHeight * dstWidth * channels);
     // Per output column d and value v: the horizontal pass's sum for a cell whose pixels all have value v, with
     // the very operations reduceRow does (so the table and the loop agree to the bit).
     const { weight, cellStart } = this.xTable;
@@ -393,11 +419,12 @@ export class AreaResize {
   }
 
   /**
-   * Atari screens repeat rows a lot (objects are several lines tall, the background is blank), and equal source
-   * rows reduce to equal rows, so a row equal to the one above copies its reduced values instead of recomputing
-   * them. `rowRun[sy]` is then the first row of sy's run of equal rows, and an output row whose source rows and
-   * weights are those of an output row one or two above (equal runs, equal weights) is a copy of it, as the same
-   * float operations on the same values give the same bytes.
+   * Atari screens repeat rows a lot (objects are several lines tall, the background is blank), in space and in time,
+   * and equal source rows reduce to equal rows. So a row equal to the same row of the last image keeps its reduced
+   * values, and a row equal to the one above copies them, instead of recomputing them. `rowRun[sy]` is then the
+   * first row of sy's run of equal rows; an output row none of whose source rows changed since the last image keeps
+   * its bytes, and one whose source rows and weights are those of an output row one or two above (equal runs, equal
+   * weights) is a copy of it, as the same float operations on the same values give the same bytes.
    */
   private coverageMean(image: Uint8Array, out: Uint8Array): void {
     const rowLength = this.dstWidth * this.channels;
@@ -406,27 +433,44 @@ export class AreaResize {
     const rows = this.reducedRows;
     const sum = this.rowSums;
     const run = this.rowRun;
-    const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
+    const equalAbove = this.equalAbove;
+    const changed = this.rowChanged;
+    const kept = this.kept;
+    const keptWords = this.keptWords;
+    const picture = this.picture;
+    const fresh = !this.hasKept;
+    this.hasKept = true;
+    const clamped = new Uint8ClampedArray(picture.buffer, picture.byteOffset, picture.length);
     const fround = Math.fround;
-    // Rows compare four bytes at a time when they start on 4-byte boundaries.
-    const words = image.byteOffset % 4 === 0 && srcRowLength % 4 === 0 ? new Uint32Array(image.buffer, image.byteOffset, image.length / 4) : null;
-    // Every source row is reduced once; OpenCV reduces a row shared by two output rows twice, identically.
-    for (let sy = 0; sy < this.srcHeight; sy++) {
-      if (sy > 0 && (words !== null ? sameWords(words, (sy - 1) * (srcRowLength / 4), sy * (srcRowLength / 4), srcRowLength / 4) : sameBytes(image, (sy - 1) * srcRowLength, sy * srcRowLength, srcRowLength))) {
+    // Rows compare four bytes at a time when they are whole words and the image starts on a 4-byte boundary.
+    const n = srcRowLength >> 2;
+    const words = keptWords !== null && image.byteOffset % 4 === 0 ? new Uint32Array(image.buffer, image.byteOffset, image.length >> 2) : null;
+    // Every changed source row is reduced once; OpenCV reduces a row shared by two output rows twice, identically.
+    for (let sy = 0, start = 0; sy < this.srcHeight; sy++, start += srcRowLength) {
+      const same = !fresh && (words !== null ? sameWords(words, sy * n, keptWords!, sy * n, n) : sameBytes(image, start, kept, start, srcRowLength));
+      changed[sy] = same ? 0 : 1;
+      if (!same) kept.set(image.subarray(start, start + srcRowLength), start);
+      // `kept` holds this image up to row sy now.
+      if (sy > 0 && (!same || changed[sy - 1] === 1)) {
+        const above = keptWords !== null ? sameWords(keptWords, (sy - 1) * n, keptWords, sy * n, n) : sameBytes(kept, start - srcRowLength, kept, start, srcRowLength);
+        equalAbove[sy] = above ? 1 : 0;
+      }
+      if (sy > 0 && equalAbove[sy] === 1) {
         run[sy] = run[sy - 1];
-        rows.copyWithin(sy * rowLength, (sy - 1) * rowLength, sy * rowLength);
+        if (!same) rows.copyWithin(sy * rowLength, (sy - 1) * rowLength, sy * rowLength);
       } else {
         run[sy] = sy;
-        this.reduceRow(image, sy * srcRowLength, sy * rowLength);
+        if (!same) this.reduceRow(image, start, sy * rowLength);
       }
     }
     for (let dy = 0; dy < this.dstHeight; dy++) {
       const first = cellStart[dy];
       const end = cellStart[dy + 1];
+      if (!fresh && !this.anyChanged(first, end)) continue;
       const outStart = dy * rowLength;
       const same = this.sameOutputRow(dy, 1) ? 1 : this.sameOutputRow(dy, 2) ? 2 : 0;
       if (same !== 0) {
-        out.copyWithin(outStart, outStart - same * rowLength, outStart - (same - 1) * rowLength);
+        picture.copyWithin(outStart, outStart - same * rowLength, outStart - (same - 1) * rowLength);
         continue;
       }
       if (end - first === 3) {
@@ -455,6 +499,14 @@ export class AreaResize {
       }
       for (let x = 0; x < rowLength; x++) clamped[outStart + x] = sum[x];
     }
+    out.set(picture);
+  }
+
+  /** Whether any of the source rows of vertical table entries first..end-1 changed (see coverageMean). */
+  private anyChanged(first: number, end: number): boolean {
+    const src = this.yTable.src;
+    for (let j = first; j < end; j++) if (this.rowChanged[src[j]] === 1) return true;
+    return false;
   }
 
   /**
@@ -539,15 +591,19 @@ export class AreaResize {
   }
 }
 
-/** Whether words a..a+n and b..b+n of `words` are equal. */
-function sameWords(words: Uint32Array, a: number, b: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (words[a + i] !== words[b + i]) return false;
+/** Whether words a..a+n of `x` equal words b..b+n of `y` (compared four at a time while four remain). */
+function sameWords(x: Uint32Array, a: number, y: Uint32Array, b: number, n: number): boolean {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    if (((x[a + i] ^ y[b + i]) | (x[a + i + 1] ^ y[b + i + 1]) | (x[a + i + 2] ^ y[b + i + 2]) | (x[a + i + 3] ^ y[b + i + 3])) !== 0) return false;
+  }
+  for (; i < n; i++) if (x[a + i] !== y[b + i]) return false;
   return true;
 }
 
-/** Whether bytes a..a+n and b..b+n of `bytes` are equal. */
-function sameBytes(bytes: Uint8Array, a: number, b: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+/** Whether bytes a..a+n of `x` equal bytes b..b+n of `y`. */
+function sameBytes(x: Uint8Array, a: number, y: Uint8Array, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (x[a + i] !== y[b + i]) return false;
   return true;
 }
 

@@ -1,6 +1,7 @@
-// The shortcuts between the TIA's frame buffer and getScreenRGB: the RGB cache's row comparison (8 pixels at a time
-// as doubles, where +0 and -0 compare equal), its `rowsWritten` contract (rows the TIA did not write since the last
-// conversion are not looked at), and, on real games, that a console's cached RGB is the direct conversion of its
+// The shortcuts between the TIA's frame buffer and getScreenRGB: screenToRgb's row comparison (8 pixels at a time as
+// doubles, where +0 and -0 compare equal), the RGB cache's comparison of 4-pixel groups with the screen it kept per
+// buffer, its `rowsWritten` contract (rows the TIA did not write since the last conversion are not looked at, unless
+// the buffer's slot last held another buffer's screen), and, on real games, that a console's cached RGB is the direct conversion of its
 // screen on every frame, rendered or not, across resets (a row the TIA writes without flagging would show here).
 // Whether the pixels themselves are Stella's is ale_fidelity.test.ts and ale_frameskip.test.ts.
 
@@ -54,6 +55,31 @@ describe("screen to RGB shortcuts", () => {
     const expected = direct(screen);
     expected.set(before.subarray(480, 960), 480);
     assert.deepEqual(out, expected);
+  });
+
+  test("three buffers in random turns, changed groups anywhere in flagged rows: always the direct conversion", () => {
+    const rows = 6;
+    const buffers = Array.from({ length: 3 }, () => new Uint8Array(160 * rows));
+    const flags = buffers.map(() => new Uint8Array(rows).fill(1));
+    const cache = new ScreenRgbCache(160 * rows);
+    const out = new Uint8Array(160 * rows * 3);
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    for (let frame = 0; frame < 300; frame++) {
+      // Mostly the two buffers in turn, now and then the third (which takes over the slot not used last).
+      const b = next(8) === 0 ? 2 : frame & 1;
+      for (let change = next(12); change > 0; change--) {
+        const pixel = next(160 * rows);
+        buffers[b][pixel] = next(4) === 0 ? 0 : next(256);
+        flags[b][Math.floor(pixel / 160)] = 1;
+      }
+      cache.convert(buffers[b], out, flags[b]);
+      assert.deepEqual([...flags[b]], new Array(rows).fill(0), `frame ${frame}: flags cleared`);
+      assert.ok(Buffer.from(out).equals(direct(buffers[b])), `frame ${frame} (buffer ${b})`);
+    }
   });
 
   for (const id of ["breakout", "pong"]) {

@@ -167,6 +167,19 @@ test("maxInto is the byte-wise max for every pair of byte values in every byte l
   }
 });
 
+test("maxInto skips equal stretches and handles the words and bytes past the last sixteen-byte block", () => {
+  const rng = new RandomGenerator(3);
+  for (let length = 0; length < 90; length++) {
+    const a = Uint8Array.from({ length }, () => rng.integers(0, 256));
+    // Most words equal, as in consecutive frames, some differing in one byte.
+    const b = a.slice();
+    for (let i = 0; i < length; i++) if (rng.random() < 0.05) b[i] = rng.integers(0, 256);
+    const out = a.slice();
+    maxInto(out, b);
+    assert.deepEqual(out, Uint8Array.from(a, (v, i) => Math.max(v, b[i])), `length ${length}`);
+  }
+});
+
 test("EpisodicLifeEnv ends the episode on a life loss without resetting the game", () => {
   const inner = new FakeAtari({ lives: 3, lifeLostAt: [2], pixel: sparse(FakeAtari.pixel) });
   const env = new EpisodicLifeEnv(inner);
@@ -309,6 +322,42 @@ test("AreaResize reuses equal rows and output rows bit-exactly (runs of equal ro
     assert.deepEqual(resize.apply(image), referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3));
     const plane = image.subarray(1, 1 + HEIGHT * WIDTH); // not 4-byte aligned: rows compare byte by byte
     assert.deepEqual(gray.apply(plane), referenceAreaResize(plane, HEIGHT, WIDTH, 84, 84, 1));
+  }
+});
+
+test("AreaResize over a sequence of images that change a few rows at a time, rows equal to the one above or not", () => {
+  // Each image is the last one with a few rows changed: rewritten, made a copy of the row above or below, or one
+  // pixel touched. The resizer keeps what it computed for unchanged rows; the frozen reference recomputes everything.
+  const rng = new RandomGenerator(9);
+  const rowBytes = WIDTH * 3;
+  const resize = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const unaligned = new AreaResize(HEIGHT, WIDTH, 84, 84, 3);
+  const backing = new Uint8Array(FRAME_SIZE + 1);
+  const image = backing.subarray(1); // not 4-byte aligned: rows compare byte by byte
+  const check = (label: string) => {
+    const expected = referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3);
+    assert.deepEqual(resize.apply(image.slice()), expected, label);
+    assert.deepEqual(unaligned.apply(image), expected, `${label} (unaligned)`);
+  };
+  // Rows 5-8 stay the same while rows 2-4 above them change: whether row 5 equals the row above must be looked at
+  // again (output row 3, over rows 7-9, is recomputed for row 9 and would copy output row 1 if rows 2-9 seemed one run).
+  image.fill(10);
+  image.fill(200, 9 * rowBytes, 10 * rowBytes);
+  check("rows 0-8 equal");
+  image.fill(90, 2 * rowBytes, 5 * rowBytes);
+  image.fill(10, 9 * rowBytes, 10 * rowBytes);
+  check("rows 2-4 and 9 changed");
+  for (let y = 0; y < HEIGHT; y++) image.fill(rng.integers(0, 4) * 60, y * rowBytes, (y + 1) * rowBytes);
+  for (let k = 0; k < 40; k++) {
+    for (let c = rng.integers(0, 6); c > 0; c--) {
+      const y = rng.integers(1, HEIGHT - 1);
+      const kind = rng.integers(0, 4);
+      if (kind === 0) image.copyWithin(y * rowBytes, (y - 1) * rowBytes, y * rowBytes);
+      else if (kind === 1) image.copyWithin(y * rowBytes, (y + 1) * rowBytes, (y + 2) * rowBytes);
+      else if (kind === 2) image[y * rowBytes + rng.integers(0, rowBytes)] ^= 0x40;
+      else for (let x = 0; x < rowBytes; x++) image[y * rowBytes + x] = rng.integers(0, 256);
+    }
+    check(`image ${k}`);
   }
 });
 

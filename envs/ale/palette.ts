@@ -106,19 +106,41 @@ function sameRow(x: Float64Array, xw: Int32Array, a: number, y: Float64Array, yw
 }
 
 /**
- * The RGB of the screen row starting at pixel `row` (screen as words) into `words` (the RGB picture as words).
- * Four pixels are one little-endian word of the screen and twelve bytes, three aligned words, of the picture.
+ * The RGB of four pixels (one little-endian word of the screen) into the three aligned words of the RGB picture
+ * from word `w`.
  */
+function groupToRgb(pixels: number, words: Int32Array, w: number, lut: Uint32Array): void {
+  const x0 = lut[pixels & 0xff];
+  const x1 = lut[(pixels >>> 8) & 0xff];
+  const x2 = lut[(pixels >>> 16) & 0xff];
+  const x3 = lut[pixels >>> 24];
+  words[w] = x0 | (x1 << 24);
+  words[w + 1] = (x1 >>> 8) | (x2 << 16);
+  words[w + 2] = (x2 >>> 16) | (x3 << 8);
+}
+
+/** The RGB of the screen row starting at pixel `row` (screen as words) into `words` (the RGB picture as words). */
 function rowToRgb(screenWords: Int32Array, words: Int32Array, row: number, lut: Uint32Array): void {
-  for (let k = row >> 2, w = (row * 3) >> 2, end = (row + ROW) >> 2; k < end; k++, w += 3) {
-    const pixels = screenWords[k];
-    const x0 = lut[pixels & 0xff];
-    const x1 = lut[(pixels >>> 8) & 0xff];
-    const x2 = lut[(pixels >>> 16) & 0xff];
-    const x3 = lut[pixels >>> 24];
-    words[w] = x0 | (x1 << 24);
-    words[w + 1] = (x1 >>> 8) | (x2 << 16);
-    words[w + 2] = (x2 >>> 16) | (x3 << 8);
+  for (let k = row >> 2, end = (row + ROW) >> 2; k < end; k++) groupToRgb(screenWords[k], words, 3 * k, lut);
+}
+
+/**
+ * Brings the row starting at pixel `row` of `kept` (a screen as words) and of `words` (its RGB picture) up to date
+ * with `screenWords`, converting only the groups of four pixels that differ: a changed row of a game picture
+ * differs in a few groups (a sprite, the digits of a score), seldom all forty. Sixteen pixels are compared at once.
+ */
+function updateRow(screenWords: Int32Array, kept: Int32Array, words: Int32Array, row: number, lut: Uint32Array): void {
+  for (let k = row >> 2, end = (row + ROW) >> 2; k < end; k += 4) {
+    const differ =
+      (screenWords[k] ^ kept[k]) | (screenWords[k + 1] ^ kept[k + 1]) |
+      (screenWords[k + 2] ^ kept[k + 2]) | (screenWords[k + 3] ^ kept[k + 3]);
+    if (differ === 0) continue;
+    for (let j = k; j < k + 4; j++) {
+      const pixels = screenWords[j];
+      if (pixels === kept[j]) continue;
+      kept[j] = pixels;
+      groupToRgb(pixels, words, 3 * j, lut);
+    }
   }
 }
 
@@ -155,9 +177,8 @@ export function screenToRgb(screen: Uint8Array, out: Uint8Array, palette: Palett
 interface CachedPicture {
   /** The frame buffer the screen is a view of. */
   source: ArrayBufferLike | null;
-  /** That screen's pixels, as 32-bit words and as doubles. */
+  /** That screen's pixels as 32-bit words: the picture is always their RGB, whichever buffer they came from. */
   readonly screenWords: Int32Array;
-  readonly screenDoubles: Float64Array;
   readonly picture: Uint8Array;
   readonly pictureWords: Int32Array;
 }
@@ -166,7 +187,7 @@ interface CachedPicture {
  * screenToRgb for one console's successive screens (`size` pixels each). Consecutive frames repeat most rows, and
  * games that draw some objects only on alternate frames repeat the frame two back even more: the console shows its
  * two frame buffers in turn, so the cache keeps, per buffer, the last screen converted from it with its RGB
- * picture, converts only the rows that differ, and copies the picture out.
+ * picture, converts only the groups of four pixels that differ, and copies the picture out.
  */
 export class ScreenRgbCache {
   private readonly slots: [CachedPicture, CachedPicture];
@@ -176,9 +197,11 @@ export class ScreenRgbCache {
   constructor(readonly size: number, readonly palette: Palette = NTSC_PALETTE) {
     const slot = (): CachedPicture => {
       const picture = new Uint8Array(size * 3);
-      const screen = new ArrayBuffer(Math.ceil(size / 8) * 8);
+      const screenWords = new Int32Array(Math.ceil(size / 4));
       const pictureWords = new Int32Array(picture.buffer);
-      return { source: null, screenWords: new Int32Array(screen), screenDoubles: new Float64Array(screen), picture, pictureWords };
+      // An all-black screen and its RGB (colour 0), so that every slot starts as a screen with its picture.
+      for (let row = 0; row + ROW <= size; row += ROW) rowToRgb(screenWords, pictureWords, row, palette.rgbLE);
+      return { source: null, screenWords, picture, pictureWords };
     };
     this.slots = [slot(), slot()];
   }
@@ -197,20 +220,17 @@ export class ScreenRgbCache {
     const index = this.slots[this.last].source === source ? this.last : this.slots[1 - this.last].source === source ? 1 - this.last : -1;
     const slot = this.slots[index >= 0 ? index : 1 - this.last];
     this.last = index >= 0 ? index : 1 - this.last;
-    const filled = slot.source === source;
+    // A slot taken over from another buffer holds that buffer's screen: every row is compared once.
+    const trustFlags = rowsWritten !== undefined && slot.source === source;
     slot.source = source;
     const screenWords = new Int32Array(source, screen.byteOffset, screen.length / 4);
-    const screenDoubles = new Float64Array(source, screen.byteOffset, screen.length / 8);
-    const kept = slot.screenWords;
+    const lut = this.palette.rgbLE;
     for (let row = 0, r = 0; row < screen.length; row += ROW, r++) {
       if (rowsWritten !== undefined) {
-        if (filled && rowsWritten[r] === 0) continue;
+        if (trustFlags && rowsWritten[r] === 0) continue;
         rowsWritten[r] = 0;
       }
-      if (filled && sameRow(screenDoubles, screenWords, row, slot.screenDoubles, kept, row)) continue;
-      rowToRgb(screenWords, slot.pictureWords, row, this.palette.rgbLE);
-      const word = row >> 2;
-      for (let i = 0; i < ROW / 4; i++) kept[word + i] = screenWords[word + i];
+      updateRow(screenWords, slot.screenWords, slot.pictureWords, row, lut);
     }
     out.set(slot.picture);
   }
