@@ -121,12 +121,7 @@ export class M6502 {
     private readonly bus: Bus,
     /** Stella's System::cycles (reset at every frame start), shared with the TIA and RIOT. */
     private readonly clock: { cycles: number },
-  ) {
-    if (!primed) {
-      primed = true;
-      primeFeedback();
-    }
-  }
+  ) {}
 
   /**
    * Lets program and operand fetches from the cartridge skip the bus where its reads have no side effects: a read
@@ -826,57 +821,5 @@ export class M6502 {
     const target = (pc + ((offset << 24) >> 24)) & 0xffff;
     this.clock.cycles += ((pc ^ target) & 0xff00) !== 0 ? 2 : 1;
     return target;
-  }
-}
-
-/** Whether `primeFeedback` has run in this process (it runs once, for the first CPU built). */
-let primed = false;
-
-/**
- * Runs every opcode once in each situation `execute` tells apart, on a scratch CPU, before any game runs. V8
- * compiles `execute` when it gets hot, for the paths run so far; a game that later takes a new one (an opcode, a
- * page crossing, decimal mode, a read through the bus, code outside the mapped window) throws the compiled code
- * away, runs interpreted and compiles again, about 0.1 CPU second for a function this size, a dozen times in
- * Krull's first seconds. With feedback for every path from the start, V8 compiles it once.
- */
-function primeFeedback(): void {
-  // $0000-$0FFF: RIOT RAM where the CPU maps it, the bus elsewhere; $1000-$1FFF: a bank mapped for direct reads.
-  const memory = new Uint8Array(0x2000);
-  let timer = 0;
-  const bus: Bus = {
-    dataBus: 0,
-    peek: (address) => memory[address & 0x1fff],
-    poke: (address, value) => void (memory[address & 0x1fff] = value),
-    peekTimerQuietly: () => (timer > 0 ? timer-- : -1),
-  };
-  const cpu = new M6502(bus, { cycles: 0 });
-  cpu.mapRam(memory.subarray(0x80, 0x100));
-  cpu.mapRom(memory.subarray(0x1000), 0, 0xff0);
-  const run = (pc: number, count: number) => {
-    cpu.status = 0;
-    cpu.pc = pc;
-    cpu.execute(count);
-  };
-  // Rounds vary where the code is (the mapped bank, the bus), where operands point (RIOT RAM, the bus, the bank),
-  // the index registers (page crossings), the flags (decimal mode, carry, N, V, Z) and the stack (RAM, the bus).
-  for (let round = 0; round < 8; round++) {
-    const code = round & 1 ? 0x0200 : 0x1100;
-    const operands = [[0x85, 0x00], [0x05, 0x02], [0xf0, 0x10]][round % 3];
-    for (let opcode = 0; opcode < 256; opcode++) {
-      memory.set([opcode, ...operands], code);
-      memory[0x85] = memory[0x86] = memory[0x05] = memory[0x06] = round & 2 ? 0xf0 : 0x01;
-      cpu.a = round * 37;
-      cpu.x = cpu.y = round & 2 ? 0xff : 0x01;
-      cpu.sp = round & 4 ? 0x7f : 0xff;
-      cpu.setPS([0x00, 0xff, 0x08, 0xc3][round & 3]);
-      run(code, 1);
-    }
-  }
-  // Loops polling the timer (`L: load; BNE L`), for each load, with a few passes skipped.
-  for (const load of [0xad, 0xae, 0xac, 0x2c]) {
-    memory.set([load, 0x84, 0x02, 0xd0, 0xfb], 0x1100);
-    timer = 4;
-    memory[0x284] = 3;
-    run(0x1100, 6);
   }
 }
