@@ -17,7 +17,10 @@
 export interface Bus {
   peek(address: number): number;
   poke(address: number, value: number): void;
-  /** The data bus's last value (Stella's System data bus state): set by the CPU's direct ROM fetches. */
+  /**
+   * The data bus's last value (Stella's System data bus state): the CPU sets it before each bus call (and when it
+   * stops), as its own reads of RIOT RAM and the mapped bank leave it.
+   */
   dataBus?: number;
   /**
    * What a read of the RIOT's timer (INTIM or TIMINT at `address`) would return at `cycles`, or -1 where that read
@@ -189,9 +192,9 @@ export class M6502 {
   }
 
   /**
-   * A read of the instruction stream (opcode, operands, addresses): most of a program's reads. From a plain
-   * cartridge it is the bus read without the calls (the console's peek would read the same byte and leave it on
-   * the data bus), which is a large part of what every instruction costs.
+   * A read that may lie in the mapped bank: absolute data reads (tables in ROM) and the instruction bytes `execute`
+   * does not take from the bank at once. There it is the bus read without the calls (the console's peek would read
+   * the same byte and leave it on the data bus).
    */
   private fetch(address: number): number {
     const key = address & this.romKey;
@@ -218,7 +221,8 @@ export class M6502 {
    * One `switch` over the opcode does the instruction's addressing, operand bytes first (`pc` moves past them), then
    * jumps with `break <operation>` to its operation's semantics, each written once after the labelled block it
    * closes. A labelled break is a plain jump, so an instruction costs one indirect jump (the switch's table); an
-   * addressing-mode switch followed by an operation switch cost two and ran the 6507 about 1.5 times slower.
+   * addressing-mode switch followed by an operation switch cost two (benchmark/m6502_loop.ts: 10.9 against 8.0 ns
+   * per instruction).
    * Instructions with nothing to share (implied ones, branches, stack and jumps) are done in their case.
    */
   execute(count: number): boolean {
@@ -450,8 +454,8 @@ export class M6502 {
         // Implied and accumulator.
         case 0x0a: c = a >> 7; a = (a << 1) & 0xff; notZ = n = a; break; // ASL A
         case 0x4a: c = a & 1; a >>= 1; notZ = n = a; break; // LSR A
-        case 0x2a: operand = c; c = a >> 7; a = ((a << 1) | operand) & 0xff; notZ = n = a; break; // ROL A
-        case 0x6a: operand = c; c = a & 1; a = (a >> 1) | (operand ? 0x80 : 0); notZ = n = a; break; // ROR A
+        case 0x2a: a = (a << 1) | c; c = a >> 8; a &= 0xff; notZ = n = a; break; // ROL A
+        case 0x6a: a |= c << 8; c = a & 1; a >>= 1; notZ = n = a; break; // ROR A
         case 0x18: c = 0; break; // CLC
         case 0xd8: d = 0; break; // CLD
         case 0x58: i = 0; break; // CLI
@@ -800,14 +804,14 @@ export class M6502 {
     const offset = key & 0xfff;
     const load = rom[offset];
     const address = rom[offset + 1] | (rom[offset + 2] << 8);
-    // The RIOT's timer registers ($284-$287 and their mirrors: A12 and A7 clear, A9 and A2 set) under an absolute load.
+    // The RIOT's timer registers ($284-$287 and their mirrors: A12 clear, A9, A7 and A2 set) under an absolute load.
     if ((load !== 0xad && load !== 0xae && load !== 0xac && load !== 0x2c) || (address & 0x1284) !== 0x284) return 0;
     const clock = this.clock;
+    const bit = load === 0x2c;
     let passes = 0;
     for (let cycles = clock.cycles; passes < maxPasses; passes++, cycles += 4 + branchCycles) {
       const value = this.bus.peekTimerQuietly(address, cycles + 4);
       if (value < 0) break;
-      const bit = load === 0x2c;
       if (!branchTaken(branch, value, bit ? (value >> 6) & 1 : v, bit ? a & value : value, c)) break;
       this.timerValue = value;
     }
