@@ -346,6 +346,8 @@ export class AreaResize {
   private readonly kept: Uint8Array;
   private readonly keptWords: Uint32Array | null;
   private readonly picture: Uint8Array;
+  /** `picture` as clamped bytes: a store rounds and saturates as OpenCV's saturate_cast (see the class comment). */
+  private readonly clampedPicture: Uint8ClampedArray;
   /** Whether `kept` and `picture` hold an image yet. */
   private hasKept = false;
   private readonly fast: { x: number; y: number } | null;
@@ -379,6 +381,7 @@ export class AreaResize {
     this.kept = new Uint8Array(Math.ceil((srcHeight * srcRowLength) / 4) * 4);
     this.keptWords = srcRowLength % 4 === 0 ? new Uint32Array(this.kept.buffer) : null;
     this.picture = new Uint8Array(dstHeight * dstWidth * channels);
+    this.clampedPicture = new Uint8ClampedArray(this.picture.buffer);
     // Per output column d and value v: the horizontal pass's sum for a cell whose pixels all have value v, with
     // the very operations reduceRow does (so the table and the loop agree to the bit).
     const { weight, cellStart } = this.xTable;
@@ -440,7 +443,7 @@ export class AreaResize {
     const picture = this.picture;
     const fresh = !this.hasKept;
     this.hasKept = true;
-    const clamped = new Uint8ClampedArray(picture.buffer, picture.byteOffset, picture.length);
+    const clamped = this.clampedPicture;
     const fround = Math.fround;
     // Rows compare four bytes at a time when they are whole words and the image starts on a 4-byte boundary.
     const n = srcRowLength >> 2;
