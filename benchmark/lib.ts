@@ -145,7 +145,7 @@ export function learningCurveSvg(envId: string, results: RunResult[], window = 2
   const sy = (y: number) => height - pad - ((y - minY) / (maxY - minY)) * (height - 2 * pad);
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"];
   const lines = smoothed.map((curve, i) => `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.5" points="${curve.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`);
-  const legend = runs.map((r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">${labels[i]}</text>`);
+  const legend = runs.map((_r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">${labels[i]}</text>`);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const y = minY + f * (maxY - minY);
     const x = f * maxX;

@@ -1168,6 +1168,7 @@ export function maxPoolGradInto(x: ArrayLike<number>, y: ArrayLike<number>, dy: 
         const yo = ((b * oh + i) * ow + j) * c;
         for (let ch = 0; ch < c; ch++) {
           const m = y[yo + ch];
+          // biome-ignore lint/suspicious/noShadowRestrictedNames: a local flag, the global isNaN is not used here
           const isNaN = m !== m; // torch propagates NaN as the max: its gradient goes to the (first) NaN
           search: for (let p = pBeg; p < pEnd; p++) {
             for (let q = qBeg, xi = ((b * h + h0 + p) * w + w0 + qBeg) * c + ch; q < qEnd; q++, xi += c) {

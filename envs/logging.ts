@@ -817,6 +817,7 @@ function installSdkGuards(): void {
     const original = console[level];
     console[level] = (...args: unknown[]): void => {
       const first = args[0];
+      // biome-ignore lint/correctness/noVoidTypeReturn: forwards the console method's result unchanged
       if (typeof first !== "string" || !SDK_RETRY_MESSAGE.test(first)) return original.apply(console, args);
       // The error's message may embed the whole GraphQL request and response as JSON.
       const cause = args[1] instanceof Error ? reasonOf(args[1]).replace(/:?\s*\{[\s\S]*$/, "").slice(0, 160) : "";

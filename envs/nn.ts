@@ -3,7 +3,7 @@
 // would torch.
 
 import * as tf from "@tensorflow/tfjs";
-import { RandomGenerator } from "./rng.ts";
+import type { RandomGenerator } from "./rng.ts";
 import { adamStepWebGpu, type WebGpuAdamState } from "./webgpu/adam.ts";
 import { clipGradNormWebGpu } from "./webgpu/global_norm.ts";
 import { webGpuKernelsActive } from "./webgpu/index.ts";
@@ -235,9 +235,11 @@ function defineHostAdam() {
       const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
       const path = onHost ? "host" : onWebGpu ? "webgpu" : "tfjs";
       if (this.pending !== null) this.restore(this.pending, named.map((g) => g.name), path);
+      // biome-ignore lint/correctness/noVoidTypeReturn: forwards the base class's (void) result unchanged
       if (path === "tfjs") return super.applyGradients(variableGradients);
       const { beta1, beta2, epsilon } = this;
       this.hostStep += 1;
+      // biome-ignore lint/correctness/noVoidTypeReturn: forwards the base class's (void) result unchanged
       if (onWebGpu) return adamStepWebGpu(named, this.gpuMoments, { learningRate: this.learningRate, beta1, beta2, epsilon, step: this.hostStep });
       const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
       const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import { type TypedArray } from "../envs/spaces.ts";
+import type { TypedArray } from "../envs/spaces.ts";
 import { AsyncVectorEnv, type AsyncVectorEnvOptions, type EnvFnSpec } from "../envs/async_vector.ts";
 import { errorLine } from "../envs/main.ts";
 import { SyncVectorEnv } from "../envs/vector.ts";

@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import * as gym from "../envs/index.ts";
 import type { Env } from "../envs/core.ts";
 import { checkEnv } from "../envs/env_checker.ts";
-import { Box } from "../envs/spaces.ts";
+import type { Box } from "../envs/spaces.ts";
 import { type MujocoEnv, mujocoModule, numpySum, sumOfSquares } from "../envs/mujoco/mujoco_env.ts";
 
 await gym.mujoco.init();

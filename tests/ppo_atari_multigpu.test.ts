@@ -95,7 +95,7 @@ it("2 ranks under torchrun train MemoryCue with identical weights throughout, on
   assert.equal(run.status, 0, run.stderr);
   // 2 ranks x 2 envs x 16 steps = 64 steps per iteration: 2 iterations, each followed by a checksum comparison.
   for (const when of ["after init", "after update 1", "after update 2"]) assert.match(run.stdout, new RegExp(`^\\[rank0\\]: debug-sync: ${when}, parameter checksum 0x[0-9a-f]{8} on all 2 ranks$`, "m"));
-  assert.match(run.stdout, /^\[rank0\]: SPS: \d+  step [\d,]+\/[\d,]+ \(/m);
+  assert.match(run.stdout, /^\[rank0\]: SPS: \d+ {2}step [\d,]+\/[\d,]+ \(/m);
   assert.match(run.stdout, /^\[rank0\]: global_step=\d+, episodic_return=-?1$/m);
   assert.doesNotMatch(run.stdout, /^\[rank1\]: (SPS|global_step|debug-sync)/m);
   const runs = readdirSync(join(cwd, "runs"));

@@ -40,6 +40,7 @@ test("the progress part: step out of total, percentage, time left at the measure
 });
 
 test("every variant prints the SPS line with the same code", () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the expected line is source text
   const expected = "    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);";
   for (const file of VARIANTS) {
     const lines = readFileSync(`${ROOT}${file}`, "utf8").split("\n").filter((l) => l.includes("SPS: "));

@@ -514,7 +514,7 @@ class OthelloSettings extends ZeroSumSettings {
   protected score(ram: Uint8Array): number {
     return decimalScore(ram, 0xce) - decimalScore(ram, 0xd0);
   }
-  protected isTerminal(ram: Uint8Array): boolean {
+  protected isTerminal(_ram: Uint8Array): boolean {
     return this.cursorGone > OTHELLO_CURSOR_GONE_FRAMES;
   }
   protected override resetExtra(): void {

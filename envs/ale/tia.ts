@@ -17,7 +17,7 @@
 // collision latches, which is all that game logic can observe.
 
 import { MAXIMUM_RESISTANCE, MINIMUM_RESISTANCE } from "./controls.ts";
-import { type M6502 } from "./m6502.ts";
+import type { M6502 } from "./m6502.ts";
 
 // Module-level copies: tsx compiles imports to getter calls, which a paddle game's every INPT read would pay.
 const MIN_RESISTANCE = MINIMUM_RESISTANCE;

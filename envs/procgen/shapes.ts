@@ -307,7 +307,9 @@ class CosmeticStroker {
   private lastDir = 0;
   private lastAxisAligned = false;
   // Lines are clipped in floating point to one pixel beyond the frame (QCosmeticStroker::setup).
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read through destructuring in clipLine
   private readonly xmax: number;
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read through destructuring in clipLine
   private readonly ymax: number;
   private readonly clipped = new Float64Array(4);
 

@@ -1,7 +1,7 @@
 // BigFish (procgen `games/bigfish.cpp`): eat fish smaller than you, grow, avoid bigger ones.
 // +1 per fish eaten, +10 and the end of the episode after 30; touching a fish wider than you ends it.
 
-import { type Entity } from "../entity.ts";
+import type { Entity } from "../entity.ts";
 import { BasicAbstractGame, EASY_MODE, type GameOptions } from "../game.ts";
 import type { BackgroundGroup } from "../resources.ts";
 
