@@ -14,7 +14,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
@@ -25,9 +37,18 @@ import { RandomGenerator } from "./envs/rng.ts";
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -35,9 +56,16 @@ export const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
 
   // Algorithm specific arguments
   envId: str("CartPole-v1", "the id of the environment"),
@@ -81,7 +109,13 @@ interface Linear {
 }
 
 // Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -126,7 +160,10 @@ export class Agent {
    * Log-probability of `action`, policy entropy and value for a batch of observations: what the PPO loss needs.
    * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
    */
-  getActionAndValue(x: tf.Tensor2D, action: tf.Tensor1D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor2D,
+    action: tf.Tensor1D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const logProbs = tf.logSoftmax(mlp(this.actor, x));
     const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
     const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logProbs), logProbs), -1)) as tf.Tensor1D;
@@ -138,7 +175,10 @@ export class Agent {
    * one readback of [logits | value], then `Categorical(logits).sample()` and its log-prob in plain JS. At 4 envs
    * the cost is per-op overhead and GPU/WASM round trips, not arithmetic, so a single readback is the fast path.
    */
-  sampleActionAndValue(obs: Float32Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
+  sampleActionAndValue(
+    obs: Float32Array,
+    rng: RandomGenerator,
+  ): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = obs.length / this.obsDim;
     const out = tf.tidy(() => {
       const x = tf.tensor2d(obs, [n, this.obsDim]);
@@ -180,7 +220,8 @@ export class Agent {
 
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
-    const sequential = (prefix: string, layers: Linear[]) => layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
+    const sequential = (prefix: string, layers: Linear[]) =>
+      layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
     return [...sequential("critic", this.critic), ...sequential("actor", this.actor)];
   }
 }
@@ -283,13 +324,27 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
+export function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  mb: Minibatch,
+  args: LossArgs & Pick<Args, "maxGradNorm">,
+): Float32Array {
   return tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
       // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
+      stats = tf.keep(
+        tf.stack([
+          terms.pgLoss,
+          terms.vLoss,
+          terms.entropyLoss,
+          terms.oldApproxKl,
+          terms.approxKl,
+          terms.clipfrac,
+        ]) as tf.Tensor1D,
+      );
       return terms.loss;
     }, agent.parameters());
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
@@ -311,14 +366,23 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo.ts");
   const fields = checkpoint.legacy ? checkpoint.fields : null;
-  const [numActions, obsDim] = fields ? [fields.numActions as number, fields.obsDim as number] : [storedShape(checkpoint, "actor.4.weight")[0], storedShape(checkpoint, "critic.0.weight")[1]];
+  const [numActions, obsDim] = fields
+    ? [fields.numActions as number, fields.obsDim as number]
+    : [storedShape(checkpoint, "actor.4.weight")[0], storedShape(checkpoint, "critic.0.weight")[1]];
   const agent = new Agent(obsDim, numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number): number[] {
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
   const rng = new RandomGenerator(seed);
   let obs = Float32Array.from(envs.reset({ seed })[0]);
@@ -339,18 +403,29 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "PPO for discrete-action environments (CleanRL's ppo.py).", "ppo.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = {
+    ...parseArgs(ARGS, "PPO for discrete-action environments (CleanRL's ppo.py).", "ppo.ts", argv),
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.batchSize % args.numMinibatches !== 0)
+    usageError(
+      `batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
+    );
+  if (args.numIterations < 1)
+    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
+    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "discrete", observation: "vector" }); // before any env is built: a wrong id fails here, in one line
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
@@ -362,7 +437,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.evalCheckpoint !== null) {
     const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     return;
   }
 
@@ -370,20 +447,33 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
-  writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
+    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+  });
+  writer.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  const envs = new gym.vector.SyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName)));
+  const envs = new gym.vector.SyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName)),
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
+  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
+    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const obsDim = envs.singleObservationSpace.size;
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(obsDim, numActions, rng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   const obs = new Float32Array(args.numSteps * args.numEnvs * obsDim);
@@ -444,7 +534,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array);
+    const nextValue = tf.tidy(
+      () => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array,
+    );
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
@@ -475,7 +567,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -509,7 +606,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.saveModel) {
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

@@ -16,21 +16,52 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
-import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
+import {
+  ClipRewardEnv,
+  EpisodicLifeEnv,
+  FireResetEnv,
+  FrameStack,
+  GrayScaleObservation,
+  MaxAndSkipEnv,
+  NoopResetEnv,
+  ResizeObservation,
+  actionMeanings,
+} from "./envs/atari_wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -38,9 +69,16 @@ export const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
@@ -103,7 +141,13 @@ interface Conv2d {
 }
 
 // Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -111,9 +155,20 @@ function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator
 }
 
 /** `layer_init(nn.Conv2d(...))`: the same orthogonal init over the kernel's [kh, kw, in] fan-in. */
-function conv2dInit(inChannels: number, outChannels: number, kernelSize: number, stride: number, rng: RandomGenerator, std = Math.SQRT2): Conv2d {
+function conv2dInit(
+  inChannels: number,
+  outChannels: number,
+  kernelSize: number,
+  stride: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+): Conv2d {
   const shape: [number, number, number, number] = [kernelSize, kernelSize, inChannels, outChannels];
-  return { weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)), bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D), stride };
+  return {
+    weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)),
+    bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D),
+    stride,
+  };
 }
 
 /** `nn.Linear`: one fused op for x·W + b, optionally followed by ReLU. */
@@ -123,7 +178,14 @@ function linear(x: tf.Tensor2D, layer: Linear, activation: "linear" | "relu" = "
 
 /** `nn.Conv2d` (valid padding) + `nn.ReLU` as one fused op. */
 function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
-  return tf.fused.conv2d({ x, filter: layer.weight, strides: layer.stride, pad: "valid", bias: layer.bias, activation: "relu" });
+  return tf.fused.conv2d({
+    x,
+    filter: layer.weight,
+    strides: layer.stride,
+    pad: "valid",
+    bias: layer.bias,
+    activation: "relu",
+  });
 }
 
 // Atari detail 8: the Nature-DQN CNN (Mnih et al. 2015) as a shared trunk for actor and critic.
@@ -160,7 +222,10 @@ export class Agent {
    * Log-probability of `action`, policy entropy and value for a batch of observations: what the PPO loss needs.
    * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
    */
-  getActionAndValue(x: tf.Tensor4D, action: tf.Tensor1D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor4D,
+    action: tf.Tensor1D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const hidden = this.hidden(x);
     const logProbs = tf.logSoftmax(linear(hidden, this.actor));
     const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
@@ -173,7 +238,10 @@ export class Agent {
    * (`x` from `framesToInput`), one readback of [logits | value], then `Categorical(logits).sample()` and its
    * log-prob in plain JS.
    */
-  sampleActionAndValue(x: tf.Tensor4D, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
+  sampleActionAndValue(
+    x: tf.Tensor4D,
+    rng: RandomGenerator,
+  ): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = x.shape[0];
     const out = tf.tidy(() => {
       const hidden = this.hidden(x);
@@ -216,7 +284,12 @@ export class Agent {
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
     const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
-    return [...convs, ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }), ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
+    return [
+      ...convs,
+      ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }),
+      ...weightAndBias("actor", this.actor, "linear"),
+      ...weightAndBias("critic", this.critic, "linear"),
+    ];
   }
 }
 
@@ -346,13 +419,27 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
+export function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  mb: Minibatch,
+  args: LossArgs & Pick<Args, "maxGradNorm">,
+): Float32Array {
   return tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
       // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
+      stats = tf.keep(
+        tf.stack([
+          terms.pgLoss,
+          terms.vLoss,
+          terms.entropyLoss,
+          terms.oldApproxKl,
+          terms.approxKl,
+          terms.clipfrac,
+        ]) as tf.Tensor1D,
+      );
       return terms.loss;
     }, agent.parameters());
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
@@ -373,14 +460,23 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 /** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_atari.py` state dict. */
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo_atari.ts");
-  const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
+  const numActions = checkpoint.legacy
+    ? (checkpoint.fields.numActions as number)
+    : storedShape(checkpoint, "actor.weight")[0];
   const agent = new Agent(numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number): number[] {
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
   const rng = new RandomGenerator(seed);
   let [obs] = envs.reset({ seed });
@@ -403,18 +499,29 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "PPO on Atari games from pixels (CleanRL's ppo_atari.py).", "ppo_atari.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = {
+    ...parseArgs(ARGS, "PPO on Atari games from pixels (CleanRL's ppo_atari.py).", "ppo_atari.ts", argv),
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.batchSize % args.numMinibatches !== 0)
+    usageError(
+      `batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
+    );
+  if (args.numIterations < 1)
+    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
+    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
@@ -428,7 +535,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.evalCheckpoint !== null) {
     const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     return;
   }
 
@@ -436,8 +545,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
-  writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
+    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+  });
+  writer.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // A missing ROM fails here, in one line, rather than inside every env worker.
   try {
@@ -448,15 +564,26 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // The envs step in worker threads: emulation is the bottleneck, so the envs must spread over the cores.
   // At most one worker per core (each hosting several envs): more threads only add messaging and contention.
-  const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })), { numWorkers: availableParallelism() });
+  const envs = new gym.vector.AsyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => ({
+      module: import.meta.url,
+      exportName: "makeEnv",
+      args: [args.envId, i, args.captureVideo, runName],
+    })),
+    { numWorkers: availableParallelism() },
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
+  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
+    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, rng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // obs[step] is that step's network input ([numEnvs, 84, 84, 4] float32, Atari detail 9's scaling done), made
@@ -553,7 +680,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -588,7 +720,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.saveModel) {
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

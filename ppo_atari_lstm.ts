@@ -17,21 +17,52 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
-import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
+import {
+  ClipRewardEnv,
+  EpisodicLifeEnv,
+  FireResetEnv,
+  FrameStack,
+  GrayScaleObservation,
+  MaxAndSkipEnv,
+  NoopResetEnv,
+  ResizeObservation,
+  actionMeanings,
+} from "./envs/atari_wrappers.ts";
 import { RandomGenerator } from "./envs/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -39,9 +70,16 @@ export const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
@@ -104,7 +142,13 @@ interface Conv2d {
 }
 
 // Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -112,9 +156,20 @@ function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator
 }
 
 /** `layer_init(nn.Conv2d(...))`: the same orthogonal init over the kernel's [kh, kw, in] fan-in. */
-function conv2dInit(inChannels: number, outChannels: number, kernelSize: number, stride: number, rng: RandomGenerator, std = Math.SQRT2): Conv2d {
+function conv2dInit(
+  inChannels: number,
+  outChannels: number,
+  kernelSize: number,
+  stride: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+): Conv2d {
   const shape: [number, number, number, number] = [kernelSize, kernelSize, inChannels, outChannels];
-  return { weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)), bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D), stride };
+  return {
+    weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)),
+    bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D),
+    stride,
+  };
 }
 
 /** `nn.Linear`: one fused op for x·W + b, optionally followed by ReLU. */
@@ -124,7 +179,14 @@ function linear(x: tf.Tensor2D, layer: Linear, activation: "linear" | "relu" = "
 
 /** `nn.Conv2d` (valid padding) + `nn.ReLU` as one fused op. */
 function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
-  return tf.fused.conv2d({ x, filter: layer.weight, strides: layer.stride, pad: "valid", bias: layer.bias, activation: "relu" });
+  return tf.fused.conv2d({
+    x,
+    filter: layer.weight,
+    strides: layer.stride,
+    pad: "valid",
+    bias: layer.bias,
+    activation: "relu",
+  });
 }
 
 /** `nn.LSTM(inputSize, hiddenSize)`, one layer, in PyTorch's gate order (input, forget, cell, output). */
@@ -143,7 +205,9 @@ interface Lstm {
 function lstmInit(inputSize: number, hiddenSize: number, rng: RandomGenerator): Lstm {
   return {
     weightIh: tf.variable(tf.tensor2d(orthogonal([inputSize, 4 * hiddenSize], 1.0, rng), [inputSize, 4 * hiddenSize])),
-    weightHh: tf.variable(tf.tensor2d(orthogonal([hiddenSize, 4 * hiddenSize], 1.0, rng), [hiddenSize, 4 * hiddenSize])),
+    weightHh: tf.variable(
+      tf.tensor2d(orthogonal([hiddenSize, 4 * hiddenSize], 1.0, rng), [hiddenSize, 4 * hiddenSize]),
+    ),
     biasIh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
     biasHh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
     hiddenSize,
@@ -155,7 +219,12 @@ function lstmInit(inputSize: number, hiddenSize: number, rng: RandomGenerator): 
  *   i, f, g, o = split(xProj + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
  * Plain differentiable tfjs ops, so gradients flow back through the whole unrolled sequence.
  */
-export function lstmCell(xProj: tf.Tensor2D, h: tf.Tensor2D, c: tf.Tensor2D, weightHh: tf.Tensor2D): [tf.Tensor2D, tf.Tensor2D] {
+export function lstmCell(
+  xProj: tf.Tensor2D,
+  h: tf.Tensor2D,
+  c: tf.Tensor2D,
+  weightHh: tf.Tensor2D,
+): [tf.Tensor2D, tf.Tensor2D] {
   const gates = tf.add(xProj, tf.matMul(h, weightHh));
   const [i, f, g, o] = tf.split(gates, 4, 1) as tf.Tensor2D[];
   const cNext = tf.add(tf.mul(tf.sigmoid(f), c), tf.mul(tf.sigmoid(i), tf.tanh(g))) as tf.Tensor2D;
@@ -211,13 +280,21 @@ export class Agent {
   getStates(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D): { hidden: tf.Tensor2D; lstmState: LstmState } {
     const batchSize = lstmState.h.shape[0];
     const numSteps = x.shape[0] / batchSize;
-    const xProj = tf.add(tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.biasIh), this.lstm.biasHh) as tf.Tensor2D;
+    const xProj = tf.add(
+      tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.biasIh),
+      this.lstm.biasHh,
+    ) as tf.Tensor2D;
     const keep = tf.sub(1, done).reshape([numSteps, batchSize, 1]);
     let { h, c } = lstmState;
     const outputs: tf.Tensor2D[] = [];
     for (let t = 0; t < numSteps; t++) {
       const keepT = tf.squeeze(tf.slice(keep, [t, 0, 0], [1, batchSize, 1]), [0]) as tf.Tensor2D;
-      [h, c] = lstmCell(tf.slice(xProj, [t * batchSize, 0], [batchSize, -1]), tf.mul(keepT, h), tf.mul(keepT, c), this.lstm.weightHh);
+      [h, c] = lstmCell(
+        tf.slice(xProj, [t * batchSize, 0], [batchSize, -1]),
+        tf.mul(keepT, h),
+        tf.mul(keepT, c),
+        this.lstm.weightHh,
+      );
       outputs.push(h);
     }
     return { hidden: tf.concat(outputs, 0), lstmState: { h, c } };
@@ -231,7 +308,12 @@ export class Agent {
    * Log-probability of `action`, policy entropy and value for a batch of sequences: what the PPO loss needs.
    * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
    */
-  getActionAndValue(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D, action: tf.Tensor1D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor4D,
+    lstmState: LstmState,
+    done: tf.Tensor1D,
+    action: tf.Tensor1D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const { hidden } = this.getStates(x, lstmState, done);
     const logProbs = tf.logSoftmax(linear(hidden, this.actor));
     const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
@@ -244,12 +326,21 @@ export class Agent {
    * forward pass for all envs and one readback of [logits | value | h | c]; the action is sampled in plain JS.
    * The recurrent state lives in JS arrays between steps (8 × 128 × 2 floats), so no tensor outlives the step.
    */
-  sampleActionAndValue(obs: Uint8Array, state: LstmArrays, done: Float32Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array; state: LstmArrays } {
+  sampleActionAndValue(
+    obs: Uint8Array,
+    state: LstmArrays,
+    done: Float32Array,
+    rng: RandomGenerator,
+  ): { action: Int32Array; logprob: Float32Array; value: Float32Array; state: LstmArrays } {
     const n = obs.length / OBS_SIZE;
     const size = this.lstm.hiddenSize;
     const out = tf.tidy(() => {
       const lstmState = { h: tf.tensor2d(state.h, [n, size]), c: tf.tensor2d(state.c, [n, size]) };
-      const { hidden, lstmState: next } = this.getStates(tf.tensor4d(obs, [n, 1, 84, 84], "int32"), lstmState, tf.tensor1d(done));
+      const { hidden, lstmState: next } = this.getStates(
+        tf.tensor4d(obs, [n, 1, 84, 84], "int32"),
+        lstmState,
+        tf.tensor1d(done),
+      );
       return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic), next.h, next.c], 1);
     });
     const outputs = out.dataSync();
@@ -288,7 +379,14 @@ export class Agent {
   /** CleanRL's `agent.parameters()`, in its order: network (4 layers), lstm (weight_ih, weight_hh, bias_ih, bias_hh), actor, critic. */
   parameters(): tf.Variable[] {
     const { weightIh, weightHh, biasIh, biasHh } = this.lstm;
-    return [...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]), weightIh, weightHh, biasIh, biasHh, ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias])];
+    return [
+      ...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]),
+      weightIh,
+      weightHh,
+      biasIh,
+      biasHh,
+      ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias]),
+    ];
   }
 
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
@@ -300,7 +398,13 @@ export class Agent {
       { name: "lstm.bias_ih_l0", variable: this.lstm.biasIh, layout: "same" },
       { name: "lstm.bias_hh_l0", variable: this.lstm.biasHh, layout: "same" },
     ];
-    return [...convs, ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }), ...lstm, ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
+    return [
+      ...convs,
+      ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }),
+      ...lstm,
+      ...weightAndBias("actor", this.actor, "linear"),
+      ...weightAndBias("critic", this.critic, "linear"),
+    ];
   }
 }
 
@@ -356,7 +460,11 @@ type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "v
 
 /** The PPO loss of one minibatch and its diagnostics (the `losses/*` metrics). */
 export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
-  const { logprob: newlogprob, entropy, value: newvalue } = agent.getActionAndValue(mb.obs, mb.initialLstmState, mb.dones, mb.actions);
+  const {
+    logprob: newlogprob,
+    entropy,
+    value: newvalue,
+  } = agent.getActionAndValue(mb.obs, mb.initialLstmState, mb.dones, mb.actions);
   const logratio = tf.sub(newlogprob, mb.logprobs);
   const ratio = tf.exp(logratio);
   // Detail 12: debug variables. approx_kl is the low-variance k3 estimator (http://joschu.net/blog/kl-approx.html),
@@ -409,13 +517,27 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
+export function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  mb: Minibatch,
+  args: LossArgs & Pick<Args, "maxGradNorm">,
+): Float32Array {
   return tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
       // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
+      stats = tf.keep(
+        tf.stack([
+          terms.pgLoss,
+          terms.vLoss,
+          terms.entropyLoss,
+          terms.oldApproxKl,
+          terms.approxKl,
+          terms.clipfrac,
+        ]) as tf.Tensor1D,
+      );
       return terms.loss;
     }, agent.parameters());
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
@@ -436,14 +558,23 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 /** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_atari_lstm.py` state dict. */
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo_atari_lstm.ts");
-  const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
+  const numActions = checkpoint.legacy
+    ? (checkpoint.fields.numActions as number)
+    : storedShape(checkpoint, "actor.weight")[0];
   const agent = new Agent(numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number): number[] {
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
   const rng = new RandomGenerator(seed);
   let [obs] = envs.reset({ seed });
@@ -468,7 +599,17 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "Recurrent PPO on Atari games from single frames (CleanRL's ppo_atari_lstm.py).", "ppo_atari_lstm.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = {
+    ...parseArgs(
+      ARGS,
+      "Recurrent PPO on Atari games from single frames (CleanRL's ppo_atari_lstm.py).",
+      "ppo_atari_lstm.ts",
+      argv,
+    ),
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari_lstm.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
@@ -476,11 +617,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
   // LSTM detail 4: minibatches are whole envs' sequences, so the envs must split evenly into minibatches.
-  if (args.numEnvs % args.numMinibatches !== 0) usageError(`--num-envs ${args.numEnvs} is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.numEnvs % args.numMinibatches !== 0)
+    usageError(`--num-envs ${args.numEnvs} is not divisible by --num-minibatches ${args.numMinibatches}`);
+  if (args.numIterations < 1)
+    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
+    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
@@ -494,7 +639,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.evalCheckpoint !== null) {
     const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     return;
   }
 
@@ -502,8 +649,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
-  writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
+    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+  });
+  writer.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // A missing ROM fails here, in one line, rather than inside every env worker.
   try {
@@ -514,15 +668,26 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // The envs step in worker threads: emulation is the bottleneck, so the envs must spread over the cores.
   // At most one worker per core (each hosting several envs): more threads only add messaging and contention.
-  const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo, runName] })), { numWorkers: availableParallelism() });
+  const envs = new gym.vector.AsyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => ({
+      module: import.meta.url,
+      exportName: "makeEnv",
+      args: [args.envId, i, args.captureVideo, runName],
+    })),
+    { numWorkers: availableParallelism() },
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
+  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
+    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, rng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.
@@ -540,7 +705,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.numEnvs);
   // LSTM detail 2: the hidden and cell states start at zero.
-  let nextLstmState: LstmArrays = { h: new Float32Array(args.numEnvs * agent.lstm.hiddenSize), c: new Float32Array(args.numEnvs * agent.lstm.hiddenSize) };
+  let nextLstmState: LstmArrays = {
+    h: new Float32Array(args.numEnvs * agent.lstm.hiddenSize),
+    c: new Float32Array(args.numEnvs * agent.lstm.hiddenSize),
+  };
 
   const mbObs = new Uint8Array(args.minibatchSize * OBS_SIZE);
   const mbActions = new Int32Array(args.minibatchSize);
@@ -569,7 +737,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       dones.set(nextDone, step * args.numEnvs);
 
       // ALGO LOGIC: action logic
-      const { action, logprob, value, state } = agent.sampleActionAndValue(nextObs as Uint8Array, nextLstmState, nextDone, rng);
+      const { action, logprob, value, state } = agent.sampleActionAndValue(
+        nextObs as Uint8Array,
+        nextLstmState,
+        nextDone,
+        rng,
+      );
       nextLstmState = state;
       values.set(value, step * args.numEnvs);
       actions.set(action, step * args.numEnvs);
@@ -593,8 +766,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     // bootstrap value if not done
     const nextValue = tf.tidy(() => {
-      const lstmState = { h: tf.tensor2d(nextLstmState.h, [args.numEnvs, agent.lstm.hiddenSize]), c: tf.tensor2d(nextLstmState.c, [args.numEnvs, agent.lstm.hiddenSize]) };
-      return agent.getValue(tf.tensor4d(nextObs as Uint8Array, [args.numEnvs, 1, 84, 84], "int32"), lstmState, tf.tensor1d(nextDone)).dataSync() as Float32Array;
+      const lstmState = {
+        h: tf.tensor2d(nextLstmState.h, [args.numEnvs, agent.lstm.hiddenSize]),
+        c: tf.tensor2d(nextLstmState.c, [args.numEnvs, agent.lstm.hiddenSize]),
+      };
+      return agent
+        .getValue(
+          tf.tensor4d(nextObs as Uint8Array, [args.numEnvs, 1, 84, 84], "int32"),
+          lstmState,
+          tf.tensor1d(nextDone),
+        )
+        .dataSync() as Float32Array;
     });
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
@@ -627,7 +809,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         }
         const mb = tf.tidy(() => ({
           obs: tf.tensor4d(mbObs, [args.minibatchSize, 1, 84, 84], "int32"),
-          initialLstmState: { h: tf.tensor2d(mbInitialH, [envsPerBatch, size]), c: tf.tensor2d(mbInitialC, [envsPerBatch, size]) },
+          initialLstmState: {
+            h: tf.tensor2d(mbInitialH, [envsPerBatch, size]),
+            c: tf.tensor2d(mbInitialC, [envsPerBatch, size]),
+          },
           dones: tf.tensor1d(mbDones),
           actions: tf.tensor1d(mbActions, "int32"),
           logprobs: tf.tensor1d(mbLogprobs),
@@ -638,7 +823,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -672,7 +862,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.saveModel) {
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

@@ -20,22 +20,53 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
 import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
 import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
-import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "./envs/atari_wrappers.ts";
+import {
+  ClipRewardEnv,
+  EpisodicLifeEnv,
+  FireResetEnv,
+  FrameStack,
+  GrayScaleObservation,
+  MaxAndSkipEnv,
+  NoopResetEnv,
+  ResizeObservation,
+  actionMeanings,
+} from "./envs/atari_wrappers.ts";
 import { RandomGenerator, type RandomState } from "./envs/rng.ts";
 import * as dist from "./envs/distributed.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -43,9 +74,16 @@ export const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
@@ -66,10 +104,16 @@ export const ARGS = {
   vfCoef: float(0.5, "coefficient of the value function", { ge: 0 }),
   maxGradNorm: float(0.5, "the maximum norm for the gradient clipping", { gt: 0 }),
   targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
-  deviceIds: str(null, "the GPU ids the ranks use, comma-separated, one per local rank (e.g. 0,1); needs the tensorflow GPU backend"),
+  deviceIds: str(
+    null,
+    "the GPU ids the ranks use, comma-separated, one per local rank (e.g. 0,1); needs the tensorflow GPU backend",
+  ),
   // CleanRL's `--backend gloo|nccl|mpi`; named apart from the tfjs backend. "tcp" is gloo's role (envs/distributed.ts).
   distBackend: str("tcp", "the backend for distributed training"),
-  debugSync: bool(false, "check that every rank's parameters are bit-identical to rank 0's after init and after each update"),
+  debugSync: bool(
+    false,
+    "check that every rank's parameters are bit-identical to rank 0's after init and after each update",
+  ),
 };
 // Filled in at runtime, as CleanRL's `# to be filled in runtime` fields.
 type Args = ArgValues<typeof ARGS> & {
@@ -121,7 +165,13 @@ interface Conv2d {
 }
 
 // Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -129,9 +179,20 @@ function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator
 }
 
 /** `layer_init(nn.Conv2d(...))`: the same orthogonal init over the kernel's [kh, kw, in] fan-in. */
-function conv2dInit(inChannels: number, outChannels: number, kernelSize: number, stride: number, rng: RandomGenerator, std = Math.SQRT2): Conv2d {
+function conv2dInit(
+  inChannels: number,
+  outChannels: number,
+  kernelSize: number,
+  stride: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+): Conv2d {
   const shape: [number, number, number, number] = [kernelSize, kernelSize, inChannels, outChannels];
-  return { weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)), bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D), stride };
+  return {
+    weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)),
+    bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D),
+    stride,
+  };
 }
 
 /** `nn.Linear`: one fused op for x·W + b, optionally followed by ReLU. */
@@ -141,7 +202,14 @@ function linear(x: tf.Tensor2D, layer: Linear, activation: "linear" | "relu" = "
 
 /** `nn.Conv2d` (valid padding) + `nn.ReLU` as one fused op. */
 function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
-  return tf.fused.conv2d({ x, filter: layer.weight, strides: layer.stride, pad: "valid", bias: layer.bias, activation: "relu" });
+  return tf.fused.conv2d({
+    x,
+    filter: layer.weight,
+    strides: layer.stride,
+    pad: "valid",
+    bias: layer.bias,
+    activation: "relu",
+  });
 }
 
 // Atari detail 8: the Nature-DQN CNN (Mnih et al. 2015) as a shared trunk for actor and critic.
@@ -178,7 +246,10 @@ export class Agent {
    * Log-probability of `action`, policy entropy and value for a batch of observations: what the PPO loss needs.
    * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
    */
-  getActionAndValue(x: tf.Tensor4D, action: tf.Tensor1D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor4D,
+    action: tf.Tensor1D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const hidden = this.hidden(x);
     const logProbs = tf.logSoftmax(linear(hidden, this.actor));
     const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
@@ -191,7 +262,10 @@ export class Agent {
    * (`x` from `framesToInput`), one readback of [logits | value], then `Categorical(logits).sample()` and its
    * log-prob in plain JS.
    */
-  sampleActionAndValue(x: tf.Tensor4D, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
+  sampleActionAndValue(
+    x: tf.Tensor4D,
+    rng: RandomGenerator,
+  ): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = x.shape[0];
     const out = tf.tidy(() => {
       const hidden = this.hidden(x);
@@ -234,7 +308,12 @@ export class Agent {
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
     const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
-    return [...convs, ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }), ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
+    return [
+      ...convs,
+      ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }),
+      ...weightAndBias("actor", this.actor, "linear"),
+      ...weightAndBias("critic", this.critic, "linear"),
+    ];
   }
 }
 
@@ -366,14 +445,28 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * norm (the same on every rank), read back before the step so that a NaN or infinite value skips it: the NaN
  * guard in the loop then stops every rank with the last good agent.
  */
-export async function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm" | "worldSize">): Promise<Float32Array> {
+export async function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  mb: Minibatch,
+  args: LossArgs & Pick<Args, "maxGradNorm" | "worldSize">,
+): Promise<Float32Array> {
   const params = agent.parameters();
   const { grads, stats } = tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
       // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
+      stats = tf.keep(
+        tf.stack([
+          terms.pgLoss,
+          terms.vLoss,
+          terms.entropyLoss,
+          terms.oldApproxKl,
+          terms.approxKl,
+          terms.clipfrac,
+        ]) as tf.Tensor1D,
+      );
       return terms.loss;
     }, params);
     return { grads, stats: stats! };
@@ -430,7 +523,10 @@ async function checkSync(agent: Agent, rank: number, worldSize: number, when: st
   const all = Array.from({ length: worldSize }, (_, r) => ((hashes[2 * r] << 16) | hashes[2 * r + 1]) >>> 0);
   const hex = (h: number) => `0x${h.toString(16).padStart(8, "0")}`;
   const differ = all.flatMap((h, r) => (h !== all[0] ? [r] : []));
-  if (differ.length > 0) throw new dist.DistributedError(`--debug-sync: ${when}, the parameters of rank ${differ.join(", ")} differ from rank 0's (checksums ${all.map(hex).join(", ")})`);
+  if (differ.length > 0)
+    throw new dist.DistributedError(
+      `--debug-sync: ${when}, the parameters of rank ${differ.join(", ")} differ from rank 0's (checksums ${all.map(hex).join(", ")})`,
+    );
   if (rank === 0) console.log(`debug-sync: ${when}, parameter checksum ${hex(all[0])} on all ${worldSize} ranks`);
 }
 
@@ -442,14 +538,23 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 /** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_atari_multigpu.py` state dict. */
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo_atari_multigpu.ts");
-  const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
+  const numActions = checkpoint.legacy
+    ? (checkpoint.fields.numActions as number)
+    : storedShape(checkpoint, "actor.weight")[0];
   const agent = new Agent(numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number): number[] {
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
   const rng = new RandomGenerator(seed);
   let [obs] = envs.reset({ seed });
@@ -472,8 +577,22 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const parsed = parseArgs(ARGS, "Data-parallel PPO on Atari games from pixels (CleanRL's ppo_atari_multigpu.py).", "ppo_atari_multigpu.ts", argv);
-  const args: Args = { ...parsed, localBatchSize: 0, localMinibatchSize: 0, numEnvs: 0, batchSize: 0, minibatchSize: 0, numIterations: 0, worldSize: 0 };
+  const parsed = parseArgs(
+    ARGS,
+    "Data-parallel PPO on Atari games from pixels (CleanRL's ppo_atari_multigpu.py).",
+    "ppo_atari_multigpu.ts",
+    argv,
+  );
+  const args: Args = {
+    ...parsed,
+    localBatchSize: 0,
+    localMinibatchSize: 0,
+    numEnvs: 0,
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+    worldSize: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari_multigpu.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
@@ -490,21 +609,35 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.localBatchSize % args.numMinibatches !== 0) usageError(`local batch size ${args.localBatchSize} (local-num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps over ${args.worldSize} ranks)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.localBatchSize % args.numMinibatches !== 0)
+    usageError(
+      `local batch size ${args.localBatchSize} (local-num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
+    );
+  if (args.numIterations < 1)
+    usageError(
+      `--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps over ${args.worldSize} ranks)`,
+    );
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
+    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
   const deviceIds = args.deviceIds === null ? [] : args.deviceIds.split(",").map(Number);
-  if (deviceIds.some((d) => !Number.isInteger(d) || d < 0)) usageError(`--device-ids expects comma-separated GPU numbers, got "${args.deviceIds}"`);
-  if (deviceIds.length > 0 && deviceIds.length !== localWorldSize) usageError(`you must specify the same number of --device-ids (${deviceIds.length}) as --nproc-per-node (${localWorldSize})`);
+  if (deviceIds.some((d) => !Number.isInteger(d) || d < 0))
+    usageError(`--device-ids expects comma-separated GPU numbers, got "${args.deviceIds}"`);
+  if (deviceIds.length > 0 && deviceIds.length !== localWorldSize)
+    usageError(
+      `you must specify the same number of --device-ids (${deviceIds.length}) as --nproc-per-node (${localWorldSize})`,
+    );
   if (args.distBackend !== "tcp") usageError(`--dist-backend must be tcp (gloo's role), got ${args.distBackend}`);
   // At world size 1 the group is free (no sockets) and every collective returns at once.
   await dist.initProcessGroup({ backend: "tcp", rank, worldSize: args.worldSize });
   if (args.worldSize === 1) {
-    console.warn("note: not using distributed mode; for several processes run: npx tsx envs/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts");
+    console.warn(
+      "note: not using distributed mode; for several processes run: npx tsx envs/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts",
+    );
   }
   // Rank 0's name for the run; the other ranks write nothing under it.
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
@@ -524,18 +657,31 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     if (rank !== 0) return void (await dist.destroyProcessGroup()); // evaluation is rank 0's alone
     const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     await dist.destroyProcessGroup();
     return;
   }
 
   // Only rank 0 logs (TensorBoard, wandb, episodic returns, SPS); the others have no writer.
-  const tracker = args.track && rank === 0
-    ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
-    : null;
+  const tracker =
+    args.track && rank === 0
+      ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
+      : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = rank === 0 ? new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 }) : null;
-  writer?.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer =
+    rank === 0
+      ? new SummaryWriter(`runs/${runName}`, tracker, {
+          purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+        })
+      : null;
+  writer?.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // A missing ROM fails here, in one line, rather than inside every env worker.
   try {
@@ -546,15 +692,25 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // Each env steps in its own worker thread: emulation is the bottleneck, so the envs must spread over the cores.
   // Videos only from rank 0's first env (CleanRL records one per rank, into directories that may collide).
-  const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: args.localNumEnvs }, (_, i) => ({ module: import.meta.url, exportName: "makeEnv", args: [args.envId, i, args.captureVideo && rank === 0, runName] })));
+  const envs = new gym.vector.AsyncVectorEnv(
+    Array.from({ length: args.localNumEnvs }, (_, i) => ({
+      module: import.meta.url,
+      exportName: "makeEnv",
+      args: [args.envId, i, args.captureVideo && rank === 0, runName],
+    })),
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
+  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
+    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
   const agent = new Agent(numActions, initRng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng, rank);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng, rank);
   if (args.debugSync) await checkSync(agent, rank, args.worldSize, "after init");
 
   // ALGO Logic: Storage setup, this rank's share. [numSteps, localNumEnvs] row-major, so flattened it is `b_*`.
@@ -570,7 +726,13 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // TRY NOT TO MODIFY: start the game
   let globalStep = start.globalStep;
   // A checkpoint holds every rank's generator (`rngs`, gathered by all ranks), so each rank resumes its own stream.
-  const progressAt = (iteration: number, rngs: RandomState[]): Progress => ({ runName, iteration, globalStep, rng: rngs, args });
+  const progressAt = (iteration: number, rngs: RandomState[]): Progress => ({
+    runName,
+    iteration,
+    globalStep,
+    rng: rngs,
+    args,
+  });
   const startTime = performance.now();
   let [nextObs] = envs.reset({ seed: args.seed });
   let nextDone = new Float32Array(args.localNumEnvs);
@@ -655,7 +817,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = await updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel && rank === 0 ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1, [rng.getState()])) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel && rank === 0
+            ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1, [rng.getState()]))
+            : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -703,7 +872,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.saveModel && writer) {
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations, finalRngs));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

@@ -15,7 +15,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
@@ -26,19 +38,38 @@ import { RandomGenerator } from "./envs/rng.ts";
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
   captureVideo: bool(false, "whether to capture videos of the agent performances (check out `videos` folder)"),
-  saveModel: bool(false, "whether to save the trained agent (and its observation statistics) into `runs/{run_name}` and evaluate it"),
+  saveModel: bool(
+    false,
+    "whether to save the trained agent (and its observation statistics) into `runs/{run_name}` and evaluate it",
+  ),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
 
   // Algorithm specific arguments
   envId: str("HalfCheetah-v4", "the id of the environment"),
@@ -79,7 +110,9 @@ function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: str
     env = new gym.wrappers.ClipAction(env);
     // Continuous details 5 and 6: observations normalized by a running mean/std, then clipped to [-10, 10].
     env = new gym.wrappers.NormalizeObservation(env);
-    env = new gym.wrappers.TransformObservation(env, (obs: Float32Array) => obs.map((v) => Math.min(Math.max(v, -10), 10)));
+    env = new gym.wrappers.TransformObservation(env, (obs: Float32Array) =>
+      obs.map((v) => Math.min(Math.max(v, -10), 10)),
+    );
     // Continuous details 7 and 8: rewards scaled by the std of a running discounted return, then clipped.
     env = new gym.wrappers.NormalizeReward(env, gamma);
     env = new gym.wrappers.TransformReward(env, (reward) => Math.min(Math.max(reward, -10), 10));
@@ -93,7 +126,13 @@ interface Linear {
 }
 
 // Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -141,12 +180,18 @@ export class Agent {
    * Continuous detail 1: a diagonal Gaussian policy, `Normal(action_mean, exp(logstd))`. Returns the log-probability
    * of `action` and the entropy, each summed over action dimensions (independent components), and the value.
    */
-  getActionAndValue(x: tf.Tensor2D, action: tf.Tensor2D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor2D,
+    action: tf.Tensor2D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const actionMean = mlp(this.actorMean, x);
     const actionLogstd = tf.broadcastTo(this.actorLogstd, actionMean.shape);
     // log N(a; mu, sigma) = -(a - mu)^2 / (2 sigma^2) - log sigma - log sqrt(2 pi), as torch.distributions.Normal.
     const z = tf.div(tf.sub(action, actionMean), tf.exp(actionLogstd));
-    const logprob = tf.sum(tf.sub(tf.sub(tf.mul(-0.5, tf.square(z)), actionLogstd), 0.5 * Math.log(2 * Math.PI)), 1) as tf.Tensor1D;
+    const logprob = tf.sum(
+      tf.sub(tf.sub(tf.mul(-0.5, tf.square(z)), actionLogstd), 0.5 * Math.log(2 * Math.PI)),
+      1,
+    ) as tf.Tensor1D;
     // Entropy of a Gaussian: 0.5 + 0.5 log(2 pi) + log sigma.
     const entropy = tf.sum(tf.add(actionLogstd, 0.5 + 0.5 * Math.log(2 * Math.PI)), 1) as tf.Tensor1D;
     return { logprob, entropy, value: this.getValue(x) };
@@ -157,7 +202,10 @@ export class Agent {
    * one readback of [mean | logstd | value], then `Normal(mean, std).sample()` and its log-prob in plain JS. At a
    * few envs the cost is per-op overhead and GPU/WASM round trips, not arithmetic, so one readback is the fast path.
    */
-  sampleActionAndValue(obs: Float32Array, rng: RandomGenerator): { action: Float32Array; logprob: Float32Array; value: Float32Array } {
+  sampleActionAndValue(
+    obs: Float32Array,
+    rng: RandomGenerator,
+  ): { action: Float32Array; logprob: Float32Array; value: Float32Array } {
     const n = obs.length / this.obsDim;
     const out = tf.tidy(() => {
       const x = tf.tensor2d(obs, [n, this.obsDim]);
@@ -191,8 +239,13 @@ export class Agent {
 
   /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
-    const sequential = (prefix: string, layers: Linear[]) => layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
-    return [...sequential("critic", this.critic), ...sequential("actor_mean", this.actorMean), { name: "actor_logstd", variable: this.actorLogstd, layout: "same" }];
+    const sequential = (prefix: string, layers: Linear[]) =>
+      layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
+    return [
+      ...sequential("critic", this.critic),
+      ...sequential("actor_mean", this.actorMean),
+      { name: "actor_logstd", variable: this.actorLogstd, layout: "same" },
+    ];
   }
 }
 
@@ -294,13 +347,27 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs & Pick<Args, "maxGradNorm">): Float32Array {
+export function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  mb: Minibatch,
+  args: LossArgs & Pick<Args, "maxGradNorm">,
+): Float32Array {
   return tf.tidy(() => {
     let stats: tf.Tensor1D | null = null;
     const { grads } = tf.variableGrads(() => {
       const terms = ppoLoss(agent, mb, args);
       // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]) as tf.Tensor1D);
+      stats = tf.keep(
+        tf.stack([
+          terms.pgLoss,
+          terms.vLoss,
+          terms.entropyLoss,
+          terms.oldApproxKl,
+          terms.approxKl,
+          terms.clipfrac,
+        ]) as tf.Tensor1D,
+      );
       return terms.loss;
     }, agent.parameters());
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
@@ -328,7 +395,10 @@ const obsNormalizer = (env: gym.Env) => findWrapper(env, gym.wrappers.NormalizeO
  */
 type NormalizerStates = { obsRms: gym.wrappers.RunningMeanStdState[]; returnRms: gym.wrappers.RunningMeanStdState[] };
 function normalizerStates(envs: gym.vector.SyncVectorEnv): NormalizerStates {
-  return { obsRms: envs.envs.map((e) => obsNormalizer(e).obsRms.state()), returnRms: envs.envs.map((e) => findWrapper(e, gym.wrappers.NormalizeReward).returnRms.state()) };
+  return {
+    obsRms: envs.envs.map((e) => obsNormalizer(e).obsRms.state()),
+    returnRms: envs.envs.map((e) => findWrapper(e, gym.wrappers.NormalizeReward).returnRms.state()),
+  };
 }
 
 /** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
@@ -340,14 +410,21 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
  * An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_continuous_action.py` state
  * dict, with env 0's observation statistics where the checkpoint has them (null: evaluation starts fresh ones).
  */
-function loadAgent(path: string, args: Args): { agent: Agent; envId: string; gamma: number; obsRms: gym.wrappers.RunningMeanStdState | null } {
+function loadAgent(
+  path: string,
+  args: Args,
+): { agent: Agent; envId: string; gamma: number; obsRms: gym.wrappers.RunningMeanStdState | null } {
   const checkpoint = readCheckpoint(path, "ppo_continuous_action.ts");
   const fields = checkpoint.legacy ? checkpoint.fields : null;
-  const [actionDim, obsDim] = fields ? [fields.actionDim as number, fields.obsDim as number] : [storedShape(checkpoint, "actor_logstd")[1], storedShape(checkpoint, "critic.0.weight")[1]];
+  const [actionDim, obsDim] = fields
+    ? [fields.actionDim as number, fields.obsDim as number]
+    : [storedShape(checkpoint, "actor_logstd")[1], storedShape(checkpoint, "critic.0.weight")[1]];
   const agent = new Agent(obsDim, actionDim, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   const saved = checkpoint.progress;
-  const obsRms = fields ? (fields.obsRms as gym.wrappers.RunningMeanStdState) : ((saved?.extra as NormalizerStates | undefined)?.obsRms[0] ?? null);
+  const obsRms = fields
+    ? (fields.obsRms as gym.wrappers.RunningMeanStdState)
+    : ((saved?.extra as NormalizerStates | undefined)?.obsRms[0] ?? null);
   const gamma = fields ? (fields.gamma as number) : ((saved?.args.gamma as number | undefined) ?? args.gamma);
   return { agent, envId: checkpoint.envId ?? args.envId, gamma, obsRms };
 }
@@ -356,7 +433,16 @@ function loadAgent(path: string, args: Args): { agent: Agent; envId: string; gam
  * CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns.
  * Observations are normalized with the saved statistics, frozen (fresh ones, updated, for a CleanRL state dict).
  */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number, gamma: number, obsRms: gym.wrappers.RunningMeanStdState | null): number[] {
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+  gamma: number,
+  obsRms: gym.wrappers.RunningMeanStdState | null,
+): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName, gamma)]);
   const normalizer = obsNormalizer(envs.envs[0]);
   if (obsRms !== null) {
@@ -382,18 +468,34 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "PPO for continuous-action environments (CleanRL's ppo_continuous_action.py).", "ppo_continuous_action.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = {
+    ...parseArgs(
+      ARGS,
+      "PPO for continuous-action environments (CleanRL's ppo_continuous_action.py).",
+      "ppo_continuous_action.ts",
+      argv,
+    ),
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_continuous_action.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId)) usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
+  if (args.batchSize % args.numMinibatches !== 0)
+    usageError(
+      `batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
+    );
+  if (args.numIterations < 1)
+    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
+  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
+    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
   checkEnvSpaces(args.envId, { action: "continuous", observation: "vector" }); // before any env is built: a wrong id fails here, in one line
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
@@ -406,7 +508,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     await gym.mujoco.init();
     const { agent, envId, gamma, obsRms } = loadAgent(args.evalCheckpoint, args);
     const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed, gamma, obsRms);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     return;
   }
 
@@ -414,18 +518,29 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
-  writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
+    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+  });
+  writer.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // MuJoCo's WASM module loads asynchronously, once, before any `gym.make` (Python does it on `import mujoco`).
   await gym.mujoco.init();
   // Checked on a bare env first: ClipAction inside makeEnv would otherwise fail less clearly on a Discrete space.
   const probe = gym.make(args.envId);
-  if (!(probe.actionSpace instanceof gym.spaces.Box)) usageError(`only continuous action space is supported; ${args.envId} has ${probe.actionSpace}`);
-  if (args.captureVideo && !probe.metadata.renderModes.includes("rgb_array")) usageError(`--capture-video: ${args.envId} cannot render rgb_array frames`);
+  if (!(probe.actionSpace instanceof gym.spaces.Box))
+    usageError(`only continuous action space is supported; ${args.envId} has ${probe.actionSpace}`);
+  if (args.captureVideo && !probe.metadata.renderModes.includes("rgb_array"))
+    usageError(`--capture-video: ${args.envId} cannot render rgb_array frames`);
   probe.close();
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  const envs = new gym.vector.SyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName, args.gamma)));
+  const envs = new gym.vector.SyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName, args.gamma)),
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
   const obsDim = envs.singleObservationSpace.size;
   const actionDim = envs.singleActionSpace.size;
@@ -433,7 +548,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const agent = new Agent(obsDim, actionDim, rng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
   // ...and every env's normalization statistics.
   if (resumed !== null) {
     const saved = resumed.progress!.extra as NormalizerStates;
@@ -453,7 +571,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // TRY NOT TO MODIFY: start the game
   let globalStep = start.globalStep;
-  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args, extra: normalizerStates(envs) });
+  const progressAt = (iteration: number): Progress => ({
+    runName,
+    iteration,
+    globalStep,
+    rng: [rng.getState()],
+    args,
+    extra: normalizerStates(envs),
+  });
   const startTime = performance.now();
   // `torch.Tensor(next_obs)`: whatever the env's dtype (MuJoCo's is float64), the agent sees float32.
   let nextObs = Float32Array.from(envs.reset({ seed: args.seed })[0]);
@@ -502,7 +627,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
 
     // bootstrap value if not done
-    const nextValue = tf.tidy(() => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array);
+    const nextValue = tf.tidy(
+      () => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array,
+    );
     const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
 
     // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
@@ -533,7 +660,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         stats = updateStep(agent, optimizer, mb, args);
         tf.dispose(mb);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -568,7 +700,16 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const obsRms = obsNormalizer(envs.envs[0]).obsRms.state();
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed, args.gamma, obsRms);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+      args.gamma,
+      obsRms,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

@@ -20,7 +20,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/index.ts";
 import { setupBackend } from "./envs/backend.ts";
-import { type NamedParameter, type Progress, loadParameters, periodicCheckpointPath, pruneCheckpoints, readCheckpoint, restoreTraining, resumeArgs, storedShape, weightAndBias, writeCheckpoint } from "./envs/checkpoint.ts";
+import {
+  type NamedParameter,
+  type Progress,
+  loadParameters,
+  periodicCheckpointPath,
+  pruneCheckpoints,
+  readCheckpoint,
+  restoreTraining,
+  resumeArgs,
+  storedShape,
+  weightAndBias,
+  writeCheckpoint,
+} from "./envs/checkpoint.ts";
 import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
 import { SummaryWriter, initTracking } from "./envs/logging.ts";
 import { progress } from "./envs/progress.ts";
@@ -32,9 +44,18 @@ import { RandomGenerator } from "./envs/rng.ts";
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)"),
-  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out"),
-  backend: str("auto", "tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md \"Backends\")"),
+  torchDeterministic: bool(
+    true,
+    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
+  ),
+  cuda: bool(
+    true,
+    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
+  ),
+  backend: str(
+    "auto",
+    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
+  ),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
@@ -42,11 +63,24 @@ export const ARGS = {
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)", { ge: 0 }),
+  checkpointEvery: int(
+    0,
+    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
+    { ge: 0 },
+  ),
   checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(null, "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator"),
-  procgenAssetsDir: str(null, "the folder holding procgen's images (data/assets); else PROCGEN_ASSETS_DIR, else found or downloaded"),
-  useMonochromeAssets: bool(false, "draw procgen's sprites as solid rectangles (procgen's use_monochrome_assets): no image files needed"),
+  resume: str(
+    null,
+    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
+  ),
+  procgenAssetsDir: str(
+    null,
+    "the folder holding procgen's images (data/assets); else PROCGEN_ASSETS_DIR, else found or downloaded",
+  ),
+  useMonochromeAssets: bool(
+    false,
+    "draw procgen's sprites as solid rectangles (procgen's use_monochrome_assets): no image files needed",
+  ),
 
   // Algorithm specific arguments
   envId: str("starpilot", "the id of the environment"),
@@ -68,7 +102,11 @@ export const ARGS = {
   targetKl: float(null, "the target KL divergence threshold", { gt: 0 }),
   // Not in CleanRL (a TypeScript-port detail): gradient accumulation, so that CleanRL's minibatch of 2048 frames
   // fits the WASM backend's heap (its activations alone are several GB at once; 1024 fails too). Same update.
-  gradChunkSize: int(256, "samples per forward/backward pass: each minibatch's gradient is summed over chunks of this size (0: the whole minibatch at once); the update is the same, only the peak memory changes", { ge: 0 }),
+  gradChunkSize: int(
+    256,
+    "samples per forward/backward pass: each minibatch's gradient is summed over chunks of this size (0: the whole minibatch at once); the update is the same, only the peak memory changes",
+    { ge: 0 },
+  ),
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
@@ -79,9 +117,30 @@ type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number;
  * the RAW reward (so the logged return is the game score), reward normalization by the std of the discounted
  * return (gamma 0.999), and rewards clipped to [-10, 10].
  */
-export function makeEnvs(envId: string, numEnvs: number, seed: number, images: gym.procgen.ImageLoader | null, useMonochromeAssets: boolean, gamma: number, captureVideo: boolean, runName: string) {
-  const procgen = new gym.procgen.ProcgenEnv({ numEnvs, envName: envId, numLevels: 0, startLevel: 0, distributionMode: "easy", randSeed: seed, images, useMonochromeAssets });
-  let envs: procgenWrappers.VecEnv = new procgenWrappers.TransformObservation(procgen, (obs: { rgb: Uint8Array }) => obs.rgb);
+export function makeEnvs(
+  envId: string,
+  numEnvs: number,
+  seed: number,
+  images: gym.procgen.ImageLoader | null,
+  useMonochromeAssets: boolean,
+  gamma: number,
+  captureVideo: boolean,
+  runName: string,
+) {
+  const procgen = new gym.procgen.ProcgenEnv({
+    numEnvs,
+    envName: envId,
+    numLevels: 0,
+    startLevel: 0,
+    distributionMode: "easy",
+    randSeed: seed,
+    images,
+    useMonochromeAssets,
+  });
+  let envs: procgenWrappers.VecEnv = new procgenWrappers.TransformObservation(
+    procgen,
+    (obs: { rgb: Uint8Array }) => obs.rgb,
+  );
   envs = new procgenWrappers.RecordEpisodeStatistics(envs);
   if (captureVideo) envs = new procgenWrappers.RecordVideo(envs, `videos/${runName}`);
   envs = new procgenWrappers.NormalizeReward(envs, gamma);
@@ -103,7 +162,13 @@ interface ConvSequence {
 }
 
 // Detail 2: orthogonal weights, biases 0 (baselines' `ortho_init`): here only for the actor and critic heads.
-function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator, std = Math.SQRT2, biasConst = 0): Linear {
+function layerInit(
+  inFeatures: number,
+  outFeatures: number,
+  rng: RandomGenerator,
+  std = Math.SQRT2,
+  biasConst = 0,
+): Linear {
   return {
     weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
     bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
@@ -117,18 +182,29 @@ function layerInit(inFeatures: number, outFeatures: number, rng: RandomGenerator
 function torchDefault(shape: number[], fanIn: number, rng: RandomGenerator): tf.Variable {
   const bound = 1 / Math.sqrt(fanIn);
   const size = shape.reduce((a, b) => a * b, 1);
-  return tf.variable(tf.tensor(Float32Array.from({ length: size }, () => rng.uniform(-bound, bound)), shape));
+  return tf.variable(
+    tf.tensor(
+      Float32Array.from({ length: size }, () => rng.uniform(-bound, bound)),
+      shape,
+    ),
+  );
 }
 
 /** `nn.Conv2d(in, out, kernel_size=3, padding=1)` with torch's default init; weights [3, 3, in, out] for tfjs. */
 function conv3x3(inChannels: number, outChannels: number, rng: RandomGenerator): Conv2d {
   const fanIn = inChannels * 9;
-  return { weight: torchDefault([3, 3, inChannels, outChannels], fanIn, rng) as tf.Variable<tf.Rank.R4>, bias: torchDefault([outChannels], fanIn, rng) as tf.Variable<tf.Rank.R1> };
+  return {
+    weight: torchDefault([3, 3, inChannels, outChannels], fanIn, rng) as tf.Variable<tf.Rank.R4>,
+    bias: torchDefault([outChannels], fanIn, rng) as tf.Variable<tf.Rank.R1>,
+  };
 }
 
 /** `nn.Linear(in, out)` with torch's default init. */
 function linearDefault(inFeatures: number, outFeatures: number, rng: RandomGenerator): Linear {
-  return { weight: torchDefault([inFeatures, outFeatures], inFeatures, rng) as tf.Variable<tf.Rank.R2>, bias: torchDefault([outFeatures], inFeatures, rng) as tf.Variable<tf.Rank.R1> };
+  return {
+    weight: torchDefault([inFeatures, outFeatures], inFeatures, rng) as tf.Variable<tf.Rank.R2>,
+    bias: torchDefault([outFeatures], inFeatures, rng) as tf.Variable<tf.Rank.R1>,
+  };
 }
 
 /** `nn.Linear`: one fused op for x·W + b, optionally followed by ReLU. */
@@ -160,7 +236,16 @@ function residualBlock(x: tf.Tensor4D, [conv0, conv1]: [Conv2d, Conv2d]): tf.Ten
  * "valid" or "same", and every window still holds at least one real value, so outputs and gradients are torch's.
  */
 function convSequence(x: tf.Tensor4D, seq: ConvSequence, isInput: boolean): tf.Tensor4D {
-  const padded = tf.pad(conv(x, seq.conv, isInput), [[0, 0], [1, 1], [1, 1], [0, 0]], -Infinity);
+  const padded = tf.pad(
+    conv(x, seq.conv, isInput),
+    [
+      [0, 0],
+      [1, 1],
+      [1, 1],
+      [0, 0],
+    ],
+    -Infinity,
+  );
   let h = tf.maxPool(padded, 3, 2, "valid");
   for (const block of seq.resBlocks) h = residualBlock(h, block);
   return h;
@@ -181,7 +266,9 @@ export class Agent {
     for (const outChannels of [16, 32, 32]) {
       convSeqs.push({
         conv: conv3x3(channels, outChannels, rng),
-        resBlocks: [0, 1].map(() => [conv3x3(outChannels, outChannels, rng), conv3x3(outChannels, outChannels, rng)] as [Conv2d, Conv2d]),
+        resBlocks: [0, 1].map(
+          () => [conv3x3(outChannels, outChannels, rng), conv3x3(outChannels, outChannels, rng)] as [Conv2d, Conv2d],
+        ),
       });
       channels = outChannels;
     }
@@ -210,7 +297,10 @@ export class Agent {
    * Log-probability of `action`, policy entropy and value for a batch of observations: what the PPO loss needs.
    * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
    */
-  getActionAndValue(x: tf.Tensor4D, action: tf.Tensor1D): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
+  getActionAndValue(
+    x: tf.Tensor4D,
+    action: tf.Tensor1D,
+  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
     const hidden = this.hidden(x);
     const logProbs = tf.logSoftmax(linear(hidden, this.actor));
     const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
@@ -222,7 +312,10 @@ export class Agent {
    * The rollout's `agent.get_action_and_value(next_obs)` under `torch.no_grad()`: one forward pass for all envs,
    * one readback of [logits | value], then `Categorical(logits).sample()` and its log-prob in plain JS.
    */
-  sampleActionAndValue(obs: Uint8Array, rng: RandomGenerator): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
+  sampleActionAndValue(
+    obs: Uint8Array,
+    rng: RandomGenerator,
+  ): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
     const n = obs.length / OBS_SIZE;
     const out = tf.tidy(() => {
       const hidden = this.hidden(framesToInput(obs));
@@ -268,9 +361,17 @@ export class Agent {
     // ConvSequence i is network.i (its conv, res_block0.conv0/conv1, res_block1...); Flatten, ReLU, then Linear at 5.
     const convs = this.network.convSeqs.flatMap((seq, i) => [
       ...weightAndBias(`network.${i}.conv`, seq.conv, "conv2d"),
-      ...seq.resBlocks.flatMap(([conv0, conv1], b) => [...weightAndBias(`network.${i}.res_block${b}.conv0`, conv0, "conv2d"), ...weightAndBias(`network.${i}.res_block${b}.conv1`, conv1, "conv2d")]),
+      ...seq.resBlocks.flatMap(([conv0, conv1], b) => [
+        ...weightAndBias(`network.${i}.res_block${b}.conv0`, conv0, "conv2d"),
+        ...weightAndBias(`network.${i}.res_block${b}.conv1`, conv1, "conv2d"),
+      ]),
     ]);
-    return [...convs, ...weightAndBias("network.5", this.network.fc, { flattened: [8, 8, 32] }), ...weightAndBias("actor", this.actor, "linear"), ...weightAndBias("critic", this.critic, "linear")];
+    return [
+      ...convs,
+      ...weightAndBias("network.5", this.network.fc, { flattened: [8, 8, 32] }),
+      ...weightAndBias("actor", this.actor, "linear"),
+      ...weightAndBias("critic", this.critic, "linear"),
+    ];
   }
 }
 
@@ -415,7 +516,12 @@ const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl",
  * chunk / minibatch and summing over chunks gives exactly the minibatch's mean, and its gradient. Only one chunk's
  * activations are alive at a time.
  */
-export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Array, args: UpdateArgs): { grads: tf.NamedTensorMap; stats: tf.Tensor1D } {
+export function minibatchGradients(
+  agent: Agent,
+  batch: Batch,
+  mbInds: Int32Array,
+  args: UpdateArgs,
+): { grads: tf.NamedTensorMap; stats: tf.Tensor1D } {
   const n = mbInds.length;
   const advantages = Float32Array.from(mbInds, (b) => batch.advantages[b]);
   const mbAdvantages = args.normAdv ? normalizeAdvantages(advantages) : advantages;
@@ -430,7 +536,10 @@ export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Arra
     const sums: { grads: tf.NamedTensorMap; stats: tf.Tensor1D } = tf.tidy(() => {
       const chunk: Minibatch = {
         obs: framesToInput(batch.obs, inds),
-        actions: tf.tensor1d(Int32Array.from(inds, (b) => batch.actions[b]), "int32"),
+        actions: tf.tensor1d(
+          Int32Array.from(inds, (b) => batch.actions[b]),
+          "int32",
+        ),
         logprobs: tf.tensor1d(Float32Array.from(inds, (b) => batch.logprobs[b])),
         advantages: tf.tensor1d(mbAdvantages.subarray(start, start + inds.length)),
         returns: tf.tensor1d(Float32Array.from(inds, (b) => batch.returns[b])),
@@ -440,12 +549,18 @@ export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Arra
       const { grads: g } = tf.variableGrads(() => {
         const terms = ppoLoss(agent, chunk, args);
         // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-        kept = tf.keep(tf.mul(tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]), weight) as tf.Tensor1D);
-        return weight === 1 ? terms.loss : tf.mul(terms.loss, weight) as tf.Scalar;
+        kept = tf.keep(
+          tf.mul(
+            tf.stack([terms.pgLoss, terms.vLoss, terms.entropyLoss, terms.oldApproxKl, terms.approxKl, terms.clipfrac]),
+            weight,
+          ) as tf.Tensor1D,
+        );
+        return weight === 1 ? terms.loss : (tf.mul(terms.loss, weight) as tf.Scalar);
       }, agent.parameters());
       const chunkStats: tf.Tensor1D = kept!;
       const out: { grads: tf.NamedTensorMap; stats: tf.Tensor1D } = {
-        grads: prevGrads === null ? g : Object.fromEntries(Object.entries(g).map(([k, v]) => [k, tf.add(prevGrads[k], v)])),
+        grads:
+          prevGrads === null ? g : Object.fromEntries(Object.entries(g).map(([k, v]) => [k, tf.add(prevGrads[k], v)])),
         stats: prevStats === null ? chunkStats : (tf.add(prevStats, chunkStats) as tf.Tensor1D),
       };
       if (prevStats !== null) chunkStats.dispose();
@@ -465,7 +580,13 @@ export function minibatchGradients(agent: Agent, batch: Batch, mbInds: Int32Arra
  * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
  * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, batch: Batch, mbInds: Int32Array, args: UpdateArgs): Float32Array {
+export function updateStep(
+  agent: Agent,
+  optimizer: tf.Optimizer,
+  batch: Batch,
+  mbInds: Int32Array,
+  args: UpdateArgs,
+): Float32Array {
   const { grads, stats } = minibatchGradients(agent, batch, mbInds, args);
   const values = tf.tidy(() => {
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
@@ -485,7 +606,9 @@ function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | nu
 /** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_procgen.py` state dict. */
 function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
   const checkpoint = readCheckpoint(path, "ppo_procgen.ts");
-  const numActions = checkpoint.legacy ? (checkpoint.fields.numActions as number) : storedShape(checkpoint, "actor.weight")[0];
+  const numActions = checkpoint.legacy
+    ? (checkpoint.fields.numActions as number)
+    : storedShape(checkpoint, "actor.weight")[0];
   const agent = new Agent(numActions, new RandomGenerator(0));
   loadParameters(checkpoint, agent.namedParameters());
   return { agent, envId: checkpoint.envId ?? envId };
@@ -495,7 +618,13 @@ function loadAgent(path: string, envId: string): { agent: Agent; envId: string }
  * The env evaluation runs on: the single-game Gymnasium id on easy levels, recorded with RecordVideo when asked,
  * its raw returns recorded by RecordEpisodeStatistics.
  */
-export function makeEvalEnv(envId: string, captureVideo: boolean, runName: string, assetsDir: string | null, useMonochromeAssets: boolean) {
+export function makeEvalEnv(
+  envId: string,
+  captureVideo: boolean,
+  runName: string,
+  assetsDir: string | null,
+  useMonochromeAssets: boolean,
+) {
   return () => {
     const options = { distributionMode: "easy", assetsDir, useMonochromeAssets };
     let env: gym.Env;
@@ -510,8 +639,19 @@ export function makeEvalEnv(envId: string, captureVideo: boolean, runName: strin
 }
 
 /** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runName: string, captureVideo: boolean, seed: number, assetsDir: string | null, useMonochromeAssets: boolean): number[] {
-  const envs = new gym.vector.SyncVectorEnv([makeEvalEnv(envId, captureVideo, runName, assetsDir, useMonochromeAssets)]);
+export function evaluate(
+  agent: Agent,
+  envId: string,
+  evalEpisodes: number,
+  runName: string,
+  captureVideo: boolean,
+  seed: number,
+  assetsDir: string | null,
+  useMonochromeAssets: boolean,
+): number[] {
+  const envs = new gym.vector.SyncVectorEnv([
+    makeEvalEnv(envId, captureVideo, runName, assetsDir, useMonochromeAssets),
+  ]);
   const rng = new RandomGenerator(seed);
   let [obs] = envs.reset({ seed });
   const episodicReturns: number[] = [];
@@ -531,15 +671,29 @@ export function evaluate(agent: Agent, envId: string, evalEpisodes: number, runN
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = { ...parseArgs(ARGS, "PPO on the Procgen benchmark with the IMPALA CNN (CleanRL's ppo_procgen.py).", "ppo_procgen.ts", argv), batchSize: 0, minibatchSize: 0, numIterations: 0 };
+  const args: Args = {
+    ...parseArgs(
+      ARGS,
+      "PPO on the Procgen benchmark with the IMPALA CNN (CleanRL's ppo_procgen.py).",
+      "ppo_procgen.ts",
+      argv,
+    ),
+    batchSize: 0,
+    minibatchSize: 0,
+    numIterations: 0,
+  };
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_procgen.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.batchSize % args.numMinibatches !== 0) usageError(`batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1) usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
+  if (args.batchSize % args.numMinibatches !== 0)
+    usageError(
+      `batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
+    );
+  if (args.numIterations < 1)
+    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
   // --env-id is a procgen game name; one not (yet) ported fails here in one line.
   if (args.evalCheckpoint === null) {
     try {
@@ -548,7 +702,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       usageError((e as Error).message);
     }
   }
-  const runName = resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
+  const runName =
+    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
   const modelPath = `runs/${runName}/${args.expName}.safetensors`;
 
   // Procgen detail 4: the game images, found (or downloaded) once, before anything else; with
@@ -556,7 +711,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // (Monochrome runs still draw procgen's backgrounds when the images are at hand; without them, black.)
   let assetsDir: string | null = null;
   try {
-    assetsDir = await gym.procgen.resolveAssetsDir({ assetsDir: args.procgenAssetsDir, download: !args.useMonochromeAssets, log: console.log, games: args.evalCheckpoint === null ? [args.envId] : undefined });
+    assetsDir = await gym.procgen.resolveAssetsDir({
+      assetsDir: args.procgenAssetsDir,
+      download: !args.useMonochromeAssets,
+      log: console.log,
+      games: args.evalCheckpoint === null ? [args.envId] : undefined,
+    });
   } catch (e) {
     if (!(e instanceof gym.procgen.AssetsNotFoundError)) throw e;
     if (!args.useMonochromeAssets) usageError(e.message);
@@ -571,8 +731,19 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   if (args.evalCheckpoint !== null) {
     const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
-    const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed, assetsDir, args.useMonochromeAssets);
-    console.log(`mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`);
+    const returns = evaluate(
+      agent,
+      envId,
+      args.evalEpisodes,
+      runName,
+      args.captureVideo,
+      args.seed,
+      assetsDir,
+      args.useMonochromeAssets,
+    );
+    console.log(
+      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
+    );
     return;
   }
 
@@ -580,20 +751,40 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
     : null;
   // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, { purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1 });
-  writer.addText("hyperparameters", `|param|value|\n|-|-|\n${Object.entries(args).map(([k, v]) => `|${k}|${v}|`).join("\n")}`);
+  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
+    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
+  });
+  writer.addText(
+    "hyperparameters",
+    `|param|value|\n|-|-|\n${Object.entries(args)
+      .map(([k, v]) => `|${k}|${v}|`)
+      .join("\n")}`,
+  );
 
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
   // Unlike CleanRL (procgen draws its rand_seed from the OS), --seed seeds the level sequence: runs are reproducible.
-  const envs = makeEnvs(args.envId, args.numEnvs, args.seed, images, args.useMonochromeAssets, args.gamma, args.captureVideo, runName);
+  const envs = makeEnvs(
+    args.envId,
+    args.numEnvs,
+    args.seed,
+    images,
+    args.useMonochromeAssets,
+    args.gamma,
+    args.captureVideo,
+    runName,
+  );
   closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete)) usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
+  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
+    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
   const numActions = envs.singleActionSpace.n;
 
   const agent = new Agent(numActions, rng);
   const optimizer = makeOptimizer(args.learningRate);
   // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start = resumed === null ? { iteration: 0, globalStep: 0 } : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
+  const start =
+    resumed === null
+      ? { iteration: 0, globalStep: 0 }
+      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
 
   // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
   // The division by 255 happens in the network, so observations are stored as the bytes they are.
@@ -610,7 +801,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const startTime = performance.now();
   let nextObs = envs.reset();
   let nextDone = new Float32Array(args.numEnvs);
-
 
   for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
     await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
@@ -665,7 +855,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
         stats = updateStep(agent, optimizer, batch, bInds.subarray(start, start + args.minibatchSize), args);
         // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(stats, UPDATE_METRICS, iteration, args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null);
+        checkFinite(
+          stats,
+          UPDATE_METRICS,
+          iteration,
+          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
+        );
         clipfracs.push(stats[5]);
       }
       // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
@@ -699,7 +894,16 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.saveModel) {
     saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
     console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(agent, args.envId, args.evalEpisodes, `${runName}-eval`, args.captureVideo, args.seed, assetsDir, args.useMonochromeAssets);
+    const episodicReturns = evaluate(
+      agent,
+      args.envId,
+      args.evalEpisodes,
+      `${runName}-eval`,
+      args.captureVideo,
+      args.seed,
+      assetsDir,
+      args.useMonochromeAssets,
+    );
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 

@@ -101,10 +101,22 @@ class ScreenRecorder extends Wrapper<Uint8Array, number> {
  * through ALEInterface.resetGame as AtariEnv.reset does (seed 0 for what ALE seeds from random_seed 0). Returns the
  * same record, with the digests of the pattern asked (the other list stays empty).
  */
-export function stepDigests(game: GameSpec, rom: Uint8Array, steps: number, checkpoint: number, pattern: "last" | "pooled"): SteppedReference {
+export function stepDigests(
+  game: GameSpec,
+  rom: Uint8Array,
+  steps: number,
+  checkpoint: number,
+  pattern: "last" | "pooled",
+): SteppedReference {
   const pooled = pattern === "pooled";
   // The scripted FIRE is not in every minimal set: the full action space has it (ALE plays an illegal one as NOOP).
-  const atari = new AtariEnv({ game, rom, frameskip: pooled ? 1 : 4, repeatActionProbability: 0, fullActionSpace: true });
+  const atari = new AtariEnv({
+    game,
+    rom,
+    frameskip: pooled ? 1 : 4,
+    repeatActionProbability: 0,
+    fullActionSpace: true,
+  });
   const recorder = new ScreenRecorder(atari);
   const env = pooled ? new MaxAndSkipEnv(recorder, 4) : atari;
   const ale = atari.ale;
@@ -150,12 +162,19 @@ export function stepDigests(game: GameSpec, rom: Uint8Array, steps: number, chec
 
 /** Replays `reference` and classifies the differences. */
 export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory): Comparison {
-  const result: Comparison = { outcome: "identical", firstRam: -1, firstScreen: -1, firstDivergence: -1, screenFrames: 0 };
+  const result: Comparison = {
+    outcome: "identical",
+    firstRam: -1,
+    firstScreen: -1,
+    firstDivergence: -1,
+    screenFrames: 0,
+  };
   try {
     const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
     ale.resetGame(0, true);
     const minimal = ale.getMinimalActionSet();
-    if (minimal.join() !== reference.minimal.join()) throw new Error(`minimal action set ${minimal} != ALE's ${reference.minimal}`);
+    if (minimal.join() !== reference.minimal.join())
+      throw new Error(`minimal action set ${minimal} != ALE's ${reference.minimal}`);
     const ram = new Uint8Array(128);
     for (let t = 0; t < reference.ram.length; t++) {
       if (ale.gameOver()) ale.resetGame(t);
@@ -165,7 +184,11 @@ export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory):
         if (result.firstScreen < 0) result.firstScreen = t;
         result.screenFrames++;
       }
-      if (reward !== reference.reward[t] || ale.lives() !== reference.lives[t] || ale.gameOver() !== reference.over[t]) {
+      if (
+        reward !== reference.reward[t] ||
+        ale.lives() !== reference.lives[t] ||
+        ale.gameOver() !== reference.over[t]
+      ) {
         result.firstDivergence = t;
         break;
       }
@@ -175,14 +198,26 @@ export function compare(game: GameSpec, rom: Uint8Array, reference: Trajectory):
     result.detail = (error as Error).message;
     return result;
   }
-  result.outcome = result.firstDivergence >= 0 ? "diverges" : result.firstRam >= 0 ? "ram" : result.firstScreen >= 0 ? "screen" : "identical";
+  result.outcome =
+    result.firstDivergence >= 0
+      ? "diverges"
+      : result.firstRam >= 0
+        ? "ram"
+        : result.firstScreen >= 0
+          ? "screen"
+          : "identical";
   return result;
 }
 
 async function main(): Promise<void> {
   const cli = minimist(process.argv.slice(2), { string: ["reference", "rom-dir", "out"] });
-  if (!cli.reference || !cli["rom-dir"]) usageError("ale_fidelity.ts --reference FILE --rom-dir DIR [--out FILE] [game ...]");
-  const reference = JSON.parse(readFileSync(cli.reference, "utf8")) as { ale_py: string; frames: number; games: Record<string, Trajectory> };
+  if (!cli.reference || !cli["rom-dir"])
+    usageError("ale_fidelity.ts --reference FILE --rom-dir DIR [--out FILE] [game ...]");
+  const reference = JSON.parse(readFileSync(cli.reference, "utf8")) as {
+    ale_py: string;
+    frames: number;
+    games: Record<string, Trajectory>;
+  };
   const wanted = cli._.length ? cli._.map(String) : Object.keys(reference.games);
   const byRom = new Map([...GAMES.values()].map((g) => [g.rom, g]));
   const counts: Record<Outcome, string[]> = { identical: [], screen: [], ram: [], diverges: [], error: [] };
@@ -195,7 +230,14 @@ async function main(): Promise<void> {
     const start = performance.now();
     const c = compare(game, image, trajectory);
     counts[c.outcome].push(game.name);
-    const where = c.outcome === "diverges" ? ` @${c.firstDivergence}` : c.outcome === "ram" ? ` @${c.firstRam}` : c.outcome === "screen" ? ` (${c.screenFrames} frames, first @${c.firstScreen})` : "";
+    const where =
+      c.outcome === "diverges"
+        ? ` @${c.firstDivergence}`
+        : c.outcome === "ram"
+          ? ` @${c.firstRam}`
+          : c.outcome === "screen"
+            ? ` (${c.screenFrames} frames, first @${c.firstScreen})`
+            : "";
     const line = `| ${game.name} | ${c.outcome}${where}${c.detail ? ` ${c.detail}` : ""} | ${((performance.now() - start) / 1000).toFixed(1)}s |`;
     lines.push(line);
     console.log(line);
@@ -203,7 +245,9 @@ async function main(): Promise<void> {
   const summary = (Object.keys(counts) as Outcome[]).map((o) => `${o} ${counts[o].length}`).join(", ");
   console.log(summary);
   if (cli.out) {
-    const lists = (Object.keys(counts) as Outcome[]).map((o) => `- ${o} (${counts[o].length}): ${counts[o].join(", ")}`).join("\n");
+    const lists = (Object.keys(counts) as Outcome[])
+      .map((o) => `- ${o} (${counts[o].length}): ${counts[o].join(", ")}`)
+      .join("\n");
     writeFileSync(cli.out, `${summary}\n\n${lists}\n\n| game | outcome | time |\n|---|---|---|\n${lines.join("\n")}\n`);
   }
 }

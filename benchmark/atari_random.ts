@@ -26,7 +26,11 @@ const ARGS = {
 };
 
 async function main(): Promise<void> {
-  const args = parseArgs(ARGS, "Random-agent Atari scores under the DQN evaluation protocol.", "benchmark/atari_random.ts");
+  const args = parseArgs(
+    ARGS,
+    "Random-agent Atari scores under the DQN evaluation protocol.",
+    "benchmark/atari_random.ts",
+  );
   const romDir = args.romDir ?? undefined;
   const episodes = args.episodes;
   const maxFrames = args.maxEpisodeFrames;

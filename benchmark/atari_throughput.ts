@@ -95,7 +95,10 @@ const ARGS = {
   games: str(null, "measure only the emulators, these games side by side (ROM ids, comma-separated, or all)"),
   repeats: int(2, "with --games: alternations of ours and ALE's per game", { ge: 1 }),
   warmup: float(1, "seconds each emulator runs before it is timed (V8 compiles ours meanwhile)", { ge: 0 }),
-  oursGame: str(null, "measure only our core on this ROM id and print `wall cpu` frames/s (what --games runs per game)"),
+  oursGame: str(
+    null,
+    "measure only our core on this ROM id and print `wall cpu` frames/s (what --games runs per game)",
+  ),
 };
 
 /** The pre-drawn actions both emulators play: indices into `game`'s minimal set. */
@@ -106,7 +109,11 @@ function drawActions(game: GameSpec): number[] {
 
 /** ALE_PY_SCRIPT's rate for one game. */
 function alePyFps(python: string, romPath: string, seconds: number, warmup: number, actions: number[]): Rate {
-  const out = execFileSync(python, ["-c", ALE_PY_SCRIPT, romPath, String(seconds), String(warmup)], { encoding: "utf8", input: JSON.stringify(actions), stdio: ["pipe", "pipe", "ignore"] });
+  const out = execFileSync(python, ["-c", ALE_PY_SCRIPT, romPath, String(seconds), String(warmup)], {
+    encoding: "utf8",
+    input: JSON.stringify(actions),
+    stdio: ["pipe", "pipe", "ignore"],
+  });
   return lastRate(out);
 }
 
@@ -122,13 +129,29 @@ function lastRate(out: string): Rate {
  * than for every game measured before it in one process.
  */
 function oursFps(game: GameSpec, romDir: string | null, seconds: number, warmup: number): Rate {
-  const args = [...process.execArgv, fileURLToPath(import.meta.url), "--ours-game", game.rom, "--seconds", String(seconds), "--warmup", String(warmup)];
+  const args = [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    "--ours-game",
+    game.rom,
+    "--seconds",
+    String(seconds),
+    "--warmup",
+    String(warmup),
+  ];
   if (romDir !== null) args.push("--rom-dir", romDir);
   return lastRate(execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
 }
 
 /** The --games table: frames per CPU second of ALE's and ours per game, alternated, best of `repeats` each. */
-function emulatorTable(games: GameSpec[], python: string, romDir: string | null, seconds: number, warmup: number, repeats: number): void {
+function emulatorTable(
+  games: GameSpec[],
+  python: string,
+  romDir: string | null,
+  seconds: number,
+  warmup: number,
+  repeats: number,
+): void {
   console.log("| game | ale-py frames/CPU-s | ours frames/CPU-s | ratio |");
   console.log("|---|---:|---:|---:|");
   const ratios: number[] = [];
@@ -146,11 +169,17 @@ function emulatorTable(games: GameSpec[], python: string, romDir: string | null,
   }
   const mean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length);
   const lowest = ratios.indexOf(Math.min(...ratios));
-  console.log(`geometric mean ratio ${mean.toFixed(2)} over ${ratios.length} games; lowest ${ratios[lowest].toFixed(2)} (${games[lowest].name})`);
+  console.log(
+    `geometric mean ratio ${mean.toFixed(2)} over ${ratios.length} games; lowest ${ratios[lowest].toFixed(2)} (${games[lowest].name})`,
+  );
 }
 
 async function main(): Promise<void> {
-  const cli = parseArgs(ARGS, "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.", "benchmark/atari_throughput.ts");
+  const cli = parseArgs(
+    ARGS,
+    "Atari emulator throughput, in this thread and in AsyncVectorEnv workers.",
+    "benchmark/atari_throughput.ts",
+  );
   if (cli.romDir !== null) process.env.ALE_ROMS_DIR = cli.romDir;
   const envId = cli.envId;
   const workers = workerCounts(cli.workers);
@@ -159,7 +188,13 @@ async function main(): Promise<void> {
   const gameOf = (rom: string) => all.find((g) => g.rom === rom) ?? usageError(`no game ${rom}`);
   if (cli.oursGame !== null) {
     const game = gameOf(cli.oursGame);
-    const rate = aleInterfaceFps(game, findRom(game.rom, game.md5, { romDir: cli.romDir }).bytes, drawActions(game), seconds, cli.warmup);
+    const rate = aleInterfaceFps(
+      game,
+      findRom(game.rom, game.md5, { romDir: cli.romDir }).bytes,
+      drawActions(game),
+      seconds,
+      cli.warmup,
+    );
     console.log(`${rate.wall} ${rate.cpu}`);
     return;
   }
@@ -173,7 +208,12 @@ async function main(): Promise<void> {
   const ppoAtari = new URL("../ppo_atari.ts", import.meta.url).href;
 
   // The emulators alone, side by side: the same game, the same pre-drawn actions (indices into the minimal set).
-  const game = findGame(envId.replace(/NoFrameskip-v4$/, "").replace(/^ALE\//, "").replace(/-v5$/, ""));
+  const game = findGame(
+    envId
+      .replace(/NoFrameskip-v4$/, "")
+      .replace(/^ALE\//, "")
+      .replace(/-v5$/, ""),
+  );
   if (game) {
     const rom = findRom(game.rom, game.md5, { romDir: cli.romDir });
     const actions = drawActions(game);
@@ -182,17 +222,28 @@ async function main(): Promise<void> {
     if (cli.alePython !== null) {
       ale = alePyFps(cli.alePython, rom.path, seconds, cli.warmup, actions);
       const { wall, cpu } = ale;
-      console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`);
+      console.log(
+        `| ${game.name} | ALEInterface act + getScreenRGB, ale-py 0.12 (C++ Stella) | ${wall.toFixed(0)} | ${cpu.toFixed(0)} | 1.00 |`,
+      );
     }
     const rate = aleInterfaceFps(game, rom.bytes, actions, seconds, cli.warmup);
     const ratio = ale ? (rate.cpu / ale.cpu).toFixed(2) : "";
-    console.log(`| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`);
+    console.log(
+      `| ${game.name} | ALEInterface act + getScreenRGB, ours | ${rate.wall.toFixed(0)} | ${rate.cpu.toFixed(0)} | ${ratio} |`,
+    );
   }
 
   await envThroughput(envId, workers, cli.numEnvs, seconds, rng, ppoAtari);
 }
 
-async function envThroughput(envId: string, workers: number[], numEnvs: number, seconds: number, rng: RandomGenerator, ppoAtari: string): Promise<void> {
+async function envThroughput(
+  envId: string,
+  workers: number[],
+  numEnvs: number,
+  seconds: number,
+  rng: RandomGenerator,
+  ppoAtari: string,
+): Promise<void> {
   const single = gym.make(envId);
   const numActions = (single.actionSpace as gym.spaces.Discrete).n;
   single.reset({ seed: 1 });
@@ -210,7 +261,11 @@ async function envThroughput(envId: string, workers: number[], numEnvs: number, 
       ["CleanRL wrapper stack", ppoAtari, "makeEnv", 4],
     ] as const) {
       const args = exportName === "makeEnv" ? [envId, 0, false, "bench"] : [envId];
-      const specs = Array.from({ length: n }, (_, i) => ({ module, exportName, args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args }));
+      const specs = Array.from({ length: n }, (_, i) => ({
+        module,
+        exportName,
+        args: exportName === "makeEnv" ? [envId, i, false, "bench"] : args,
+      }));
       const envs = new gym.vector.AsyncVectorEnv(specs, { numWorkers });
       envs.reset({ seed: 1 });
       const actions = new Int32Array(n);
@@ -221,7 +276,9 @@ async function envThroughput(envId: string, workers: number[], numEnvs: number, 
       }, seconds);
       envs.close();
       const hosted = n === numWorkers ? "" : ` (${n} envs)`;
-      console.log(`| ${envId} | ${numWorkers} worker${numWorkers > 1 ? "s" : ""}${hosted}, ${label} | ${fps.toFixed(0)} |`);
+      console.log(
+        `| ${envId} | ${numWorkers} worker${numWorkers > 1 ? "s" : ""}${hosted}, ${label} | ${fps.toFixed(0)} |`,
+      );
     }
   }
 }

@@ -49,10 +49,15 @@ const ARGS = {
   reps: int(3, "timed repetitions per workload (after one warm-up)", { ge: 1 }),
   iterations: int(20, "ppo_atari.ts iterations for the sps workload", { ge: 1 }),
   impalaBatch: int(2048, "IMPALA-CNN minibatch for impala-update (CleanRL's ppo_procgen.py: 2048)", { ge: 1 }),
-  gradChunkSize: int(ppoProcgen.ARGS.gradChunkSize.default, "ppo_procgen.ts's --grad-chunk-size for impala-update", { ge: 0 }),
+  gradChunkSize: int(ppoProcgen.ARGS.gradChunkSize.default, "ppo_procgen.ts's --grad-chunk-size for impala-update", {
+    ge: 0,
+  }),
   romDir: str(null, "Atari ROMs for the sps workload (else ALE_ROMS_DIR; MemoryCue-v0 without them)"),
   slowCpu: bool(false, "also run the CNN updates on the cpu backend (minutes each)"),
-  torch: str(null, "a Python with torch: add PyTorch's row (benchmark/backends_torch.py, CleanRL's networks and update)"),
+  torch: str(
+    null,
+    "a Python with torch: add PyTorch's row (benchmark/backends_torch.py, CleanRL's networks and update)",
+  ),
   cleanrlDir: str(null, "with --torch: a folder with CleanRL's ppo_atari.py, run for the sps workload"),
   child: str(null, "internal: measure this one backend and print one JSON line"),
 };
@@ -98,7 +103,10 @@ function cnnUpdate(): number {
   const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
     obs: ppoAtari.framesToInput(frames(256, rng)), // ppo_atari.ts's update takes its scaled NHWC float frames
-    actions: tf.tensor1d(Int32Array.from({ length: 256 }, () => rng.integers(0, 4)), "int32"),
+    actions: tf.tensor1d(
+      Int32Array.from({ length: 256 }, () => rng.integers(0, 4)),
+      "int32",
+    ),
     ...rolloutFields(256, rng),
   };
   return time(reps, () => ppoAtari.updateStep(agent, opt, mb, LOSS_ARGS));
@@ -109,8 +117,14 @@ function mlpUpdate(): number {
   const agent = new ppo.Agent(4, 2, rng);
   const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
-    obs: tf.tensor2d(Float32Array.from({ length: 128 * 4 }, () => rng.normal()), [128, 4]),
-    actions: tf.tensor1d(Int32Array.from({ length: 128 }, () => rng.integers(0, 2)), "int32"),
+    obs: tf.tensor2d(
+      Float32Array.from({ length: 128 * 4 }, () => rng.normal()),
+      [128, 4],
+    ),
+    actions: tf.tensor1d(
+      Int32Array.from({ length: 128 }, () => rng.integers(0, 2)),
+      "int32",
+    ),
     ...rolloutFields(128, rng),
   };
   return time(Math.max(reps, 20), () => ppo.updateStep(agent, opt, mb, LOSS_ARGS));
@@ -124,7 +138,8 @@ function impalaUpdate(batch: number, gradChunkSize: number): number {
   const rng = new RandomGenerator(4);
   const agent = new ppoProcgen.Agent(15, rng);
   const opt = adam(5e-4, 0.9, 0.999, 1e-5);
-  const floats = (scale: number, offset = 0) => Float32Array.from({ length: batch }, () => offset + scale * rng.normal());
+  const floats = (scale: number, offset = 0) =>
+    Float32Array.from({ length: batch }, () => offset + scale * rng.normal());
   const data = {
     obs: Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)),
     actions: Int32Array.from({ length: batch }, () => rng.integers(0, 15)),
@@ -134,15 +149,30 @@ function impalaUpdate(batch: number, gradChunkSize: number): number {
     values: floats(1),
   };
   const inds = Int32Array.from({ length: batch }, (_, i) => i);
-  return time(reps, () => ppoProcgen.updateStep(agent, opt, data, inds, { ...LOSS_ARGS, clipCoef: 0.2, gradChunkSize }));
+  return time(reps, () =>
+    ppoProcgen.updateStep(agent, opt, data, inds, { ...LOSS_ARGS, clipCoef: 0.2, gradChunkSize }),
+  );
 }
 
 /** ppo_atari.ts end to end in its own process; returns the last SPS it printed. */
 function spsRun(backend: string): number | string {
   const iterations = cli.iterations;
   const romDir = cli.romDir ?? undefined;
-  const args = ["--import", "tsx", "ppo_atari.ts", "--backend", backend, "--num-envs", "8", "--num-steps", "128",
-    "--total-timesteps", String(iterations * 8 * 128), "--exp-name", "backends_bench"];
+  const args = [
+    "--import",
+    "tsx",
+    "ppo_atari.ts",
+    "--backend",
+    backend,
+    "--num-envs",
+    "8",
+    "--num-steps",
+    "128",
+    "--total-timesteps",
+    String(iterations * 8 * 128),
+    "--exp-name",
+    "backends_bench",
+  ];
   args.push(...(romDir ? ["--env-id", "BreakoutNoFrameskip-v4", "--rom-dir", romDir] : ["--env-id", "MemoryCue-v0"]));
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
   const sps = [...r.stdout.matchAll(/^SPS: (\d+)/gm)].pop();
@@ -172,7 +202,9 @@ async function child(backend: BackendChoice): Promise<void> {
       else if (w === "mlp-update") results[w] = mlpUpdate();
       else results[w] = spsRun(backend);
     } catch (err) {
-      results[w] = `throws: ${String((err as Error).message).split("\n")[0].slice(0, 80)}`;
+      results[w] = `throws: ${String((err as Error).message)
+        .split("\n")[0]
+        .slice(0, 80)}`;
     }
     process.stderr.write(`  ${backend} ${w}: ${results[w]}\n`);
   }
@@ -186,15 +218,33 @@ function cell(v: number | string | undefined, w: Workload): string {
 }
 
 async function main(): Promise<void> {
-  for (const w of only) if (!WORKLOADS.includes(w)) usageError(`unknown workload ${w} for --only (one of ${WORKLOADS.join(", ")})`);
+  for (const w of only)
+    if (!WORKLOADS.includes(w)) usageError(`unknown workload ${w} for --only (one of ${WORKLOADS.join(", ")})`);
   if (cli.child) return child(cli.child as BackendChoice);
-  const header = ["backend", ...only.map((w) => (w === "impala-update" ? `impala-update (batch ${cli.impalaBatch}, chunks of ${cli.gradChunkSize})` : w === "sps" ? `sps (${cli.iterations} it.)` : w))];
+  const header = [
+    "backend",
+    ...only.map((w) =>
+      w === "impala-update"
+        ? `impala-update (batch ${cli.impalaBatch}, chunks of ${cli.gradChunkSize})`
+        : w === "sps"
+          ? `sps (${cli.iterations} it.)`
+          : w,
+    ),
+  ];
   const rows: string[][] = [];
   for (const backend of cli.backends.split(",")) {
     process.stderr.write(`${backend}...\n`);
     const argv = [...process.argv.slice(1).filter((a) => !a.startsWith("--child")), "--child", backend];
-    const r = spawnSync(process.execPath, [...process.execArgv, ...argv], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-    const line = r.stdout.trim().split("\n").filter((l) => l.startsWith("{")).pop();
+    const r = spawnSync(process.execPath, [...process.execArgv, ...argv], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const line = r.stdout
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .pop();
     if (line == null) {
       rows.push([backend, `child failed (exit ${r.status})`]);
       continue;
@@ -204,11 +254,26 @@ async function main(): Promise<void> {
   }
   if (cli.torch != null) {
     process.stderr.write("torch...\n");
-    const args = [join(ROOT, "benchmark", "backends_torch.py"), "--only", only.join(","), "--reps", String(reps), "--impala-batch", String(cli.impalaBatch), "--iterations", String(cli.iterations)];
+    const args = [
+      join(ROOT, "benchmark", "backends_torch.py"),
+      "--only",
+      only.join(","),
+      "--reps",
+      String(reps),
+      "--impala-batch",
+      String(cli.impalaBatch),
+      "--iterations",
+      String(cli.iterations),
+    ];
     if (cli.cleanrlDir != null) args.push("--cleanrl-dir", cli.cleanrlDir);
     const r = spawnSync(cli.torch, args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-    const line = (r.stdout ?? "").trim().split("\n").filter((l) => l.startsWith("{")).pop();
-    if (line == null) rows.push([`torch (${cli.torch})`, `failed (exit ${r.status}${r.error ? `: ${r.error.message}` : ""})`]);
+    const line = (r.stdout ?? "")
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .pop();
+    if (line == null)
+      rows.push([`torch (${cli.torch})`, `failed (exit ${r.status}${r.error ? `: ${r.error.message}` : ""})`]);
     else {
       const { label, results } = JSON.parse(line) as { label: string; results: Record<string, number | string> };
       rows.push([label, ...only.map((w) => cell(results[w], w))]);

@@ -20,7 +20,12 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const file = argv.find((a) => !a.startsWith("--") && !/^\d+$/.test(a));
   if (file === undefined) usageError("usage: cpuprofile_top.ts FILE.cpuprofile [--top N]");
-  const cli = parseArgs({ top: int(25, "rows to print", { ge: 1 }) }, "Top self-time functions of a .cpuprofile.", "benchmark/cpuprofile_top.ts", argv.filter((a) => a !== file));
+  const cli = parseArgs(
+    { top: int(25, "rows to print", { ge: 1 }) },
+    "Top self-time functions of a .cpuprofile.",
+    "benchmark/cpuprofile_top.ts",
+    argv.filter((a) => a !== file),
+  );
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   // Each sample's time is the delta to the next sample (the last one has none), as DevTools attributes it.
@@ -37,7 +42,8 @@ async function main(): Promise<void> {
   }
   const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, cli.top);
   console.log(`total ${(total / 1e3).toFixed(0)} ms`);
-  for (const [key, us] of rows) console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${key}`);
+  for (const [key, us] of rows)
+    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${key}`);
 }
 
 await runMain(main);

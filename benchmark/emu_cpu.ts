@@ -30,7 +30,9 @@ const ARGS = {
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),
   game: str("breakout,pong", "comma-separated ALE game ids (breakout, pong, ...)"),
   frames: int(2000, "emulator frames per chunk", { ge: 4 }),
-  repeats: int(30, "chunks per measurement (alternating between measurements); best and median are reported", { ge: 1 }),
+  repeats: int(30, "chunks per measurement (alternating between measurements); best and median are reported", {
+    ge: 1,
+  }),
 };
 
 /** CPU seconds (user + system) `run` takes. */
@@ -88,7 +90,11 @@ async function fullStack(gameId: string, frames: number): Promise<Measurement> {
 }
 
 async function main(): Promise<void> {
-  const cli = parseArgs(ARGS, "Emulator frames per CPU second: raw ALE and CleanRL's full wrapper stack.", "benchmark/emu_cpu.ts");
+  const cli = parseArgs(
+    ARGS,
+    "Emulator frames per CPU second: raw ALE and CleanRL's full wrapper stack.",
+    "benchmark/emu_cpu.ts",
+  );
   if (cli.romDir !== null) process.env.ALE_ROMS_DIR = cli.romDir;
   const measurements: { game: string; m: Measurement; rates: number[] }[] = [];
   for (const game of cli.game.split(",")) {

@@ -29,7 +29,8 @@ export function ratePerSecond(step: () => number, seconds: number): number {
 /** A `--workers 1,2` list: comma-separated counts of at least 1, else a usage error. */
 export function workerCounts(list: string): number[] {
   const counts = list.split(",").map(Number);
-  if (!counts.every((n) => Number.isSafeInteger(n) && n >= 1)) usageError(`--workers expects comma-separated counts of at least 1, got "${list}"`);
+  if (!counts.every((n) => Number.isSafeInteger(n) && n >= 1))
+    usageError(`--workers expects comma-separated counts of at least 1, got "${list}"`);
   return counts;
 }
 
@@ -47,7 +48,8 @@ export interface RunResult {
 /** `--seeds 1,2,3` as numbers; anything but comma-separated non-negative integers is a usage error. */
 export function parseSeeds(list: string): number[] {
   const seeds = list.split(",").map(Number);
-  if (!seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) usageError(`--seeds expects comma-separated non-negative integers, got "${list}"`);
+  if (!seeds.every((s) => Number.isSafeInteger(s) && s >= 0))
+    usageError(`--seeds expects comma-separated non-negative integers, got "${list}"`);
   return seeds;
 }
 
@@ -55,7 +57,16 @@ export function parseSeeds(list: string): number[] {
  * Runs `npx tsx [...launch] {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each
  * run's result. `launch` is a launcher script and its flags (e.g. envs/torchrun.ts for the data-parallel variant).
  */
-export async function runAll(opts: { script: string; envIds: string[]; seeds: number[]; extra: string[]; workers: number; logDir: string; metric?: string; launch?: string[] }): Promise<RunResult[]> {
+export async function runAll(opts: {
+  script: string;
+  envIds: string[];
+  seeds: number[];
+  extra: string[];
+  workers: number;
+  logDir: string;
+  metric?: string;
+  launch?: string[];
+}): Promise<RunResult[]> {
   mkdirSync(opts.logDir, { recursive: true });
   const jobs = opts.envIds.flatMap((envId) => opts.seeds.map((seed) => ({ envId, seed })));
   const results: RunResult[] = [];
@@ -70,10 +81,30 @@ export async function runAll(opts: { script: string; envIds: string[]; seeds: nu
   return results.sort((a, b) => a.envId.localeCompare(b.envId) || a.seed - b.seed);
 }
 
-async function runOne(script: string, envId: string, seed: number, extra: string[], logDir: string, metric?: string, launch: string[] = []): Promise<RunResult> {
+async function runOne(
+  script: string,
+  envId: string,
+  seed: number,
+  extra: string[],
+  logDir: string,
+  metric?: string,
+  launch: string[] = [],
+): Promise<RunResult> {
   const expName = `bench_${script.replace(/\.ts$/, "")}`;
   const launcher = launch.length > 0 ? [join(ROOT, launch[0]), ...launch.slice(1)] : [];
-  const args = ["--import", "tsx", ...launcher, join(ROOT, script), "--env-id", envId, "--seed", String(seed), "--exp-name", expName, ...extra];
+  const args = [
+    "--import",
+    "tsx",
+    ...launcher,
+    join(ROOT, script),
+    "--env-id",
+    envId,
+    "--seed",
+    String(seed),
+    "--exp-name",
+    expName,
+    ...extra,
+  ];
   const started = Date.now();
   const logFile = join(logDir, `${envId}__${seed}.log`);
   const output: string[] = [];
@@ -86,7 +117,9 @@ async function runOne(script: string, envId: string, seed: number, extra: string
   writeFileSync(logFile, output.join(""));
   if (code !== 0) throw new Error(`${script} --env-id ${envId} --seed ${seed} exited ${code}; see ${logFile}`);
   const result = readRun(script, envId, seed, (Date.now() - started) / 1000, metric);
-  console.log(`${envId} seed ${seed}: final return ${result.finalReturn.toFixed(2)}, SPS ${result.sps}, ${result.seconds.toFixed(0)} s`);
+  console.log(
+    `${envId} seed ${seed}: final return ${result.finalReturn.toFixed(2)}, SPS ${result.sps}, ${result.seconds.toFixed(0)} s`,
+  );
   return result;
 }
 
@@ -94,10 +127,19 @@ async function runOne(script: string, envId: string, seed: number, extra: string
  * Reads the newest runs/{env}__bench_{script}__{seed}__{time} directory back into a RunResult. `metric` is the
  * curve's scalar tag: the episodic return, or for the PettingZoo self-play variant player 0's episodic length.
  */
-export function readRun(script: string, envId: string, seed: number, seconds = NaN, metric = "charts/episodic_return"): RunResult {
+export function readRun(
+  script: string,
+  envId: string,
+  seed: number,
+  seconds = NaN,
+  metric = "charts/episodic_return",
+): RunResult {
   const expName = `bench_${script.replace(/\.ts$/, "")}`;
   const prefix = `${envId}__${expName}__${seed}__`;
-  const runDir = readdirSync(join(ROOT, "runs")).filter((d) => d.startsWith(prefix)).sort().at(-1);
+  const runDir = readdirSync(join(ROOT, "runs"))
+    .filter((d) => d.startsWith(prefix))
+    .sort()
+    .at(-1);
   if (!runDir) throw new Error(`no runs/${prefix}* directory`);
   const eventFile = readdirSync(join(ROOT, "runs", runDir)).find((f) => f.startsWith("events.out.tfevents."));
   if (!eventFile) throw new Error(`no event file in runs/${runDir}`);
@@ -127,7 +169,11 @@ export function markdownTable(results: RunResult[], reference: Record<string, st
     const sps = rs.map((r) => r.sps);
     return `| ${envId} | ${mean(returns).toFixed(2)} ± ${std(returns).toFixed(2)} | ${rs.map((r) => r.finalReturn.toFixed(1)).join(", ")} | ${mean(sps).toFixed(0)} ± ${std(sps).toFixed(0)} | ${reference[envId] ?? ""} |`;
   });
-  return ["| env | final return (mean ± std over seeds) | per seed | SPS | CleanRL |", "|---|---|---|---|---|", ...rows].join("\n");
+  return [
+    "| env | final return (mean ± std over seeds) | per seed | SPS | CleanRL |",
+    "|---|---|---|---|---|",
+    ...rows,
+  ].join("\n");
 }
 
 /** An SVG learning curve: episodic return against global step, one line per run (moving average of `window` episodes). */
@@ -136,7 +182,12 @@ export function learningCurveSvg(envId: string, results: RunResult[], window = 2
   const labels = runs.map((r) => r.label ?? `seed ${r.seed}`);
   const legendWidth = Math.max(80, 7 * Math.max(...labels.map((l) => l.length)) + 20);
   const [width, height, pad] = [640 + legendWidth, 400, 50];
-  const smoothed = runs.map((r) => r.curve.map(([step], i) => [step, mean(r.curve.slice(Math.max(0, i - window + 1), i + 1).map(([, v]) => v))] as [number, number]));
+  const smoothed = runs.map((r) =>
+    r.curve.map(
+      ([step], i) =>
+        [step, mean(r.curve.slice(Math.max(0, i - window + 1), i + 1).map(([, v]) => v))] as [number, number],
+    ),
+  );
   const points = smoothed.flat();
   const maxX = Math.max(...points.map(([x]) => x));
   let [minY, maxY] = [Math.min(...points.map(([, y]) => y)), Math.max(...points.map(([, y]) => y))];
@@ -144,8 +195,14 @@ export function learningCurveSvg(envId: string, results: RunResult[], window = 2
   const sx = (x: number) => pad + (x / maxX) * (width - 2 * pad - legendWidth);
   const sy = (y: number) => height - pad - ((y - minY) / (maxY - minY)) * (height - 2 * pad);
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"];
-  const lines = smoothed.map((curve, i) => `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.5" points="${curve.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`);
-  const legend = runs.map((_r, i) => `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">${labels[i]}</text>`);
+  const lines = smoothed.map(
+    (curve, i) =>
+      `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.5" points="${curve.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`,
+  );
+  const legend = runs.map(
+    (_r, i) =>
+      `<text x="${width - pad - legendWidth + 10}" y="${pad + 16 * i}" fill="${colors[i % colors.length]}" font-size="12">${labels[i]}</text>`,
+  );
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const y = minY + f * (maxY - minY);
     const x = f * maxX;

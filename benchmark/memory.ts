@@ -19,7 +19,12 @@ const ARGS = {
   seeds: str("1", "comma-separated seeds"),
   fromRuns: bool(false, "skip training: read the newest matching runs/ directories"),
 };
-const cli = parseArgs(ARGS, "MemoryCue-v0: ppo_atari_lstm.ts against ppo_atari.ts (flags after -- go to both).", "benchmark/memory.ts", own);
+const cli = parseArgs(
+  ARGS,
+  "MemoryCue-v0: ppo_atari_lstm.ts against ppo_atari.ts (flags after -- go to both).",
+  "benchmark/memory.ts",
+  own,
+);
 const seeds = parseSeeds(cli.seeds);
 const extra: string[] = rest?.length ? rest : ["--num-envs", "8", "--num-steps", "32", "--total-timesteps", "60000"];
 const envId = "MemoryCue-v0";
@@ -35,7 +40,9 @@ for (const [script, label] of scripts) {
     : await runAll({ script, envIds: [envId], seeds, extra, workers: 1, logDir: join(ROOT, "benchmark", "results") });
   for (const run of runs) {
     const last = run.curve.slice(-300).map(([, r]) => r);
-    console.log(`${label}, seed ${run.seed}: ${run.curve.at(-1)?.[0]} steps, mean return of the last ${last.length} episodes ${mean(last).toFixed(2)}`);
+    console.log(
+      `${label}, seed ${run.seed}: ${run.curve.at(-1)?.[0]} steps, mean return of the last ${last.length} episodes ${mean(last).toFixed(2)}`,
+    );
     results.push({ ...run, label: `${label}${seeds.length > 1 ? `, seed ${run.seed}` : ""}` });
   }
 }

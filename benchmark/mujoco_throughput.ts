@@ -11,7 +11,18 @@ import { int, parseArgs, str, usageError } from "../envs/cli.ts";
 import { runMain } from "../envs/main.ts";
 import { mujocoModule } from "../envs/mujoco/mujoco_env.ts";
 
-const ALL = ["Hopper-v4", "HalfCheetah-v4", "InvertedPendulum-v4", "Walker2d-v4", "InvertedDoublePendulum-v4", "Swimmer-v4", "Reacher-v4", "Pusher-v4", "Ant-v4", "Humanoid-v4"];
+const ALL = [
+  "Hopper-v4",
+  "HalfCheetah-v4",
+  "InvertedPendulum-v4",
+  "Walker2d-v4",
+  "InvertedDoublePendulum-v4",
+  "Swimmer-v4",
+  "Reacher-v4",
+  "Pusher-v4",
+  "Ant-v4",
+  "Humanoid-v4",
+];
 const ARGS = {
   steps: int(10000, "env steps per task", { ge: 1 }),
   envIds: str(ALL.join(","), "comma-separated MuJoCo env ids"),
@@ -55,7 +66,8 @@ async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Env-steps per second of the MuJoCo v4 tasks.", "benchmark/mujoco_throughput.ts");
   steps = cli.steps;
   const ids = cli.envIds.split(",");
-  for (const id of ids) if (!ALL.includes(id)) usageError(`--env-ids: ${id} is not a MuJoCo v4 task (${ALL.join(", ")})`);
+  for (const id of ids)
+    if (!ALL.includes(id)) usageError(`--env-ids: ${id} is not a MuJoCo v4 task (${ALL.join(", ")})`);
   const t0 = performance.now();
   await gym.mujoco.init();
   console.log(`MuJoCo WASM load: ${(performance.now() - t0).toFixed(0)} ms`);
@@ -71,7 +83,9 @@ async function main(): Promise<void> {
     const usPerStep = (elapsed * 1000) / steps;
     const physicsShare = physics / instrumented;
     rows.push(
-      `| ${id.padEnd(25)} | ${Math.round((steps * 1000) / elapsed).toString().padStart(7)} | ${usPerStep.toFixed(1).padStart(7)} | ` +
+      `| ${id.padEnd(25)} | ${Math.round((steps * 1000) / elapsed)
+        .toString()
+        .padStart(7)} | ${usPerStep.toFixed(1).padStart(7)} | ` +
         `${(usPerStep * physicsShare).toFixed(1).padStart(7)} | ${(100 * physicsShare).toFixed(0).padStart(3)}% |`,
     );
     console.log(rows[rows.length - 1]);

@@ -20,7 +20,10 @@ import { Mt19937 } from "../envs/rng.ts";
 
 const ARGS = {
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),
-  reference: str(null, "the Multi-Agent ALE recorder binary (benchmark/multi_agent_ale_build.sh); without it only ours is timed"),
+  reference: str(
+    null,
+    "the Multi-Agent ALE recorder binary (benchmark/multi_agent_ale_build.sh); without it only ours is timed",
+  ),
   games: str("pong:4,surround:1,tennis:2,warlords:1,space_invaders:34,combat:15", "comma-separated rom:mode pairs"),
   frames: int(20000, "frames per round", { ge: 1 }),
   rounds: int(2, "rounds per side (alternated)", { ge: 1 }),
@@ -32,7 +35,12 @@ function ours(rom: string, mode: number, frames: number, seed: number, romDir: s
   const spec = MULTI_AGENT_GAMES.get(rom);
   if (!spec) usageError(`no Multi-Agent ALE settings for ${rom}`);
   const bytes = findRom(rom, spec.md5, { romDir }).bytes;
-  const ale = new ALEInterface(spec, bytes, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode, randomSeed: seed }, () => 0);
+  const ale = new ALEInterface(
+    spec,
+    bytes,
+    { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode, randomSeed: seed },
+    () => 0,
+  );
   ale.resetGame(0, true);
   const minimal = ale.getMinimalActionSet().sort((a, b) => a - b);
   const players = ale.numPlayersActive();
@@ -49,12 +57,18 @@ function ours(rom: string, mode: number, frames: number, seed: number, romDir: s
 
 /** Frames/s of Multi-Agent ALE, as its own process reports them. */
 function reference(binary: string, romPath: string, mode: number, frames: number, seed: number): number {
-  const out = JSON.parse(execFileSync(binary, [romPath, String(mode), String(frames), `bench:${seed}`, String(seed)], { encoding: "utf8" }));
+  const out = JSON.parse(
+    execFileSync(binary, [romPath, String(mode), String(frames), `bench:${seed}`, String(seed)], { encoding: "utf8" }),
+  );
   return out.frames / out.seconds;
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(ARGS, "Raw frames/s of our multi-player console vs Multi-Agent ALE, alternated.", "benchmark/multi_agent_ale_throughput.ts");
+  const args = parseArgs(
+    ARGS,
+    "Raw frames/s of our multi-player console vs Multi-Agent ALE, alternated.",
+    "benchmark/multi_agent_ale_throughput.ts",
+  );
   const romDir = args.romDir ?? process.env.ALE_ROMS_DIR ?? null;
   console.log(`| game | mode | players | ours (frames/s) | Multi-Agent ALE (frames/s) | ours / reference |`);
   console.log(`|---|---|---|---|---|---|`);
@@ -74,7 +88,9 @@ async function main(): Promise<void> {
     const a = median(mine);
     const b = theirs.length ? median(theirs) : NaN;
     const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(" / ");
-    console.log(`| ${rom} | ${mode} | ${spec.playersForMode(mode)} | ${fmt(mine)} | ${theirs.length ? fmt(theirs) : "-"} | ${Number.isNaN(b) ? "-" : (a / b).toFixed(2)} |`);
+    console.log(
+      `| ${rom} | ${mode} | ${spec.playersForMode(mode)} | ${fmt(mine)} | ${theirs.length ? fmt(theirs) : "-"} | ${Number.isNaN(b) ? "-" : (a / b).toFixed(2)} |`,
+    );
   }
 }
 

@@ -19,7 +19,14 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { allReduce, barrier, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+import {
+  allReduce,
+  barrier,
+  destroyProcessGroup,
+  getRank,
+  getWorldSize,
+  initProcessGroup,
+} from "../envs/distributed.ts";
 import { runMain } from "../envs/main.ts";
 import { ROOT } from "./lib.ts";
 import { freePort } from "../envs/torchrun.ts";
@@ -27,7 +34,14 @@ import { freePort } from "../envs/torchrun.ts";
 const SELF = fileURLToPath(import.meta.url);
 const TSX = import.meta.resolve("tsx");
 // conv 8x8x4x32, 4x4x32x64, 3x3x64x64, fc 3136x512, actor 512x4, critic 512x1, with their biases.
-const NATURE_CNN_PARAMS = 8 * 8 * 4 * 32 + 32 + (4 * 4 * 32 * 64 + 64) + (3 * 3 * 64 * 64 + 64) + (3136 * 512 + 512) + (512 * 4 + 4) + (512 + 1);
+const NATURE_CNN_PARAMS =
+  8 * 8 * 4 * 32 +
+  32 +
+  (4 * 4 * 32 * 64 + 64) +
+  (3 * 3 * 64 * 64 + 64) +
+  (3136 * 512 + 512) +
+  (512 * 4 + 4) +
+  (512 + 1);
 const REPEATS = 30;
 
 /** One rank of the all-reduce benchmark: warm up, then time REPEATS all-reduces; rank 0 prints ms per call. */
@@ -91,14 +105,31 @@ async function rawExchangeRank(): Promise<void> {
   });
 }
 
-async function allReduceBenchmark(worldSize: number, role = "allreduce"): Promise<{ ms: number; algbw: number; busbw: number }> {
+async function allReduceBenchmark(
+  worldSize: number,
+  role = "allreduce",
+): Promise<{ ms: number; algbw: number; busbw: number }> {
   const port = String(await freePort());
   const outputs = await Promise.all(
     Array.from({ length: worldSize }, (_, rank) => {
-      const child = spawn(process.execPath, ["--import", TSX, SELF], { env: { ...process.env, MULTIGPU_BENCH_ROLE: role, RANK: String(rank), WORLD_SIZE: String(worldSize), MASTER_ADDR: "127.0.0.1", MASTER_PORT: port }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", TSX, SELF], {
+        env: {
+          ...process.env,
+          MULTIGPU_BENCH_ROLE: role,
+          RANK: String(rank),
+          WORLD_SIZE: String(worldSize),
+          MASTER_ADDR: "127.0.0.1",
+          MASTER_PORT: port,
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       let out = "";
       child.stdout.on("data", (d) => (out += d));
-      return new Promise<string>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`all-reduce rank ${rank} exited with ${code}`)))));
+      return new Promise<string>((resolve, reject) =>
+        child.on("close", (code) =>
+          code === 0 ? resolve(out) : reject(new Error(`all-reduce rank ${rank} exited with ${code}`)),
+        ),
+      );
     }),
   );
   const { ms } = JSON.parse(outputs[0]);
@@ -110,12 +141,19 @@ async function allReduceBenchmark(worldSize: number, role = "allreduce"): Promis
 function trainingRun(args: string[], env: NodeJS.ProcessEnv = {}): { sps: number; seconds: number } {
   const cwd = mkdtempSync(join(tmpdir(), "multigpu-bench-"));
   const start = performance.now();
-  const run = spawnSync(process.execPath, ["--import", TSX, ...args], { cwd, encoding: "utf8", maxBuffer: 64 << 20, env: { ...process.env, ...env } });
+  const run = spawnSync(process.execPath, ["--import", TSX, ...args], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+    env: { ...process.env, ...env },
+  });
   const seconds = (performance.now() - start) / 1000;
   rmSync(cwd, { recursive: true, force: true });
   if (run.status !== 0) {
     const lines = run.stderr.trim().split("\n");
-    throw new Error(`${args.join(" ")} exited ${run.status}: ${lines.find((l) => l.startsWith("error:")) ?? lines.at(-1) ?? ""}`);
+    throw new Error(
+      `${args.join(" ")} exited ${run.status}: ${lines.find((l) => l.startsWith("error:")) ?? lines.at(-1) ?? ""}`,
+    );
   }
   const sps = [...run.stdout.matchAll(/SPS: (\d+)/g)].map((m) => Number(m[1]));
   if (sps.length === 0) throw new Error(`${args.join(" ")} printed no SPS`);
@@ -127,37 +165,79 @@ const ARGS = {
   envId: str("BreakoutNoFrameskip-v4", "the Atari game of the SPS comparison"),
   seed: int(1, "seed of both training runs", { ge: 0 }),
   totalTimesteps: int(3072, "steps of each training run (the global batch is 8 x 128 = 1024)", { ge: 1024 }),
-  backend: str("wasm", "tensor backend of both runs (wasm: the single process gets one thread per core, each of the 2 ranks one)"),
+  backend: str(
+    "wasm",
+    "tensor backend of both runs (wasm: the single process gets one thread per core, each of the 2 ranks one)",
+  ),
   allreduceOnly: bool(false, "measure only the all-reduce"),
   skipAllreduce: bool(false, "measure only the SPS comparison"),
   multiFirst: bool(false, "run the 2-rank run first (to see whether the machine's load drifted)"),
 };
 
 async function main(): Promise<void> {
-  const cli = parseArgs(ARGS, "Data parallelism on this machine: all-reduce bandwidth, and 2 ranks against one process, side by side.", "benchmark/multigpu.ts");
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`);
+  const cli = parseArgs(
+    ARGS,
+    "Data parallelism on this machine: all-reduce bandwidth, and 2 ranks against one process, side by side.",
+    "benchmark/multigpu.ts",
+  );
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, node ${process.version}, ${new Date().toISOString()}`,
+  );
   if (!cli.skipAllreduce) {
-    console.log(`\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`);
+    console.log(
+      `\nall-reduce of ${NATURE_CNN_PARAMS} floats (${((NATURE_CNN_PARAMS * 4) / 1e6).toFixed(2)} MB) over loopback TCP, mean of ${REPEATS}:`,
+    );
     console.log("| ranks | ms per allReduce | algbw GB/s | busbw GB/s |\n|-|-|-|-|");
     for (const w of [2, 3]) {
       const r = await allReduceBenchmark(w);
       console.log(`| ${w} | ${r.ms.toFixed(2)} | ${r.algbw.toFixed(2)} | ${r.busbw.toFixed(2)} |`);
     }
     const raw = await allReduceBenchmark(2, "raw");
-    console.log(`| 2, raw socket exchange of the same bytes (reference) | ${raw.ms.toFixed(2)} | ${raw.algbw.toFixed(2)} | ${raw.busbw.toFixed(2)} |`);
+    console.log(
+      `| 2, raw socket exchange of the same bytes (reference) | ${raw.ms.toFixed(2)} | ${raw.algbw.toFixed(2)} | ${raw.busbw.toFixed(2)} |`,
+    );
   }
   if (cli.allreduceOnly) return;
   if (!cli.romDir) usageError("--rom-dir is required for the SPS comparison (or pass --allreduce-only)");
-  const common = ["--env-id", cli.envId, "--seed", String(cli.seed), "--total-timesteps", String(cli.totalTimesteps), "--rom-dir", resolve(cli.romDir), "--backend", cli.backend];
+  const common = [
+    "--env-id",
+    cli.envId,
+    "--seed",
+    String(cli.seed),
+    "--total-timesteps",
+    String(cli.totalTimesteps),
+    "--rom-dir",
+    resolve(cli.romDir),
+    "--backend",
+    cli.backend,
+  ];
   const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
-  const multi = ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2", "ppo_atari_multigpu.ts", "--local-num-envs", "4", ...common];
+  const multi = [
+    "envs/torchrun.ts",
+    "--standalone",
+    "--nnodes=1",
+    "--nproc-per-node=2",
+    "ppo_atari_multigpu.ts",
+    "--local-num-envs",
+    "4",
+    ...common,
+  ];
   console.log(`\n${cli.envId}, seed ${cli.seed}, ${cli.totalTimesteps} steps, global batch 8 × 128, back to back:`);
   console.log("| run | SPS | wall s |\n|-|-|-|");
   // On wasm the single process takes one XNNPACK thread per core and each rank cores / ranks (envs/backend.ts), so
   // the single process also runs with one thread: the comparison the ranks were made for on a CPU.
-  const singles: [string, NodeJS.ProcessEnv][] = cli.backend === "wasm" ? [["", {}], ["PPO_TS_WASM_THREADS=1 ", { PPO_TS_WASM_THREADS: "1" }]] : [["", {}]];
+  const singles: [string, NodeJS.ProcessEnv][] =
+    cli.backend === "wasm"
+      ? [
+          ["", {}],
+          ["PPO_TS_WASM_THREADS=1 ", { PPO_TS_WASM_THREADS: "1" }],
+        ]
+      : [["", {}]];
   const runSingle = (prefix: string, env: NodeJS.ProcessEnv) => {
-    const r = trainingRun(single.map((x, i) => (i === 0 ? join(ROOT, x) : x)), env);
+    const r = trainingRun(
+      single.map((x, i) => (i === 0 ? join(ROOT, x) : x)),
+      env,
+    );
     console.log(`| ${prefix}npx tsx ${single.join(" ")} | ${r.sps} | ${r.seconds.toFixed(0)} |`);
     return r;
   };
@@ -172,7 +252,9 @@ async function main(): Promise<void> {
   const b = multiFirst ?? runMulti();
   console.log("");
   for (const { prefix, r } of singleRuns) {
-    console.log(`SPS ratio (2 ranks × 4 envs / 1 process × 8 envs${prefix === "" ? "" : `, ${prefix.trim()}`}): ${(b.sps / r.sps).toFixed(2)}×`);
+    console.log(
+      `SPS ratio (2 ranks × 4 envs / 1 process × 8 envs${prefix === "" ? "" : `, ${prefix.trim()}`}): ${(b.sps / r.sps).toFixed(2)}×`,
+    );
   }
 }
 

@@ -24,7 +24,11 @@ const ARGS = {
 };
 
 async function main(): Promise<void> {
-  const args = parseArgs(ARGS, "Emulator frames/s of PettingZoo's two-player Atari envs, raw and through CleanRL's SuperSuit chain.", "benchmark/pettingzoo_throughput.ts");
+  const args = parseArgs(
+    ARGS,
+    "Emulator frames/s of PettingZoo's two-player Atari envs, raw and through CleanRL's SuperSuit chain.",
+    "benchmark/pettingzoo_throughput.ts",
+  );
   if (args.romDir) process.env.ALE_ROMS_DIR = args.romDir;
   const { envId, seconds } = args;
   const workers = workerCounts(args.workers);
@@ -55,7 +59,16 @@ async function main(): Promise<void> {
   };
   chain("1 game, main thread", new gym.vector.SyncVectorEnv([makeEnv(envId, 0, false, "bench")]));
   for (const w of workers) {
-    chain(`${w} game${w > 1 ? "s" : ""} in ${w} worker${w > 1 ? "s" : ""}`, new gym.vector.AsyncVectorEnv(Array.from({ length: w }, (_, i) => ({ module: variant, exportName: "makeEnv", args: [envId, i, false, "bench"] }))));
+    chain(
+      `${w} game${w > 1 ? "s" : ""} in ${w} worker${w > 1 ? "s" : ""}`,
+      new gym.vector.AsyncVectorEnv(
+        Array.from({ length: w }, (_, i) => ({
+          module: variant,
+          exportName: "makeEnv",
+          args: [envId, i, false, "bench"],
+        })),
+      ),
+    );
   }
 }
 

@@ -19,15 +19,23 @@ import { RandomGenerator } from "../envs/rng.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** CleanRL ppo_procgen.py, docs/rl-algorithms/ppo.md (easy, 25M steps, 3 seeds). */
-const CLEANRL: Record<string, string> = { starpilot: "30.99 ± 1.96", bossfight: "8.85 ± 0.33", bigfish: "16.46 ± 2.71" };
+const CLEANRL: Record<string, string> = {
+  starpilot: "30.99 ± 1.96",
+  bossfight: "8.85 ± 0.33",
+  bigfish: "16.46 ± 2.71",
+};
 
 /** The single env for the worker threads (they import this module and call this export). */
 export function makeProcgenEnv(game: string, assetsDir: string | null) {
-  return () => gym.make(`procgen-${game}-v0`, { distributionMode: "easy", assetsDir, useMonochromeAssets: assetsDir === null });
+  return () =>
+    gym.make(`procgen-${game}-v0`, { distributionMode: "easy", assetsDir, useMonochromeAssets: assetsDir === null });
 }
 
 function randomAgent(game: string, episodes: number): { ret: number; len: number; completed: number } {
-  const [g] = gym.procgen.makeGames({ envName: game, distributionMode: "easy", randSeed: 0, useMonochromeAssets: true }, 1);
+  const [g] = gym.procgen.makeGames(
+    { envName: game, distributionMode: "easy", randSeed: 0, useMonochromeAssets: true },
+    1,
+  );
   g.reset();
   const rng = new RandomGenerator(0);
   let ret = 0;
@@ -45,7 +53,10 @@ function randomAgent(game: string, episodes: number): { ret: number; len: number
 }
 
 const ARGS = {
-  procgenAssetsDir: str(null, "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets); monochrome only when absent"),
+  procgenAssetsDir: str(
+    null,
+    "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets); monochrome only when absent",
+  ),
   episodes: int(100, "random-agent episodes per game", { ge: 1 }),
   seconds: float(10, "seconds timed per throughput measurement", { gt: 0 }),
   games: str(null, "comma-separated games (default: all available)"),
@@ -70,7 +81,9 @@ async function main(): Promise<void> {
   console.log("| --- | --- | --- | --- | --- |");
   for (const game of games) {
     const r = randomAgent(game, episodes);
-    console.log(`| ${game} | ${r.ret.toFixed(2)} | ${r.len.toFixed(1)} | ${r.completed}/${episodes} | ${CLEANRL[game] ?? ""} |`);
+    console.log(
+      `| ${game} | ${r.ret.toFixed(2)} | ${r.len.toFixed(1)} | ${r.completed}/${episodes} | ${CLEANRL[game] ?? ""} |`,
+    );
   }
 
   console.log(`\n### Steps/s, procgen's vector env, 64 envs in one thread (easy, random actions, ${seconds} s each)\n`);
@@ -86,7 +99,14 @@ async function main(): Promise<void> {
         continue;
       }
       const images = mono ? null : gym.procgen.imageLoader(assetsDir!);
-      const envs = new gym.procgen.ProcgenEnv({ numEnvs, envName: game, distributionMode: "easy", randSeed: 0, images, useMonochromeAssets: mono });
+      const envs = new gym.procgen.ProcgenEnv({
+        numEnvs,
+        envName: game,
+        distributionMode: "easy",
+        randSeed: 0,
+        images,
+        useMonochromeAssets: mono,
+      });
       const sps = ratePerSecond(() => {
         for (let i = 0; i < numEnvs; i++) actions[i] = rng.integers(0, 15);
         envs.step(actions);
@@ -97,13 +117,22 @@ async function main(): Promise<void> {
     console.log(`| ${game} | ${cells.join(" | ")} |`);
   }
 
-  console.log(`\n### Steps/s, procgen-{game}-v0 in AsyncVectorEnv workers, one env per worker (${assetsDir ? "images" : "monochrome"})\n`);
+  console.log(
+    `\n### Steps/s, procgen-{game}-v0 in AsyncVectorEnv workers, one env per worker (${assetsDir ? "images" : "monochrome"})\n`,
+  );
   console.log(`| game | ${workers.map((w) => `${w} worker${w > 1 ? "s" : ""}`).join(" | ")} |`);
   console.log(`| --- | ${workers.map(() => "---").join(" | ")} |`);
   for (const game of games) {
     const cells: string[] = [];
     for (const w of workers) {
-      const envs = new gym.vector.AsyncVectorEnv(Array.from({ length: w }, () => ({ module: import.meta.url, exportName: "makeProcgenEnv", args: [game, assetsDir] })), { copy: false });
+      const envs = new gym.vector.AsyncVectorEnv(
+        Array.from({ length: w }, () => ({
+          module: import.meta.url,
+          exportName: "makeProcgenEnv",
+          args: [game, assetsDir],
+        })),
+        { copy: false },
+      );
       envs.reset({ seed: 0 });
       const a = new Int32Array(w);
       const sps = ratePerSecond(() => {

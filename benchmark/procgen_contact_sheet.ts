@@ -30,9 +30,12 @@ const args = parseArgs(
   "benchmark/procgen_contact_sheet.ts",
 );
 
-if (args.distributionMode !== "easy" && args.distributionMode !== "hard") usageError(`--distribution-mode must be easy or hard, got "${args.distributionMode}"`);
+if (args.distributionMode !== "easy" && args.distributionMode !== "hard")
+  usageError(`--distribution-mode must be easy or hard, got "${args.distributionMode}"`);
 const mode = args.distributionMode === "easy" ? EASY_MODE : HARD_MODE;
-const images = args.useMonochromeAssets ? null : imageLoader(await resolveAssetsDir({ assetsDir: args.procgenAssetsDir, log: (l) => console.log(l) }));
+const images = args.useMonochromeAssets
+  ? null
+  : imageLoader(await resolveAssetsDir({ assetsDir: args.procgenAssetsDir, log: (l) => console.log(l) }));
 const cols = 4;
 const gap = 4;
 const tile = RES * args.scale;
@@ -65,4 +68,6 @@ ENV_NAMES.forEach((name, k) => {
 mkdirSync(dirname(args.out), { recursive: true });
 writeFileSync(args.out, PNG.sync.write(sheet));
 const available = ENV_NAMES.filter((n) => GAMES[n] !== undefined);
-console.log(`wrote ${args.out}: ${available.length}/16 games (${available.join(", ")}), level seed ${args.levelSeed}; grey tiles: not yet available`);
+console.log(
+  `wrote ${args.out}: ${available.length}/16 games (${available.join(", ")}), level seed ${args.levelSeed}; grey tiles: not yet available`,
+);

@@ -33,12 +33,34 @@ function hexFloat(s: string): number {
 }
 
 /** The instrumented original's frames, by "level_seed cur_time" (the last one printed wins). */
-function referenceFrames(reference: string, game: string, mode: string, steps: number, randSeed: number): Map<string, string[][]> {
+function referenceFrames(
+  reference: string,
+  game: string,
+  mode: string,
+  steps: number,
+  randSeed: number,
+): Map<string, string[][]> {
   const dir = mkdtempSync(join(tmpdir(), "procgen-entities-"));
   try {
-    const args = ["record", game, String(MODE_NUMBERS[mode]), String(randSeed), String(TRAJ_ENVS), String(steps), join(reference, "src/procgen/data/assets"), join(dir, "run.bin")];
-    const r = spawnSync(join(reference, "build", "procgen_reference"), args, { encoding: "utf8", maxBuffer: 1 << 30, env: { ...process.env, PROCGEN_DUMP_ENTITIES: "1" } });
-    if (r.status !== 0) throw new Error(`procgen_reference ${args.join(" ")}: ${(r.stderr || "").split("\n").find((l) => l.startsWith("error")) ?? `exit ${r.status}`}`);
+    const args = [
+      "record",
+      game,
+      String(MODE_NUMBERS[mode]),
+      String(randSeed),
+      String(TRAJ_ENVS),
+      String(steps),
+      join(reference, "src/procgen/data/assets"),
+      join(dir, "run.bin"),
+    ];
+    const r = spawnSync(join(reference, "build", "procgen_reference"), args, {
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+      env: { ...process.env, PROCGEN_DUMP_ENTITIES: "1" },
+    });
+    if (r.status !== 0)
+      throw new Error(
+        `procgen_reference ${args.join(" ")}: ${(r.stderr || "").split("\n").find((l) => l.startsWith("error")) ?? `exit ${r.status}`}`,
+      );
     const frames = new Map<string, string[][]>();
     let frame: string[][] | null = null;
     for (const line of r.stderr.split("\n")) {
@@ -54,7 +76,14 @@ function referenceFrames(reference: string, game: string, mode: string, steps: n
 }
 
 /** Steps per env before the entity state first differs, and a description of the first difference. */
-export function compareEntities(reference: string, game: string, mode: string, assetsDir: string, steps: number, randSeed = RAND_SEED): { same: number[]; first: string } {
+export function compareEntities(
+  reference: string,
+  game: string,
+  mode: string,
+  assetsDir: string,
+  steps: number,
+  randSeed = RAND_SEED,
+): { same: number[]; first: string } {
   const ref = referenceFrames(reference, game, mode, steps, randSeed);
   const same = Array<number>(TRAJ_ENVS).fill(steps);
   const done = Array<boolean>(TRAJ_ENVS).fill(false);
@@ -69,10 +98,12 @@ export function compareEntities(reference: string, game: string, mode: string, a
       for (let i = 0; diff === "" && i < ents.length; i++) {
         const o = ents[i];
         const r = rows[i];
-        if (o.type !== Number(r[0]) || o.imageType !== Number(r[1])) diff = `entity ${i}: type/image ${o.type}/${o.imageType}, the original ${r[0]}/${r[1]}`;
+        if (o.type !== Number(r[0]) || o.imageType !== Number(r[1]))
+          diff = `entity ${i}: type/image ${o.type}/${o.imageType}, the original ${r[0]}/${r[1]}`;
         for (let k = 0; diff === "" && k < FIELDS.length; k++) {
           const v = hexFloat(r[2 + k]);
-          if (!Object.is(Math.fround(o[FIELDS[k]]), v)) diff = `entity ${i} (type ${o.type}) ${FIELDS[k]} ${o[FIELDS[k]]}, the original ${v}`;
+          if (!Object.is(Math.fround(o[FIELDS[k]]), v))
+            diff = `entity ${i} (type ${o.type}) ${FIELDS[k]} ${o[FIELDS[k]]}, the original ${v}`;
         }
       }
       if (diff !== "") {
@@ -96,16 +127,25 @@ const ARGS = {
 };
 
 async function main(): Promise<void> {
-  const cli = parseArgs(ARGS, "Procgen: entity state of ours against an instrumented build of the C++ original.", "benchmark/procgen_entities.ts");
+  const cli = parseArgs(
+    ARGS,
+    "Procgen: entity state of ours against an instrumented build of the C++ original.",
+    "benchmark/procgen_entities.ts",
+  );
   if (!cli.reference) throw new Error("--reference is required");
-  const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(dirname(fileURLToPath(import.meta.url)), "../../shared/procgen_assets");
+  const assetsDir =
+    cli.procgenAssetsDir ||
+    process.env.PROCGEN_ASSETS_DIR ||
+    resolve(dirname(fileURLToPath(import.meta.url)), "../../shared/procgen_assets");
   const games = cli.games ? cli.games.split(",") : ENV_NAMES;
   console.log(`| game | mode | steps with identical entity state (of ${TRAJ_ENVS}×${cli.steps}) | first difference |`);
   console.log("| --- | --- | --- | --- |");
   for (const game of games) {
     for (const mode of modesOf(game).filter((m) => !cli.modes || cli.modes.split(",").includes(m))) {
       const { same, first } = compareEntities(cli.reference, game, mode, assetsDir, cli.steps, cli.randSeed);
-      console.log(`| ${game} | ${mode} | ${same.reduce((a, b) => a + b, 0)} (${same.join(", ")}) | ${first || "none"} |`);
+      console.log(
+        `| ${game} | ${mode} | ${same.reduce((a, b) => a + b, 0)} (${same.join(", ")}) | ${first || "none"} |`,
+      );
     }
   }
 }

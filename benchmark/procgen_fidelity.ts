@@ -135,7 +135,14 @@ export function runOurs(
   randSeed = RAND_SEED,
   useGeneratedAssets = false,
 ): void {
-  const env = new ProcgenEnv({ envName: game, distributionMode: mode, randSeed, numEnvs, images: imageLoader(assetsDir), useGeneratedAssets });
+  const env = new ProcgenEnv({
+    envName: game,
+    distributionMode: mode,
+    randSeed,
+    numEnvs,
+    images: imageLoader(assetsDir),
+    useGeneratedAssets,
+  });
   const frame = (): StepRecord[] =>
     env.games.map((g, e) => ({
       reward: env.rewards[e],
@@ -200,7 +207,11 @@ export class TrajectoryDigest {
 }
 
 /** Where two trajectory digests first disagree, per env: info (rewards, dones, seeds) and observations. */
-export function trajectoryAgreement(ref: Fixture["trajectory"]["envs"], ours: Fixture["trajectory"]["envs"], steps: number): { infoSteps: number[]; obsSteps: number[] } {
+export function trajectoryAgreement(
+  ref: Fixture["trajectory"]["envs"],
+  ours: Fixture["trajectory"]["envs"],
+  steps: number,
+): { infoSteps: number[]; obsSteps: number[] } {
   const infoSteps: number[] = [];
   const obsSteps: number[] = [];
   ref.forEach((r, e) => {
@@ -250,14 +261,43 @@ function runReference(reference: string, args: string[]): string {
   return r.stdout;
 }
 
-function record(reference: string, game: string, mode: string, steps: number, reuse: boolean, generated: boolean): Fixture {
+function record(
+  reference: string,
+  game: string,
+  mode: string,
+  steps: number,
+  reuse: boolean,
+  generated: boolean,
+): Fixture {
   const root = join(reference, "src/procgen/data/assets");
   const paths = rawPaths(reference, game, mode, generated);
   mkdirSync(dirname(paths.first), { recursive: true });
   const m = String(MODE_NUMBERS[mode]);
   const flags = generated ? ["--generated-assets"] : [];
-  if (!reuse || !existsSync(paths.first)) runReference(reference, ["record", game, m, String(RAND_SEED), String(FIRST_ENVS), "0", root, paths.first, ...flags]);
-  if (!reuse || !existsSync(paths.traj)) runReference(reference, ["record", game, m, String(RAND_SEED), String(TRAJ_ENVS), String(steps), root, paths.traj, ...flags]);
+  if (!reuse || !existsSync(paths.first))
+    runReference(reference, [
+      "record",
+      game,
+      m,
+      String(RAND_SEED),
+      String(FIRST_ENVS),
+      "0",
+      root,
+      paths.first,
+      ...flags,
+    ]);
+  if (!reuse || !existsSync(paths.traj))
+    runReference(reference, [
+      "record",
+      game,
+      m,
+      String(RAND_SEED),
+      String(TRAJ_ENVS),
+      String(steps),
+      root,
+      paths.traj,
+      ...flags,
+    ]);
   const first = readRaw(paths.first)[0];
   const traj = readRaw(paths.traj);
   const digest = new TrajectoryDigest(traj[0]);
@@ -289,28 +329,57 @@ interface Row {
 }
 
 /** Ours against one game and mode: the raw runs in `reference` when given, else the fixture. */
-export function compare(game: string, mode: string, assetsDir: string, reference: string | null, steps = TRAJ_STEPS, generated = false): Row {
+export function compare(
+  game: string,
+  mode: string,
+  assetsDir: string,
+  reference: string | null,
+  steps = TRAJ_STEPS,
+  generated = false,
+): Row {
   const fixture: Fixture = JSON.parse(readFileSync(fixturePath(game, mode, generated), "utf8"));
   steps = Math.min(steps, fixture.trajectory.steps);
   const raw = reference ? rawPaths(reference, game, mode, generated) : null;
   let firstSame = 0;
   let firstPixels: number | null = null;
   const refFirst = raw ? readRaw(raw.first)[0] : null;
-  runOurs(game, mode, FIRST_ENVS, 0, assetsDir, (_t, frame) => {
-    frame.forEach((r, e) => {
-      if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
-      if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
-    });
-  }, RAND_SEED, generated);
+  runOurs(
+    game,
+    mode,
+    FIRST_ENVS,
+    0,
+    assetsDir,
+    (_t, frame) => {
+      frame.forEach((r, e) => {
+        if (r.levelSeed === fixture.first.levelSeeds[e] && hex(fnv1a(r.obs)) === fixture.first.obs[e]) firstSame++;
+        if (refFirst) firstPixels = (firstPixels ?? 0) + differingPixels(r.obs, refFirst[e].obs);
+      });
+    },
+    RAND_SEED,
+    generated,
+  );
   const refTraj = raw ? readRaw(raw.traj) : null;
   let trajPixels: number | null = refTraj ? 0 : null;
   let digest: TrajectoryDigest | null = null;
-  runOurs(game, mode, TRAJ_ENVS, steps, assetsDir, (t, frame) => {
-    if (t === 0) digest = new TrajectoryDigest(frame);
-    else digest!.add(t, frame);
-    if (refTraj && t > 0) frame.forEach((r, e) => (trajPixels! += differingPixels(r.obs, refTraj[t][e].obs)));
-  }, RAND_SEED, generated);
-  const refEnvs = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= steps), chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)) }));
+  runOurs(
+    game,
+    mode,
+    TRAJ_ENVS,
+    steps,
+    assetsDir,
+    (t, frame) => {
+      if (t === 0) digest = new TrajectoryDigest(frame);
+      else digest!.add(t, frame);
+      if (refTraj && t > 0) frame.forEach((r, e) => (trajPixels! += differingPixels(r.obs, refTraj[t][e].obs)));
+    },
+    RAND_SEED,
+    generated,
+  );
+  const refEnvs = fixture.trajectory.envs.map((env) => ({
+    ...env,
+    events: env.events.filter((ev) => ev[0] <= steps),
+    chain: env.chain.slice(0, Math.floor(steps / CHAIN_EVERY)),
+  }));
   const { infoSteps, obsSteps } = trajectoryAgreement(refEnvs, digest!.envs, steps);
   return { game, mode, firstSame, firstPixels, infoSteps, obsSteps, trajPixels };
 }
@@ -330,9 +399,26 @@ export function renderFixturePath(game: string): string {
 }
 
 /** Our 512x512 frames under the recorded options and actions: `visit(t, frames)` per vector step. */
-export function runOursRender(game: string, numEnvs: number, steps: number, assetsDir: string, visit: (t: number, frames: Uint8Array[], levelSeeds: number[]) => void): void {
-  const env = new ProcgenEnv({ envName: game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
-  const report = (t: number) => visit(t, env.games.map((g) => g.render()), env.games.map((g) => g.currentLevelSeed));
+export function runOursRender(
+  game: string,
+  numEnvs: number,
+  steps: number,
+  assetsDir: string,
+  visit: (t: number, frames: Uint8Array[], levelSeeds: number[]) => void,
+): void {
+  const env = new ProcgenEnv({
+    envName: game,
+    distributionMode: "easy",
+    randSeed: RAND_SEED,
+    numEnvs,
+    images: imageLoader(assetsDir),
+  });
+  const report = (t: number) =>
+    visit(
+      t,
+      env.games.map((g) => g.render()),
+      env.games.map((g) => g.currentLevelSeed),
+    );
   report(0);
   const next = actionSource(RAND_SEED);
   const actions = new Int32Array(numEnvs);
@@ -348,7 +434,12 @@ function readHires(file: string, numEnvs: number): Uint8Array[][] {
   const buf = readFileSync(file);
   const out: Uint8Array[][] = [];
   for (let o = 0; o < buf.length; o += numEnvs * HIRES_BYTES) {
-    out.push(Array.from({ length: numEnvs }, (_, e) => new Uint8Array(buf.buffer, buf.byteOffset + o + e * HIRES_BYTES, HIRES_BYTES)));
+    out.push(
+      Array.from(
+        { length: numEnvs },
+        (_, e) => new Uint8Array(buf.buffer, buf.byteOffset + o + e * HIRES_BYTES, HIRES_BYTES),
+      ),
+    );
   }
   return out;
 }
@@ -359,13 +450,41 @@ function recordRender(reference: string, game: string, reuse: boolean): RenderFi
   mkdirSync(dir, { recursive: true });
   const first = join(dir, `${game}_easy_render_first.bin`);
   const traj = join(dir, `${game}_easy_render_traj.bin`);
-  if (!reuse || !existsSync(`${first}.hires`)) runReference(reference, ["record", game, "0", String(RAND_SEED), String(RENDER_FIRST_ENVS), "0", root, first, "--render-human"]);
-  if (!reuse || !existsSync(`${traj}.hires`)) runReference(reference, ["record", game, "0", String(RAND_SEED), String(TRAJ_ENVS), String(RENDER_STEPS), root, traj, "--render-human"]);
+  if (!reuse || !existsSync(`${first}.hires`))
+    runReference(reference, [
+      "record",
+      game,
+      "0",
+      String(RAND_SEED),
+      String(RENDER_FIRST_ENVS),
+      "0",
+      root,
+      first,
+      "--render-human",
+    ]);
+  if (!reuse || !existsSync(`${traj}.hires`))
+    runReference(reference, [
+      "record",
+      game,
+      "0",
+      String(RAND_SEED),
+      String(TRAJ_ENVS),
+      String(RENDER_STEPS),
+      root,
+      traj,
+      "--render-human",
+    ]);
   return {
     game,
     randSeed: RAND_SEED,
-    first: { levelSeeds: readRaw(first)[0].map((r) => r.levelSeed), frames: readHires(`${first}.hires`, RENDER_FIRST_ENVS)[0].map((f) => hex(fnv1a(f))) },
-    trajectory: { steps: RENDER_STEPS, frames: readHires(`${traj}.hires`, TRAJ_ENVS).map((fs) => fs.map((f) => hex(fnv1a(f)))) },
+    first: {
+      levelSeeds: readRaw(first)[0].map((r) => r.levelSeed),
+      frames: readHires(`${first}.hires`, RENDER_FIRST_ENVS)[0].map((f) => hex(fnv1a(f))),
+    },
+    trajectory: {
+      steps: RENDER_STEPS,
+      frames: readHires(`${traj}.hires`, TRAJ_ENVS).map((fs) => fs.map((f) => hex(fnv1a(f)))),
+    },
   };
 }
 
@@ -397,7 +516,6 @@ function compareRender(game: string, assetsDir: string, reference: string | null
   return `| ${game} | ${firstSame} | ${pct(firstPixels, RENDER_FIRST_ENVS * px)} | ${trajSame} | ${pct(trajPixels, frames * px)} |`;
 }
 
-
 /** CPU seconds this process has used (user + system, all its threads: V8's collector and compiler included). */
 function cpuSeconds(): number {
   const u = process.cpuUsage();
@@ -410,7 +528,13 @@ function cpuSeconds(): number {
  */
 function oursSpeed(game: string, numEnvs: number, steps: number, assetsDir: string): number {
   for (const e of neededFiles([game])) loadImage(assetsDir, e.path);
-  const env = new ProcgenEnv({ envName: game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs, images: imageLoader(assetsDir) });
+  const env = new ProcgenEnv({
+    envName: game,
+    distributionMode: "easy",
+    randSeed: RAND_SEED,
+    numEnvs,
+    images: imageLoader(assetsDir),
+  });
   const next = actionSource(RAND_SEED);
   const actions = new Int32Array(numEnvs);
   for (let t = 0; t < Math.max(50, Math.ceil(WARMUP_ENV_STEPS / numEnvs)); t++) {
@@ -427,9 +551,20 @@ function oursSpeed(game: string, numEnvs: number, steps: number, assetsDir: stri
 
 /** Env steps per CPU second of libenv (procgen_reference bench). */
 function referenceSpeed(reference: string, game: string, numEnvs: number, steps: number): number {
-  const out = runReference(reference, ["bench", game, "0", String(RAND_SEED), String(numEnvs), String(steps), join(reference, "src/procgen/data/assets")]);
+  const out = runReference(reference, [
+    "bench",
+    game,
+    "0",
+    String(RAND_SEED),
+    String(numEnvs),
+    String(steps),
+    join(reference, "src/procgen/data/assets"),
+  ]);
   const m = /env_steps_per_cpu_s ([\d.]+)/.exec(out);
-  if (m === null) throw new Error(`procgen_reference bench: unexpected output ${out.trim()} (rebuild it with procgen_reference_build.sh)`);
+  if (m === null)
+    throw new Error(
+      `procgen_reference bench: unexpected output ${out.trim()} (rebuild it with procgen_reference_build.sh)`,
+    );
   return Number(m[1]);
 }
 
@@ -454,7 +589,12 @@ function speedRow(reference: string, game: string, assetsDir: string, rounds: nu
     }
     const o = median(ours);
     const l = median(ref);
-    cells.push(o.toFixed(0), l.toFixed(0), `${(o / l).toFixed(2)}×`, `${(Math.max(...ours) / Math.max(...ref)).toFixed(2)}×`);
+    cells.push(
+      o.toFixed(0),
+      l.toFixed(0),
+      `${(o / l).toFixed(2)}×`,
+      `${(Math.max(...ours) / Math.max(...ref)).toFixed(2)}×`,
+    );
   }
   return `| ${game} | ${cells.join(" | ")} |`;
 }
@@ -468,33 +608,62 @@ function speedTable(reference: string, games: readonly string[], assetsDir: stri
   console.log("| game | ours, 1 env | libenv, 1 env | ratio | best | ours, 64 envs | libenv, 64 envs | ratio | best |");
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const game of games) {
-    const args = [fileURLToPath(import.meta.url), "--speed-row", "--reference", reference, "--games", game, "--rounds", String(rounds), "--procgen-assets-dir", assetsDir];
-    const r = spawnSync(process.execPath, [...process.execArgv, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const args = [
+      fileURLToPath(import.meta.url),
+      "--speed-row",
+      "--reference",
+      reference,
+      "--games",
+      game,
+      "--rounds",
+      String(rounds),
+      "--procgen-assets-dir",
+      assetsDir,
+    ];
+    const r = spawnSync(process.execPath, [...process.execArgv, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     // The child's own `error:` line says what failed.
-    if (r.status !== 0) throw new Error((r.stderr || `--speed-row ${game} exited with ${r.status}`).trim().replace(/^error: /, ""));
+    if (r.status !== 0)
+      throw new Error((r.stderr || `--speed-row ${game} exited with ${r.status}`).trim().replace(/^error: /, ""));
     process.stdout.write(r.stdout);
   }
 }
 
 const ARGS = {
-  reference: str(null, "folder of the original's build (procgen_reference_build.sh's SCRATCH_DIR); compares against its raw runs"),
+  reference: str(
+    null,
+    "folder of the original's build (procgen_reference_build.sh's SCRATCH_DIR); compares against its raw runs",
+  ),
   record: bool(false, "run the original and write tests/fixtures/procgen/ (needs --reference)"),
-  reuseRuns: bool(false, "with --record: digest the raw runs already in SCRATCH/recordings instead of rerunning the original"),
+  reuseRuns: bool(
+    false,
+    "with --record: digest the raw runs already in SCRATCH/recordings instead of rerunning the original",
+  ),
   procgenAssetsDir: str(null, "procgen's images (else PROCGEN_ASSETS_DIR / ../shared/procgen_assets)"),
   games: str(null, "comma-separated games (default: all 16)"),
   modes: str(null, "comma-separated modes (default: every mode each game has)"),
   steps: int(TRAJ_STEPS, "trajectory steps compared", { ge: 1, le: TRAJ_STEPS }),
   speed: bool(false, "time steps/s of ours and of libenv instead (needs --reference)"),
   rounds: int(2, "alternating timing rounds per game and env count (the median and the best are printed)", { ge: 1 }),
-  speedRow: bool(false, "--speed for the one game of --games in this process, the table row only (--speed runs one such process per game)"),
+  speedRow: bool(
+    false,
+    "--speed for the one game of --games in this process, the table row only (--speed runs one such process per game)",
+  ),
   generatedAssets: bool(false, "record / compare use_generated_assets instead (easy mode)"),
-  renderHuman: bool(false, "record / compare the 512x512 render_mode=\"rgb_array\" frames instead (easy mode)"),
+  renderHuman: bool(false, 'record / compare the 512x512 render_mode="rgb_array" frames instead (easy mode)'),
 };
 
 async function main(): Promise<void> {
-  const cli = parseArgs(ARGS, "Procgen: ours against the C++ original (fixtures or a reference build).", "benchmark/procgen_fidelity.ts");
+  const cli = parseArgs(
+    ARGS,
+    "Procgen: ours against the C++ original (fixtures or a reference build).",
+    "benchmark/procgen_fidelity.ts",
+  );
   const games = cli.games ? cli.games.split(",") : ENV_NAMES;
-  const pick = (game: string) => (cli.generatedAssets ? ["easy"] : modesOf(game)).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
+  const pick = (game: string) =>
+    (cli.generatedAssets ? ["easy"] : modesOf(game)).filter((m) => !cli.modes || cli.modes.split(",").includes(m));
   if (cli.record && cli.renderHuman) {
     if (!cli.reference) throw new Error("--record needs --reference");
     for (const game of games) {
@@ -508,7 +677,10 @@ async function main(): Promise<void> {
     mkdirSync(FIXTURE_DIR, { recursive: true });
     for (const game of games) {
       for (const mode of pick(game)) {
-        writeFileSync(fixturePath(game, mode, cli.generatedAssets), `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns, cli.generatedAssets))}\n`);
+        writeFileSync(
+          fixturePath(game, mode, cli.generatedAssets),
+          `${JSON.stringify(record(cli.reference, game, mode, TRAJ_STEPS, cli.reuseRuns, cli.generatedAssets))}\n`,
+        );
         console.log(`recorded ${game} ${mode}`);
       }
     }
@@ -523,13 +695,17 @@ async function main(): Promise<void> {
     return;
   }
   if (cli.renderHuman) {
-    console.log(`| game | 512x512 first frames identical (of ${RENDER_FIRST_ENVS}) | pixels differing | trajectory frames identical (of ${TRAJ_ENVS}×${RENDER_STEPS + 1}) | pixels differing |`);
+    console.log(
+      `| game | 512x512 first frames identical (of ${RENDER_FIRST_ENVS}) | pixels differing | trajectory frames identical (of ${TRAJ_ENVS}×${RENDER_STEPS + 1}) | pixels differing |`,
+    );
     console.log("| --- | --- | --- | --- | --- |");
     for (const game of games) console.log(compareRender(game, assetsDir, cli.reference));
     return;
   }
   const px = FIRST_ENVS * 4096;
-  console.log(`| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`);
+  console.log(
+    `| game | mode | first frames identical (of ${FIRST_ENVS}) | first-frame pixels differing | steps identical: rewards, dones, level seeds (of ${TRAJ_ENVS}×${cli.steps}) | steps identical: observations | trajectory pixels differing |`,
+  );
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
   const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
   const pct = (n: number | null, of: number) => (n === null ? "n/a" : `${n} (${((100 * n) / of).toFixed(2)} %)`);

@@ -32,9 +32,18 @@ interface ProfileNode {
 
 async function main(): Promise<void> {
   const cli = parseArgs(ARGS, "Procgen: self time per function over warm env steps.", "benchmark/procgen_profile.ts");
-  const assetsDir = cli.procgenAssetsDir || process.env.PROCGEN_ASSETS_DIR || resolve(import.meta.dirname, "../../shared/procgen_assets");
+  const assetsDir =
+    cli.procgenAssetsDir ||
+    process.env.PROCGEN_ASSETS_DIR ||
+    resolve(import.meta.dirname, "../../shared/procgen_assets");
   for (const e of neededFiles([cli.game])) loadImage(assetsDir, e.path);
-  const env = new ProcgenEnv({ envName: cli.game, distributionMode: "easy", randSeed: RAND_SEED, numEnvs: cli.numEnvs, images: imageLoader(assetsDir) });
+  const env = new ProcgenEnv({
+    envName: cli.game,
+    distributionMode: "easy",
+    randSeed: RAND_SEED,
+    numEnvs: cli.numEnvs,
+    images: imageLoader(assetsDir),
+  });
   const next = actionSource(RAND_SEED);
   const actions = new Int32Array(cli.numEnvs);
   for (let t = 0; t < Math.ceil(2000 / cli.numEnvs); t++) {
@@ -44,7 +53,9 @@ async function main(): Promise<void> {
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
-    new Promise<Record<string, unknown>>((ok, fail) => session.post(method, params, (err, r) => (err ? fail(err) : ok(r as Record<string, unknown>))));
+    new Promise<Record<string, unknown>>((ok, fail) =>
+      session.post(method, params, (err, r) => (err ? fail(err) : ok(r as Record<string, unknown>))),
+    );
   await post("Profiler.enable");
   await post("Profiler.setSamplingInterval", { interval: 200 });
   await post("Profiler.start");
@@ -52,7 +63,9 @@ async function main(): Promise<void> {
     next(actions);
     env.step(actions);
   }
-  const { profile } = (await post("Profiler.stop")) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } };
+  const { profile } = (await post("Profiler.stop")) as {
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  };
   session.disconnect();
   if (cli.out) writeFileSync(cli.out, JSON.stringify(profile));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -67,7 +80,8 @@ async function main(): Promise<void> {
     total += profile.timeDeltas[i];
   });
   console.log(`${cli.game}, ${cli.numEnvs} env(s), ${cli.steps} steps: self time per function`);
-  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, cli.top)) console.log(`${((100 * us) / total).toFixed(1).padStart(5)} %  ${name}`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, cli.top))
+    console.log(`${((100 * us) / total).toFixed(1).padStart(5)} %  ${name}`);
 }
 
 await runMain(main);

@@ -22,7 +22,10 @@ import { RandomGenerator } from "../envs/rng.ts";
 handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1
 const cli = parseArgs(
   {
-    backend: str("wasm", "backend to profile, chosen as a variant's --backend is (tensorflow: see benchmark/native_tf.sh)"),
+    backend: str(
+      "wasm",
+      "backend to profile, chosen as a variant's --backend is (tensorflow: see benchmark/native_tf.sh)",
+    ),
     rolloutSteps: int(128, "forward passes of the rollout (8 envs each, ppo_atari's defaults)", { ge: 1 }),
     minibatches: int(16, "update steps (4 epochs x 4 minibatches of 256)", { ge: 1 }),
     kernels: bool(false, "also print exclusive time per kernel"),
@@ -51,7 +54,10 @@ function instrumentKernels(backend: string): void {
         const nested = stack.pop()!;
         if (stack.length > 0) stack[stack.length - 1] += total;
         const inputs = Object.values(args.inputs);
-        const shown = inputs.slice(0, 4).map((t) => `[${t?.shape ?? ""}]`).join(" ");
+        const shown = inputs
+          .slice(0, 4)
+          .map((t) => `[${t?.shape ?? ""}]`)
+          .join(" ");
         const shapes = inputs.length > 4 ? `${shown} ... (${inputs.length} inputs)` : shown;
         const key = cli.shapes ? `${config.kernelName} ${shapes}` : config.kernelName;
         const e = kernelMs.get(key) ?? { ms: 0, calls: 0 };
@@ -93,7 +99,9 @@ function rollout(steps: number): number {
 }
 
 /** The rollout's network inputs, one [8, 84, 84, 4] tensor per step, as ppo_atari.ts keeps them for the update. */
-const stepInputs = Array.from({ length: 128 }, (_, s) => atari.framesToInput(obs.subarray(s * NUM_ENVS * OBS, (s + 1) * NUM_ENVS * OBS)));
+const stepInputs = Array.from({ length: 128 }, (_, s) =>
+  atari.framesToInput(obs.subarray(s * NUM_ENVS * OBS, (s + 1) * NUM_ENVS * OBS)),
+);
 
 function update(n: number): number {
   const inds = Int32Array.from({ length: minibatchSize }, () => 0);
@@ -108,7 +116,10 @@ function update(n: number): number {
     for (let j = 0; j < minibatchSize; j++) inds[j] = Math.floor(rng.random() * batchSize);
     const mb = tf.tidy(() => ({
       obs: tf.gather(bObs!, tf.tensor1d(inds, "int32")),
-      actions: tf.tensor1d(Int32Array.from(inds, (b) => actions[b]), "int32"),
+      actions: tf.tensor1d(
+        Int32Array.from(inds, (b) => actions[b]),
+        "int32",
+      ),
       logprobs: tf.tensor1d(Float32Array.from(inds, (b) => logprobs[b])),
       advantages: tf.tensor1d(Float32Array.from(inds, (b) => advantages[b])),
       returns: tf.tensor1d(Float32Array.from(inds, (b) => returns[b])),
@@ -128,7 +139,10 @@ if (cli.kernels) instrumentKernels(tf.getBackend());
 const tensorsBefore = tf.memory().numTensors;
 // CPU time as well as wall time: on a shared machine wall time mostly measures the neighbours, while the CPU time
 // of this (single-threaded on wasm) process is the work done.
-const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const c0 = cpuMs();
 const rolloutMs = rollout(numSteps);
 const c1 = cpuMs();
@@ -136,14 +150,22 @@ const updates = cli.minibatches;
 const updateMs = update(updates);
 const c2 = cpuMs();
 console.log(`backend ${tf.getBackend()}; tensors before/after ${tensorsBefore}/${tf.memory().numTensors}`);
-console.log(`rollout forward, ${NUM_ENVS} envs: ${(rolloutMs / numSteps).toFixed(2)} ms/step wall, ${((c1 - c0) / numSteps).toFixed(2)} ms/step CPU (${numSteps} steps)`);
-console.log(`update, minibatch ${minibatchSize}: ${(updateMs / updates).toFixed(1)} ms/step wall, ${((c2 - c1) / updates).toFixed(1)} ms/step CPU (${updates} steps)`);
-console.log(`one iteration's tensor work: ${((rolloutMs * 128) / numSteps / 1000 + (updateMs * 16) / updates / 1000).toFixed(2)} s`);
+console.log(
+  `rollout forward, ${NUM_ENVS} envs: ${(rolloutMs / numSteps).toFixed(2)} ms/step wall, ${((c1 - c0) / numSteps).toFixed(2)} ms/step CPU (${numSteps} steps)`,
+);
+console.log(
+  `update, minibatch ${minibatchSize}: ${(updateMs / updates).toFixed(1)} ms/step wall, ${((c2 - c1) / updates).toFixed(1)} ms/step CPU (${updates} steps)`,
+);
+console.log(
+  `one iteration's tensor work: ${((rolloutMs * 128) / numSteps / 1000 + (updateMs * 16) / updates / 1000).toFixed(2)} s`,
+);
 if (cli.kernels) {
   const total = [...kernelMs.values()].reduce((a, e) => a + e.ms, 0);
   console.log(`\nexclusive kernel time, rollout + update (${total.toFixed(0)} ms in kernels):`);
   for (const [name, e] of [...kernelMs].sort((a, b) => b[1].ms - a[1].ms)) {
     if (e.ms < 0.005 * total) continue;
-    console.log(`  ${name.padEnd(cli.shapes ? 60 : 24)} ${e.ms.toFixed(0).padStart(7)} ms ${(100 * e.ms / total).toFixed(1).padStart(5)}%  ${e.calls} calls`);
+    console.log(
+      `  ${name.padEnd(cli.shapes ? 60 : 24)} ${e.ms.toFixed(0).padStart(7)} ms ${((100 * e.ms) / total).toFixed(1).padStart(5)}%  ${e.calls} calls`,
+    );
   }
 }

@@ -40,7 +40,10 @@ import { ROOT } from "./lib.ts";
 const ARGS = {
   python: str(null, "a Python with torch and safetensors"),
   cleanrlDir: str(null, "a clone of CleanRL (its cleanrl/*.py scripts)"),
-  cases: str("ppo,ppo_atari,ppo_continuous_action,ppo_atari_lstm,ppo_procgen,ppo_pettingzoo_ma_atari", "the variants to check"),
+  cases: str(
+    "ppo,ppo_atari,ppo_continuous_action,ppo_atari_lstm,ppo_procgen,ppo_pettingzoo_ma_atari",
+    "the variants to check",
+  ),
   backend: str("cpu", "the tfjs backend our agents run on"),
   tolerance: float(1e-4, "the largest difference accepted", { gt: 0 }),
 };
@@ -54,8 +57,20 @@ interface Case {
 }
 
 const BATCH = 5;
-const pixels = (shape: number[]) => (rng: RandomGenerator): StoredTensor => ({ dtype: "U8", shape: [BATCH, ...shape], bytes: Uint8Array.from({ length: BATCH * shape.reduce((a, b) => a * b, 1) }, () => rng.integers(0, 256)) });
-const vector = (dim: number) => (rng: RandomGenerator): StoredTensor => f32([BATCH, dim], Float32Array.from({ length: BATCH * dim }, () => rng.normal()));
+const pixels =
+  (shape: number[]) =>
+  (rng: RandomGenerator): StoredTensor => ({
+    dtype: "U8",
+    shape: [BATCH, ...shape],
+    bytes: Uint8Array.from({ length: BATCH * shape.reduce((a, b) => a * b, 1) }, () => rng.integers(0, 256)),
+  });
+const vector =
+  (dim: number) =>
+  (rng: RandomGenerator): StoredTensor =>
+    f32(
+      [BATCH, dim],
+      Float32Array.from({ length: BATCH * dim }, () => rng.normal()),
+    );
 const read = (t: tf.Tensor) => Float32Array.from(t.dataSync());
 
 /** `nn.Sequential(Linear, Tanh, Linear, Tanh, Linear)` on `x`. */
@@ -69,7 +84,10 @@ function mlp(layers: { weight: tf.Tensor; bias: tf.Tensor }[], x: tf.Tensor2D): 
 }
 
 /** The actor and critic heads on a trunk's output. */
-function heads(agent: { actor: { weight: tf.Tensor; bias: tf.Tensor }; critic: { weight: tf.Tensor; bias: tf.Tensor } }, hidden: tf.Tensor2D) {
+function heads(
+  agent: { actor: { weight: tf.Tensor; bias: tf.Tensor }; critic: { weight: tf.Tensor; bias: tf.Tensor } },
+  hidden: tf.Tensor2D,
+) {
   return { logits: read(mlp([agent.actor], hidden)), value: read(mlp([agent.critic], hidden)) };
 }
 
@@ -88,7 +106,8 @@ const CASES: Record<string, Case> = {
     script: "ppo_atari.ts",
     make: (rng) => new ppoAtari.Agent(4, rng),
     input: pixels([4, 84, 84]),
-    outputs: (agent, input) => heads(agent as ppoAtari.Agent, (agent as ppoAtari.Agent).hidden(ppoAtari.framesToInput(input.bytes))),
+    outputs: (agent, input) =>
+      heads(agent as ppoAtari.Agent, (agent as ppoAtari.Agent).hidden(ppoAtari.framesToInput(input.bytes))),
   },
   ppo_continuous_action: {
     script: "ppo_continuous_action.ts",
@@ -107,7 +126,11 @@ const CASES: Record<string, Case> = {
     outputs: (agent, input) => {
       const a = agent as ppoLstm.Agent;
       const zeros = tf.zeros([BATCH, a.lstm.hiddenSize]) as tf.Tensor2D;
-      const { hidden } = a.getStates(tf.tensor4d(input.bytes, [BATCH, 1, 84, 84], "int32"), { h: zeros, c: zeros }, tf.zeros([BATCH]) as tf.Tensor1D);
+      const { hidden } = a.getStates(
+        tf.tensor4d(input.bytes, [BATCH, 1, 84, 84], "int32"),
+        { h: zeros, c: zeros },
+        tf.zeros([BATCH]) as tf.Tensor1D,
+      );
       return heads(a, hidden);
     },
   },
@@ -115,14 +138,25 @@ const CASES: Record<string, Case> = {
     script: "ppo_procgen.ts",
     make: (rng) => new ppoProcgen.Agent(15, rng),
     input: pixels([64, 64, 3]),
-    outputs: (agent, input) => heads(agent as ppoProcgen.Agent, (agent as ppoProcgen.Agent).hidden(ppoProcgen.framesToInput(input.bytes))),
+    outputs: (agent, input) =>
+      heads(agent as ppoProcgen.Agent, (agent as ppoProcgen.Agent).hidden(ppoProcgen.framesToInput(input.bytes))),
   },
   ppo_pettingzoo_ma_atari: {
     script: "ppo_pettingzoo_ma_atari.ts",
     make: (rng) => new ppoPettingzoo.Agent(6, rng),
     // 4 frames, then the 2 agent-indicator channels, which hold 0 or 1 (they are not divided by 255).
-    input: (rng) => ({ dtype: "U8", shape: [BATCH, 84, 84, 6], bytes: Uint8Array.from({ length: BATCH * 84 * 84 * 6 }, (_, i) => (i % 6 < 4 ? rng.integers(0, 256) : rng.integers(0, 2))) }),
-    outputs: (agent, input) => heads(agent as ppoPettingzoo.Agent, (agent as ppoPettingzoo.Agent).hidden(tf.tensor4d(input.bytes, [BATCH, 84, 84, 6], "int32"))),
+    input: (rng) => ({
+      dtype: "U8",
+      shape: [BATCH, 84, 84, 6],
+      bytes: Uint8Array.from({ length: BATCH * 84 * 84 * 6 }, (_, i) =>
+        i % 6 < 4 ? rng.integers(0, 256) : rng.integers(0, 2),
+      ),
+    }),
+    outputs: (agent, input) =>
+      heads(
+        agent as ppoPettingzoo.Agent,
+        (agent as ppoPettingzoo.Agent).hidden(tf.tensor4d(input.bytes, [BATCH, 84, 84, 6], "int32")),
+      ),
   },
 };
 
@@ -134,7 +168,11 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(ARGS, "Checks our checkpoints against CleanRL's PyTorch Agent classes, both ways.", "benchmark/torch_roundtrip.ts");
+  const args = parseArgs(
+    ARGS,
+    "Checks our checkpoints against CleanRL's PyTorch Agent classes, both ways.",
+    "benchmark/torch_roundtrip.ts",
+  );
   if (args.python === null || args.cleanrlDir === null) usageError("--python and --cleanrl-dir are both needed");
   const cases = args.cases.split(",");
   for (const c of cases) if (!(c in CASES)) usageError(`unknown case ${c}; one of ${Object.keys(CASES).join(", ")}`);
@@ -149,18 +187,55 @@ async function main(): Promise<void> {
       const agent = c.make(rng);
       const params = agent.namedParameters();
       const optimizer = adam(1e-2);
-      tf.tidy(() => optimizer.applyGradients(Object.fromEntries(params.map((p) => [p.variable.name, tf.randomNormal(p.variable.shape, 0, 1, "float32", 3)]))));
+      tf.tidy(() =>
+        optimizer.applyGradients(
+          Object.fromEntries(
+            params.map((p) => [p.variable.name, tf.randomNormal(p.variable.shape, 0, 1, "float32", 3)]),
+          ),
+        ),
+      );
       const input = c.input(rng);
       const ours = tf.tidy(() => c.outputs(agent, input));
-      writeCheckpoint(join(work, `${name}.ours.safetensors`), c.script, params, optimizer, { runName: "roundtrip", iteration: 1, globalStep: 1, rng: [rng.getState()], args: {} });
-      const io = new Map<string, StoredTensor>([["input", input], ["logits", f32([BATCH, ours.logits.length / BATCH], ours.logits)], ["value", f32([BATCH], ours.value)]]);
+      writeCheckpoint(join(work, `${name}.ours.safetensors`), c.script, params, optimizer, {
+        runName: "roundtrip",
+        iteration: 1,
+        globalStep: 1,
+        rng: [rng.getState()],
+        args: {},
+      });
+      const io = new Map<string, StoredTensor>([
+        ["input", input],
+        ["logits", f32([BATCH, ours.logits.length / BATCH], ours.logits)],
+        ["value", f32([BATCH], ours.value)],
+      ]);
       if (ours.logstd) io.set("logstd", f32([1, ours.logstd.length], ours.logstd));
       writeFileSync(join(work, `${name}.io.safetensors`), serialize(io));
     }
-    const py = spawnSync(args.python, [join(ROOT, "benchmark", "torch_roundtrip.py"), "--cleanrl-dir", args.cleanrlDir, "--work", work, "--cases", cases.join(",")], { encoding: "utf8" });
-    if (py.status !== 0) throw new Error(`torch_roundtrip.py failed: ${(py.stderr || py.stdout).trim().split("\n").slice(-3).join(" | ")}`);
-    const torchSide = JSON.parse(py.stdout.trim().split("\n").pop()!) as Record<string, { max_abs_diff: number; keys: number; torch: string }>;
-    rows.push(`| variant | tensors | ours → CleanRL Agent (max abs diff) | CleanRL state_dict → ours (max abs diff) |`, "|-|-|-|-|");
+    const py = spawnSync(
+      args.python,
+      [
+        join(ROOT, "benchmark", "torch_roundtrip.py"),
+        "--cleanrl-dir",
+        args.cleanrlDir,
+        "--work",
+        work,
+        "--cases",
+        cases.join(","),
+      ],
+      { encoding: "utf8" },
+    );
+    if (py.status !== 0)
+      throw new Error(
+        `torch_roundtrip.py failed: ${(py.stderr || py.stdout).trim().split("\n").slice(-3).join(" | ")}`,
+      );
+    const torchSide = JSON.parse(py.stdout.trim().split("\n").pop()!) as Record<
+      string,
+      { max_abs_diff: number; keys: number; torch: string }
+    >;
+    rows.push(
+      `| variant | tensors | ours → CleanRL Agent (max abs diff) | CleanRL state_dict → ours (max abs diff) |`,
+      "|-|-|-|-|",
+    );
     for (const name of cases) {
       const c = CASES[name];
       const agent = c.make(new RandomGenerator(0));
@@ -168,13 +243,18 @@ async function main(): Promise<void> {
       const theirs = deserialize(readFileSync(join(work, `${name}.cleanrl_io.safetensors`)));
       const input = deserialize(readFileSync(join(work, `${name}.io.safetensors`))).tensors.get("input")!;
       const ours = tf.tidy(() => c.outputs(agent, input));
-      let back = Math.max(maxAbsDiff(ours.logits, toFloat32(theirs.tensors.get("logits")!)), maxAbsDiff(ours.value, toFloat32(theirs.tensors.get("value")!)));
+      let back = Math.max(
+        maxAbsDiff(ours.logits, toFloat32(theirs.tensors.get("logits")!)),
+        maxAbsDiff(ours.value, toFloat32(theirs.tensors.get("value")!)),
+      );
       if (ours.logstd) back = Math.max(back, maxAbsDiff(ours.logstd, toFloat32(theirs.tensors.get("logstd")!)));
       const forth = torchSide[name].max_abs_diff;
       worst = Math.max(worst, forth, back);
       rows.push(`| ${c.script} | ${torchSide[name].keys} | ${forth.toExponential(1)} | ${back.toExponential(1)} |`);
     }
-    console.log(`torch ${Object.values(torchSide)[0].torch}, our backend ${args.backend}, batch ${BATCH}\n${rows.join("\n")}`);
+    console.log(
+      `torch ${Object.values(torchSide)[0].torch}, our backend ${args.backend}, batch ${BATCH}\n${rows.join("\n")}`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -38,9 +38,18 @@ const ARGS = {
   reps: int(50, "readback latency samples per way", { ge: 1 }),
 };
 handleExits();
-const cli = parseArgs(ARGS, "Dispatches, submits, uploads and readbacks per rollout step and minibatch on WebGPU; readback latency.", "benchmark/webgpu_counters.ts");
+const cli = parseArgs(
+  ARGS,
+  "Dispatches, submits, uploads and readbacks per rollout step and minibatch on WebGPU; readback latency.",
+  "benchmark/webgpu_counters.ts",
+);
 
-interface Counts { dispatches: number; submits: number; uploads: number; readbacks: number }
+interface Counts {
+  dispatches: number;
+  submits: number;
+  uploads: number;
+  readbacks: number;
+}
 
 interface Hooked {
   recordAndSubmit(...a: unknown[]): unknown;
@@ -55,7 +64,12 @@ interface Hooked {
   ensureCommandEncoderReady(): void;
   endComputePassEncoder(): void;
 }
-interface GpuBuffer { mapState: string; mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void }
+interface GpuBuffer {
+  mapState: string;
+  mapAsync(mode: number): Promise<void>;
+  getMappedRange(): ArrayBuffer;
+  unmap(): void;
+}
 
 /** Wraps the backend's dispatch, submit, upload and readback paths with counters. */
 function hook(backend: Hooked): Counts {
@@ -86,7 +100,12 @@ function countsOf(counts: Counts, n: number, f: () => void): Counts {
   const before = { ...counts };
   for (let i = 0; i < n; i++) f();
   const per = (k: keyof Counts) => Math.round(((counts[k] - before[k]) / n) * 10) / 10;
-  return { dispatches: per("dispatches"), submits: per("submits"), uploads: per("uploads"), readbacks: per("readbacks") };
+  return {
+    dispatches: per("dispatches"),
+    submits: per("submits"),
+    uploads: per("uploads"),
+    readbacks: per("readbacks"),
+  };
 }
 
 function median(xs: number[]): number {
@@ -161,7 +180,10 @@ async function main(): Promise<void> {
   const floats = (k: number, scale: number) => Float32Array.from({ length: k }, () => scale * rng.normal());
   const mb = {
     obs: ppoAtari.framesToInput(frames(n, 4 * 84 * 84)),
-    actions: tf.tensor1d(Int32Array.from({ length: n }, () => rng.integers(0, 4)), "int32"),
+    actions: tf.tensor1d(
+      Int32Array.from({ length: n }, () => rng.integers(0, 4)),
+      "int32",
+    ),
     logprobs: tf.tensor1d(floats(n, 0.1).map((v) => v - 1.4)),
     advantages: tf.tensor1d(floats(n, 1)),
     returns: tf.tensor1d(floats(n, 1)),
@@ -169,8 +191,12 @@ async function main(): Promise<void> {
   };
   const args = { clipCoef: 0.1, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
   const update = countsOf(counts, 3, () => ppoAtari.updateStep(agent, opt, mb, args));
-  const row = (what: string, c: Counts) => `| ${what} | ${c.dispatches} | ${c.submits} | ${c.uploads} | ${c.readbacks} |`;
-  const rows = [row(`ppo_atari.ts rollout step (${cli.numEnvs} envs)`, rollout), row(`ppo_atari.ts minibatch update (${n})`, update)];
+  const row = (what: string, c: Counts) =>
+    `| ${what} | ${c.dispatches} | ${c.submits} | ${c.uploads} | ${c.readbacks} |`;
+  const rows = [
+    row(`ppo_atari.ts rollout step (${cli.numEnvs} envs)`, rollout),
+    row(`ppo_atari.ts minibatch update (${n})`, update),
+  ];
   if (cli.impalaBatch > 0) {
     const b = cli.impalaBatch;
     const procAgent = new ppoProcgen.Agent(15, rng);
@@ -184,13 +210,19 @@ async function main(): Promise<void> {
       values: floats(b, 1),
     };
     const inds = Int32Array.from({ length: b }, (_, i) => i);
-    const c = countsOf(counts, 2, () => ppoProcgen.updateStep(procAgent, procOpt, data, inds, { ...args, clipCoef: 0.2, gradChunkSize: 0 }));
+    const c = countsOf(counts, 2, () =>
+      ppoProcgen.updateStep(procAgent, procOpt, data, inds, { ...args, clipCoef: 0.2, gradChunkSize: 0 }),
+    );
     rows.push(row(`ppo_procgen.ts minibatch update (${b}, one chunk)`, c));
   }
   console.log("| per | dispatches | submits | uploads | readbacks |\n|---|---|---|---|---|");
   console.log(rows.join("\n"));
   const lat = await latencies(backend);
-  console.log(`readback latency of one 1-float result, median of ${cli.reps} (µs): ${Object.entries(lat).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(
+    `readback latency of one 1-float result, median of ${cli.reps} (µs): ${Object.entries(lat)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
 }
 
 await runMain(main);

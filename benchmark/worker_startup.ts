@@ -40,7 +40,14 @@ for (let r = 0; r < args.repeats; r++) {
   const before = process.memoryUsage().rss;
   const start = performance.now();
   const cpuBefore = process.cpuUsage();
-  const envs = new AsyncVectorEnv(Array.from({ length: args.numEnvs }, (_, i) => ({ module, exportName: "makeEnv", args: [args.envId, i, false, "startup"] })), { stubTfjs: args.stubTfjs });
+  const envs = new AsyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => ({
+      module,
+      exportName: "makeEnv",
+      args: [args.envId, i, false, "startup"],
+    })),
+    { stubTfjs: args.stubTfjs },
+  );
   envs.reset({ seed: 1 });
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
@@ -48,9 +55,13 @@ for (let r = 0; r < args.repeats; r++) {
   const growth = process.memoryUsage().rss - before;
   envs.close();
   await new Promise((done) => setTimeout(done, 500)); // let the terminated workers' memory go back
-  console.log(`start-up ${r + 1}: ${args.numEnvs} workers of ${args.module} (${args.envId}) up and reset in ${seconds.toFixed(2)} s, ${cpuSeconds.toFixed(2)} CPU s (${(cpuSeconds / args.numEnvs).toFixed(2)} per worker); RSS +${mib(growth)} MiB (${mib(growth / args.numEnvs)} MiB per worker)`);
+  console.log(
+    `start-up ${r + 1}: ${args.numEnvs} workers of ${args.module} (${args.envId}) up and reset in ${seconds.toFixed(2)} s, ${cpuSeconds.toFixed(2)} CPU s (${(cpuSeconds / args.numEnvs).toFixed(2)} per worker); RSS +${mib(growth)} MiB (${mib(growth / args.numEnvs)} MiB per worker)`,
+  );
   best = Math.min(best, seconds);
   bestCpu = Math.min(bestCpu, cpuSeconds);
   if (r === 0) firstGrowth = growth;
 }
-console.log(`stub-tfjs ${args.stubTfjs}, fastest: ${best.toFixed(2)} s for ${args.numEnvs} workers (${(bestCpu / args.numEnvs).toFixed(2)} CPU s per worker), ${mib(firstGrowth / args.numEnvs)} MiB per worker (first start-up)`);
+console.log(
+  `stub-tfjs ${args.stubTfjs}, fastest: ${best.toFixed(2)} s for ${args.numEnvs} workers (${(bestCpu / args.numEnvs).toFixed(2)} CPU s per worker), ${mib(firstGrowth / args.numEnvs)} MiB per worker (first start-up)`,
+);

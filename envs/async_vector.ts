@@ -30,12 +30,27 @@
 //   costs nothing to import and throws one clear line when used: a worker of ppo_atari.ts then starts with ~30 %
 //   less CPU time and half the memory (notes_for_readme/lightworkers.md).
 
-import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort, workerData as threadData } from "node:worker_threads";
+import {
+  MessageChannel,
+  type MessagePort,
+  Worker,
+  receiveMessageOnPort,
+  workerData as threadData,
+} from "node:worker_threads";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import type { Env, Info, Metadata, ResetArgs } from "./core.ts";
-import { Box, Discrete, type DType, MultiBinary, MultiDiscrete, type Space, type TypedArray, zerosOf } from "./spaces.ts";
+import {
+  Box,
+  Discrete,
+  type DType,
+  MultiBinary,
+  MultiDiscrete,
+  type Space,
+  type TypedArray,
+  zerosOf,
+} from "./spaces.ts";
 import { type VectorInfo, type VectorResetArgs, type VectorStepResult, addInfo, batchSpace } from "./vector_utils.ts";
 import { HOOKS_URL, STUB_MESSAGE, loadedExportNames } from "./worker_stubs.ts";
 
@@ -159,7 +174,8 @@ interface EnvDescription {
 }
 
 function describeSpace(space: Space): SpaceDescription {
-  if (space instanceof Box) return { kind: "Box", low: space.low, high: space.high, shape: [...space.shape], dtype: space.dtype };
+  if (space instanceof Box)
+    return { kind: "Box", low: space.low, high: space.high, shape: [...space.shape], dtype: space.dtype };
   if (space instanceof Discrete) return { kind: "Discrete", n: space.n, start: space.start };
   if (space instanceof MultiDiscrete) return { kind: "MultiDiscrete", nvec: space.nvec };
   if (space instanceof MultiBinary) return { kind: "MultiBinary", n: space.n };
@@ -181,7 +197,10 @@ function reviveSpace(d: SpaceDescription): Space {
 
 /** A typed array of `dtype` (the class `zerosOf` uses) on a new SharedArrayBuffer. */
 function sharedArray(dtype: DType, length: number): TypedArray {
-  const Ctor = zerosOf(dtype, 0).constructor as { new (buffer: SharedArrayBuffer): TypedArray; BYTES_PER_ELEMENT: number };
+  const Ctor = zerosOf(dtype, 0).constructor as {
+    new (buffer: SharedArrayBuffer): TypedArray;
+    BYTES_PER_ELEMENT: number;
+  };
   return new Ctor(new SharedArrayBuffer(Math.max(1, length) * Ctor.BYTES_PER_ELEMENT));
 }
 
@@ -235,17 +254,31 @@ export class AsyncVectorEnv {
     this.copy = options.copy ?? true;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     const numWorkers = Math.min(options.numWorkers ?? this.numEnvs, this.numEnvs);
-    if (!Number.isInteger(numWorkers) || numWorkers < 1) throw new RangeError(`AsyncVectorEnv: numWorkers must be a positive integer, got ${options.numWorkers}`);
+    if (!Number.isInteger(numWorkers) || numWorkers < 1)
+      throw new RangeError(`AsyncVectorEnv: numWorkers must be a positive integer, got ${options.numWorkers}`);
     const tsxApi = tsxApiUrl();
-    const stubs = (options.stubTfjs ?? true) ? { hooks: HOOKS_URL, data: { names: loadedExportNames(), message: STUB_MESSAGE } } : null;
+    const stubs =
+      (options.stubTfjs ?? true)
+        ? { hooks: HOOKS_URL, data: { names: loadedExportNames(), message: STUB_MESSAGE } }
+        : null;
     // Contiguous runs as even as can be: with 8 envs and 3 workers, 3 + 3 + 2.
     for (let w = 0; w <= numWorkers; w++) this.firsts.push(Math.round((w * this.numEnvs) / numWorkers));
     for (let w = 0; w < numWorkers; w++) {
-      const specs = envFns.slice(this.firsts[w], this.firsts[w + 1]).map(({ module, exportName = "makeEnv", args = [] }) => ({ module: moduleUrl(module), exportName, args }));
+      const specs = envFns
+        .slice(this.firsts[w], this.firsts[w + 1])
+        .map(({ module, exportName = "makeEnv", args = [] }) => ({ module: moduleUrl(module), exportName, args }));
       const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
       control[REQUEST] = 1; // the start command, run as soon as the worker is up
       const { port1, port2 } = new MessageChannel();
-      const data: WorkerData = { control, port: port2, first: this.firsts[w], specs, tsxApi, stubs, self: import.meta.url };
+      const data: WorkerData = {
+        control,
+        port: port2,
+        first: this.firsts[w],
+        specs,
+        tsxApi,
+        stubs,
+        self: import.meta.url,
+      };
       const worker = new Worker(BOOTSTRAP_URL, { workerData: data, transferList: [port2] });
       // Like Python's daemon workers: a forgotten close() must not keep the process alive.
       worker.unref();
@@ -262,7 +295,9 @@ export class AsyncVectorEnv {
     }
     try {
       const startupTimeoutMs = options.startupTimeoutMs ?? this.timeoutMs;
-      const descriptions = this.workers.flatMap((_, w) => this.receive(w, "construction", startupTimeoutMs) as EnvDescription[]);
+      const descriptions = this.workers.flatMap(
+        (_, w) => this.receive(w, "construction", startupTimeoutMs) as EnvDescription[],
+      );
       const first = descriptions[0];
       this.singleObservationSpace = reviveSpace(first.observationSpace);
       this.singleActionSpace = reviveSpace(first.actionSpace);
@@ -273,9 +308,12 @@ export class AsyncVectorEnv {
         const obs = reviveSpace(descriptions[i].observationSpace);
         const act = reviveSpace(descriptions[i].actionSpace);
         if (obs.toString() !== this.singleObservationSpace.toString()) {
-          throw new Error(`AsyncVectorEnv: env ${i}'s observation space ${obs} differs from ${this.singleObservationSpace}`);
+          throw new Error(
+            `AsyncVectorEnv: env ${i}'s observation space ${obs} differs from ${this.singleObservationSpace}`,
+          );
         }
-        if (act.toString() !== this.singleActionSpace.toString()) throw new Error(`AsyncVectorEnv: env ${i}'s action space ${act} differs from ${this.singleActionSpace}`);
+        if (act.toString() !== this.singleActionSpace.toString())
+          throw new Error(`AsyncVectorEnv: env ${i}'s action space ${act} differs from ${this.singleActionSpace}`);
       }
       this.observationSpace = batchSpace(this.singleObservationSpace, this.numEnvs);
       this.actionSpace = batchSpace(this.singleActionSpace, this.numEnvs);
@@ -303,13 +341,15 @@ export class AsyncVectorEnv {
       throw new RangeError(`AsyncVectorEnv.reset: got ${seed.length} seeds for ${this.numEnvs} envs`);
     }
     const perEnv = Array.from({ length: this.numEnvs }, (_, i) => {
-      const envSeed = typeof seed === "number" ? seed + i : (seed as readonly (number | null | undefined)[] | undefined)?.[i];
+      const envSeed =
+        typeof seed === "number" ? seed + i : (seed as readonly (number | null | undefined)[] | undefined)?.[i];
       const resetArgs: ResetArgs = {};
       if (envSeed !== undefined && envSeed !== null) resetArgs.seed = envSeed;
       if (options !== undefined) resetArgs.options = options;
       return resetArgs;
     });
-    for (let w = 0; w < this.workers.length; w++) this.send(w, CMD_RESET, perEnv.slice(this.firsts[w], this.firsts[w + 1]));
+    for (let w = 0; w < this.workers.length; w++)
+      this.send(w, CMD_RESET, perEnv.slice(this.firsts[w], this.firsts[w + 1]));
     const infos = this.collectInfos("reset");
     return [this.copy ? this.shared.observations.slice() : this.shared.observations, infos];
   }
@@ -319,13 +359,21 @@ export class AsyncVectorEnv {
     this.assertOpen();
     const n = this.numEnvs;
     if (actions.length !== n * this.actSize) {
-      throw new RangeError(`AsyncVectorEnv.step: expected ${n * this.actSize} action values for ${n} envs, got ${actions.length}`);
+      throw new RangeError(
+        `AsyncVectorEnv.step: expected ${n * this.actSize} action values for ${n} envs, got ${actions.length}`,
+      );
     }
     this.shared.actions.set(actions);
     for (let w = 0; w < this.workers.length; w++) this.send(w, CMD_STEP);
     const infos = this.collectInfos("step");
     const { observations, rewards, terminations, truncations } = this.shared;
-    return [this.copy ? observations.slice() : observations, rewards.slice(), terminations.slice(), truncations.slice(), infos];
+    return [
+      this.copy ? observations.slice() : observations,
+      rewards.slice(),
+      terminations.slice(),
+      truncations.slice(),
+      infos,
+    ];
   }
 
   /**
@@ -368,7 +416,10 @@ export class AsyncVectorEnv {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error("AsyncVectorEnv: trying to operate on an AsyncVectorEnv after close() (or after a worker failed)");
+    if (this.closed)
+      throw new Error(
+        "AsyncVectorEnv: trying to operate on an AsyncVectorEnv after close() (or after a worker failed)",
+      );
   }
 
   private terminate(): void {
@@ -383,7 +434,8 @@ export class AsyncVectorEnv {
     for (let w = 0; w < this.workers.length; w++) {
       const envInfos = this.receive(w, what) as (Info | undefined)[] | undefined;
       if (envInfos === undefined) continue;
-      for (let j = 0; j < envInfos.length; j++) if (envInfos[j] !== undefined) addInfo(infos, envInfos[j] as Info, this.firsts[w] + j, this.numEnvs);
+      for (let j = 0; j < envInfos.length; j++)
+        if (envInfos[j] !== undefined) addInfo(infos, envInfos[j] as Info, this.firsts[w] + j, this.numEnvs);
     }
     return infos;
   }
@@ -413,7 +465,12 @@ export class AsyncVectorEnv {
       if (response === request) break;
       if (Atomics.load(control, EXITED) === 1) {
         const event = this.workerEvents[w];
-        throw this.fail(w, this.envsOf(w), what, `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`);
+        throw this.fail(
+          w,
+          this.envsOf(w),
+          what,
+          `its worker exited (code ${control[EXIT_CODE]})${event ? `: ${event.stack ?? event.message}` : ""}`,
+        );
       }
       const left = timeoutMs - waited;
       if (left <= 0) throw this.fail(w, this.envsOf(w), what, `no answer from its worker within ${timeoutMs} ms`);
@@ -427,7 +484,12 @@ export class AsyncVectorEnv {
     if (control[STATUS] === FAILED) {
       const error = (message as { error?: WorkerError } | undefined)?.error;
       const envs = error?.env !== undefined ? `env ${error.env}` : this.envsOf(w);
-      throw this.fail(w, envs, what, error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error");
+      throw this.fail(
+        w,
+        envs,
+        what,
+        error ? `${error.message}\n--- worker stack ---\n${error.stack}` : "unknown error",
+      );
     }
     return message;
   }
@@ -478,7 +540,12 @@ async function buildEnv(spec: Required<EnvFnSpec>): Promise<Env> {
   if (typeof factory !== "function") throw new TypeError(`${spec.module} has no function export "${spec.exportName}"`);
   let made: unknown = factory(...spec.args);
   if (typeof made === "function") made = made();
-  if (made === null || typeof made !== "object" || typeof (made as Env).step !== "function" || typeof (made as Env).reset !== "function") {
+  if (
+    made === null ||
+    typeof made !== "object" ||
+    typeof (made as Env).step !== "function" ||
+    typeof (made as Env).reset !== "function"
+  ) {
     throw new TypeError(`${spec.exportName}(...) must return an Env or a thunk returning one`);
   }
   return made as Env;
@@ -499,7 +566,9 @@ export async function runAsyncVectorWorker(data: WorkerData = threadData as Work
         port.postMessage(message);
       } catch (error) {
         // Typically an info value that cannot be cloned (a function, a class with private state...).
-        port.postMessage({ error: errorOf(new Error(`could not send the result to the main thread: ${errorOf(error).message}`)) });
+        port.postMessage({
+          error: errorOf(new Error(`could not send the result to the main thread: ${errorOf(error).message}`)),
+        });
         status = FAILED;
         hasMessage = true;
       }
@@ -541,7 +610,10 @@ export async function runAsyncVectorWorker(data: WorkerData = threadData as Work
       return;
     }
     const values = obs as ArrayLike<number>;
-    if (values.length !== h.observation.length) throw new RangeError(`env ${h.index} returned ${values.length} observation values, expected ${h.observation.length}`);
+    if (values.length !== h.observation.length)
+      throw new RangeError(
+        `env ${h.index} returned ${values.length} observation values, expected ${h.observation.length}`,
+      );
     h.observation.set(values);
   };
   // A view of a bigger buffer would be cloned whole; slice() sends just the observation (and keeps it safe
@@ -615,7 +687,9 @@ export async function runAsyncVectorWorker(data: WorkerData = threadData as Work
         for (const { env, index } of hosted) {
           current = index;
           const member = (env as unknown as Record<string, unknown>)[name];
-          results.push(typeof member === "function" ? (member as (...a: unknown[]) => unknown).apply(env, args) : member);
+          results.push(
+            typeof member === "function" ? (member as (...a: unknown[]) => unknown).apply(env, args) : member,
+          );
         }
         message = results;
       } else if (command === CMD_CLOSE) {

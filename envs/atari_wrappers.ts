@@ -18,7 +18,15 @@
 // The image wrappers reproduce OpenCV's integer results bit for bit (cv2 is what Gymnasium calls), so a
 // network trained here sees the pixels a Python agent would.
 
-import { type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, Wrapper } from "./core.ts";
+import {
+  type Env,
+  type Info,
+  ObservationWrapper,
+  type ResetArgs,
+  RewardWrapper,
+  type StepResult,
+  Wrapper,
+} from "./core.ts";
 import { Box, type TypedArray, zerosOf } from "./spaces.ts";
 
 /** What the wrappers need from the innermost env (ale-py's `AtariEnv.get_action_meanings`). */
@@ -29,7 +37,8 @@ interface HasActionMeanings {
 /** The unwrapped env's action meanings, e.g. ["NOOP", "FIRE", "RIGHT", "LEFT"]; an error if it has none. */
 export function actionMeanings(env: Env): string[] {
   const unwrapped = env.unwrapped as Partial<HasActionMeanings>;
-  if (typeof unwrapped.getActionMeanings !== "function") throw new TypeError(`${env.unwrapped} has no getActionMeanings(): not an Atari env`);
+  if (typeof unwrapped.getActionMeanings !== "function")
+    throw new TypeError(`${env.unwrapped} has no getActionMeanings(): not an Atari env`);
   return unwrapped.getActionMeanings();
 }
 
@@ -41,13 +50,15 @@ export function actionMeanings(env: Env): string[] {
 function livesOf(env: Env, info: Info): number {
   const ale = (env.unwrapped as { ale?: { lives?: () => number } }).ale;
   const lives = typeof ale?.lives === "function" ? ale.lives() : info.lives;
-  if (typeof lives !== "number") throw new TypeError("EpisodicLifeEnv: the env has neither ale.lives() nor a numeric info.lives");
+  if (typeof lives !== "number")
+    throw new TypeError("EpisodicLifeEnv: the env has neither ale.lives() nor a numeric info.lives");
   return lives;
 }
 
 /** Checks that `env` has a Box observation space, as the image wrappers assert. */
 function boxOf(env: Env, wrapper: string): Box {
-  if (!(env.observationSpace instanceof Box)) throw new TypeError(`${wrapper}: expected a Box observation space, got ${env.observationSpace}`);
+  if (!(env.observationSpace instanceof Box))
+    throw new TypeError(`${wrapper}: expected a Box observation space, got ${env.observationSpace}`);
   return env.observationSpace;
 }
 
@@ -155,7 +166,8 @@ export function maxInto(out: Uint8Array, other: Uint8Array): void {
     const b32 = new Uint32Array(other.buffer, other.byteOffset, words);
     let i = 0;
     for (; i + 4 <= words; i += 4) {
-      if (((a32[i] ^ b32[i]) | (a32[i + 1] ^ b32[i + 1]) | (a32[i + 2] ^ b32[i + 2]) | (a32[i + 3] ^ b32[i + 3])) === 0) continue;
+      if (((a32[i] ^ b32[i]) | (a32[i + 1] ^ b32[i + 1]) | (a32[i + 2] ^ b32[i + 2]) | (a32[i + 3] ^ b32[i + 3])) === 0)
+        continue;
       for (let j = i; j < i + 4; j++) maxWord(a32, b32, j);
     }
     for (; i < words; i++) maxWord(a32, b32, i);
@@ -298,7 +310,12 @@ function areaTable(srcSize: number, dstSize: number, scale: number, stride = 1):
   const cellStart = new Int32Array(dstSize + 1);
   for (let k = 0; k < dst.length; k++) cellStart[dst[k] + 1] = k + 1;
   for (let d = 1; d <= dstSize; d++) cellStart[d] = Math.max(cellStart[d], cellStart[d - 1]);
-  return { src: Int32Array.from(src, (s) => s * stride), dst: Int32Array.from(dst), weight: Float32Array.from(weight), cellStart };
+  return {
+    src: Int32Array.from(src, (s) => s * stride),
+    dst: Int32Array.from(dst),
+    weight: Float32Array.from(weight),
+    cellStart,
+  };
 }
 
 /** One axis of area weights: entry k adds `weight[k]` times source `src[k]` (times the stride) to cell `dst[k]`. */
@@ -360,12 +377,18 @@ export class AreaResize {
     readonly channels: number,
   ) {
     for (const v of [srcHeight, srcWidth, dstHeight, dstWidth, channels]) {
-      if (!Number.isInteger(v) || v <= 0) throw new RangeError(`AreaResize: sizes must be positive integers, got ${[srcHeight, srcWidth, dstHeight, dstWidth, channels]}`);
+      if (!Number.isInteger(v) || v <= 0)
+        throw new RangeError(
+          `AreaResize: sizes must be positive integers, got ${[srcHeight, srcWidth, dstHeight, dstWidth, channels]}`,
+        );
     }
     // OpenCV computes the inverse scale first and inverts it; the same double operations give the same tables.
     const scaleX = 1 / (dstWidth / srcWidth);
     const scaleY = 1 / (dstHeight / srcHeight);
-    if (scaleX < 1 || scaleY < 1) throw new RangeError(`AreaResize: only downscaling is supported, got ${srcHeight}x${srcWidth} -> ${dstHeight}x${dstWidth}`);
+    if (scaleX < 1 || scaleY < 1)
+      throw new RangeError(
+        `AreaResize: only downscaling is supported, got ${srcHeight}x${srcWidth} -> ${dstHeight}x${dstWidth}`,
+      );
     const intX = Math.round(scaleX);
     const intY = Math.round(scaleY);
     const isFast = Math.abs(scaleX - intX) < Number.EPSILON && Math.abs(scaleY - intY) < Number.EPSILON;
@@ -447,15 +470,25 @@ export class AreaResize {
     const fround = Math.fround;
     // Rows compare four bytes at a time when they are whole words and the image starts on a 4-byte boundary.
     const n = srcRowLength >> 2;
-    const words = keptWords !== null && image.byteOffset % 4 === 0 ? new Uint32Array(image.buffer, image.byteOffset, image.length >> 2) : null;
+    const words =
+      keptWords !== null && image.byteOffset % 4 === 0
+        ? new Uint32Array(image.buffer, image.byteOffset, image.length >> 2)
+        : null;
     // Every changed source row is reduced once; OpenCV reduces a row shared by two output rows twice, identically.
     for (let sy = 0, start = 0; sy < this.srcHeight; sy++, start += srcRowLength) {
-      const same = !fresh && (words !== null ? sameWords(words, sy * n, keptWords!, sy * n, n) : sameBytes(image, start, kept, start, srcRowLength));
+      const same =
+        !fresh &&
+        (words !== null
+          ? sameWords(words, sy * n, keptWords!, sy * n, n)
+          : sameBytes(image, start, kept, start, srcRowLength));
       changed[sy] = same ? 0 : 1;
       if (!same) kept.set(image.subarray(start, start + srcRowLength), start);
       // `kept` holds this image up to row sy now.
       if (sy > 0 && (!same || changed[sy - 1] === 1)) {
-        const above = keptWords !== null ? sameWords(keptWords, (sy - 1) * n, keptWords, sy * n, n) : sameBytes(kept, start - srcRowLength, kept, start, srcRowLength);
+        const above =
+          keptWords !== null
+            ? sameWords(keptWords, (sy - 1) * n, keptWords, sy * n, n)
+            : sameBytes(kept, start - srcRowLength, kept, start, srcRowLength);
         equalAbove[sy] = above ? 1 : 0;
       }
       if (sy > 0 && equalAbove[sy] === 1) {
@@ -563,7 +596,8 @@ export class AreaResize {
     for (let d = 0, o = outStart; d < this.dstWidth; d++, o += cn) {
       for (let c = 0; c < cn; c++) {
         let t = 0;
-        for (let k = cellStart[d], end = cellStart[d + 1]; k < end; k++) t = fround(t + fround(image[rowStart + src[k] + c] * weight[k]));
+        for (let k = cellStart[d], end = cellStart[d + 1]; k < end; k++)
+          t = fround(t + fround(image[rowStart + src[k] + c] * weight[k]));
         buf[o + c] = t;
       }
     }
@@ -598,7 +632,14 @@ export class AreaResize {
 function sameWords(x: Uint32Array, a: number, y: Uint32Array, b: number, n: number): boolean {
   let i = 0;
   for (; i + 4 <= n; i += 4) {
-    if (((x[a + i] ^ y[b + i]) | (x[a + i + 1] ^ y[b + i + 1]) | (x[a + i + 2] ^ y[b + i + 2]) | (x[a + i + 3] ^ y[b + i + 3])) !== 0) return false;
+    if (
+      ((x[a + i] ^ y[b + i]) |
+        (x[a + i + 1] ^ y[b + i + 1]) |
+        (x[a + i + 2] ^ y[b + i + 2]) |
+        (x[a + i + 3] ^ y[b + i + 3])) !==
+      0
+    )
+      return false;
   }
   for (; i < n; i++) if (x[a + i] !== y[b + i]) return false;
   return true;
@@ -619,7 +660,8 @@ function sameBytes(x: Uint8Array, a: number, y: Uint8Array, b: number, n: number
 export function rgbToGray(rgb: ArrayLike<number>, out = new Uint8Array(rgb.length / 3)): Uint8Array {
   const pixels = out.length;
   if (rgb.length !== pixels * 3) throw new RangeError(`rgbToGray: ${rgb.length} values are not ${pixels} RGB pixels`);
-  for (let i = 0, j = 0; i < pixels; i++, j += 3) out[i] = (rgb[j] * 9798 + rgb[j + 1] * 19235 + rgb[j + 2] * 3735 + 16384) >> 15;
+  for (let i = 0, j = 0; i < pixels; i++, j += 3)
+    out[i] = (rgb[j] * 9798 + rgb[j + 1] * 19235 + rgb[j + 2] * 3735 + 16384) >> 15;
   return out;
 }
 
@@ -636,12 +678,17 @@ export class ResizeObservation<Act = number> extends ObservationWrapper<Uint8Arr
     const box = boxOf(env, "ResizeObservation");
     super(env as Env<Uint8Array, Act>);
     this.shape = typeof shape === "number" ? [shape, shape] : [shape[0], shape[1]];
-    if (!this.shape.every((v) => Number.isInteger(v) && v > 0)) throw new RangeError(`ResizeObservation: expected 2 positive integers, got ${shape}`);
+    if (!this.shape.every((v) => Number.isInteger(v) && v > 0))
+      throw new RangeError(`ResizeObservation: expected 2 positive integers, got ${shape}`);
     const dims = box.shape.length;
-    if (dims !== 2 && dims !== 3) throw new RangeError(`ResizeObservation: expected a 2 or 3 dimensional observation space, got ${dims} dimensions`);
+    if (dims !== 2 && dims !== 3)
+      throw new RangeError(
+        `ResizeObservation: expected a 2 or 3 dimensional observation space, got ${dims} dimensions`,
+      );
     const channels = dims === 3 ? box.shape[2] : 1;
     this.resizer = new AreaResize(box.shape[0], box.shape[1], this.shape[0], this.shape[1], channels);
-    this.observationSpace = new Box(0, 255, [...this.shape, ...box.shape.slice(2)], "uint8") as Box & typeof this.observationSpace;
+    this.observationSpace = new Box(0, 255, [...this.shape, ...box.shape.slice(2)], "uint8") as Box &
+      typeof this.observationSpace;
   }
 
   observation(obs: Uint8Array): Uint8Array {
@@ -660,10 +707,12 @@ export class GrayScaleObservation<Act = number> extends ObservationWrapper<Uint8
     readonly keepDim = false,
   ) {
     const box = boxOf(env, "GrayScaleObservation");
-    if (box.shape.length !== 3 || box.shape[2] !== 3) throw new RangeError(`GrayScaleObservation: expected a [H, W, 3] observation space, got [${box.shape}]`);
+    if (box.shape.length !== 3 || box.shape[2] !== 3)
+      throw new RangeError(`GrayScaleObservation: expected a [H, W, 3] observation space, got [${box.shape}]`);
     super(env as Env<Uint8Array, Act>);
     const [height, width] = box.shape;
-    this.observationSpace = new Box(0, 255, keepDim ? [height, width, 1] : [height, width], "uint8") as Box & typeof this.observationSpace;
+    this.observationSpace = new Box(0, 255, keepDim ? [height, width, 1] : [height, width], "uint8") as Box &
+      typeof this.observationSpace;
   }
 
   observation(obs: Uint8Array): Uint8Array {
@@ -689,7 +738,8 @@ export class FrameStack<Act = number> extends Wrapper<TypedArray, Act, TypedArra
   ) {
     const box = boxOf(env, "FrameStack");
     super(env as Env<TypedArray, Act>);
-    if (!Number.isInteger(numStack) || numStack < 1) throw new RangeError(`FrameStack: numStack must be a positive integer, got ${numStack}`);
+    if (!Number.isInteger(numStack) || numStack < 1)
+      throw new RangeError(`FrameStack: numStack must be a positive integer, got ${numStack}`);
     this.frameSize = box.size;
     this.frames = Array.from({ length: numStack }, () => zerosOf(box.dtype, box.size));
     const repeat = (values: TypedArray) => {

@@ -82,7 +82,9 @@ export function backendReport(): BackendReport | null {
 const require = createRequire(import.meta.url);
 
 function shortError(err: unknown, max = 60): string {
-  const msg = String((err as { message?: string })?.message ?? err).split("\n")[0].trim();
+  const msg = String((err as { message?: string })?.message ?? err)
+    .split("\n")[0]
+    .trim();
   return msg.length > max ? `${msg.slice(0, max - 3)}...` : msg;
 }
 
@@ -107,7 +109,9 @@ function describeLoadError(pkg: string, err: unknown): string {
   }
   // The native addon is linked against libtensorflow and, in the GPU build, the CUDA runtime libraries;
   // dlopen failures name the missing library ("libcudart.so.11.0: cannot open shared object file").
-  const lib = /(lib(?:cudart|cudnn|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvinfer|tensorflow)[\w.+-]*)/.exec(msg);
+  const lib = /(lib(?:cudart|cudnn|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvinfer|tensorflow)[\w.+-]*)/.exec(
+    msg,
+  );
   if (lib) return `${name} failed to load (${lib[1]} missing)`;
   return `${name} failed to load (${shortError(err, 80)})`;
 }
@@ -211,7 +215,13 @@ let oneDnnProbe: boolean | null = null;
 
 type NativeAttr = { name: string; type: number; value: unknown };
 interface NativeAttrs {
-  binding: { TF_ATTR_TYPE: number; TF_FLOAT: number; TF_ATTR_STRING: number; TF_ATTR_INT: number; TF_ATTR_BOOL: number };
+  binding: {
+    TF_ATTR_TYPE: number;
+    TF_FLOAT: number;
+    TF_ATTR_STRING: number;
+    TF_ATTR_INT: number;
+    TF_ATTR_BOOL: number;
+  };
 }
 
 function oneDnnLabel(backend: NativeAttrs): NativeAttr {
@@ -219,8 +229,22 @@ function oneDnnLabel(backend: NativeAttrs): NativeAttr {
 }
 
 /** Runs oneDNN's conv filter gradient for a VALID/SAME NHWC conv; null when tfjs's attrs need anything else. */
-function oneDnnConvFilterGrad(x: tf.TensorInfo, dy: tf.TensorInfo, a: ConvAttrs & { filterShape: number[] }, backend: NativeBackend & NativeAttrs): tf.TensorInfo | null {
-  const info = tf.backend_util.computeConv2DInfo(x.shape as [number, number, number, number], a.filterShape as [number, number, number, number], a.strides, 1, a.pad, a.dimRoundingMode, false, "channelsLast");
+function oneDnnConvFilterGrad(
+  x: tf.TensorInfo,
+  dy: tf.TensorInfo,
+  a: ConvAttrs & { filterShape: number[] },
+  backend: NativeBackend & NativeAttrs,
+): tf.TensorInfo | null {
+  const info = tf.backend_util.computeConv2DInfo(
+    x.shape as [number, number, number, number],
+    a.filterShape as [number, number, number, number],
+    a.strides,
+    1,
+    a.pad,
+    a.dimRoundingMode,
+    false,
+    "channelsLast",
+  );
   if (info.padInfo.type !== "VALID" && info.padInfo.type !== "SAME") return null;
   const { binding } = backend;
   const attrs: NativeAttr[] = [
@@ -250,22 +274,49 @@ function oneDnnAvailable(original: tf.KernelConfig): boolean {
   const backend = tf.backend() as unknown as NativeBackend & NativeAttrs & tf.KernelBackend;
   try {
     tf.tidy(() => {
-      const x = tf.tensor4d(Float32Array.from({ length: 2 * 9 * 9 * 3 }, (_, i) => Math.sin(i)), [2, 9, 9, 3]);
-      const dy = tf.tensor4d(Float32Array.from({ length: 2 * 3 * 3 * 4 }, (_, i) => Math.cos(i)), [2, 3, 3, 4]);
-      const attrs = { strides: [2, 2], pad: "valid", dataFormat: "NHWC", dimRoundingMode: undefined, filterShape: [4, 4, 3, 4] } as unknown as ConvAttrs & { filterShape: number[] };
+      const x = tf.tensor4d(
+        Float32Array.from({ length: 2 * 9 * 9 * 3 }, (_, i) => Math.sin(i)),
+        [2, 9, 9, 3],
+      );
+      const dy = tf.tensor4d(
+        Float32Array.from({ length: 2 * 3 * 3 * 4 }, (_, i) => Math.cos(i)),
+        [2, 3, 3, 4],
+      );
+      const attrs = {
+        strides: [2, 2],
+        pad: "valid",
+        dataFormat: "NHWC",
+        dimRoundingMode: undefined,
+        filterShape: [4, 4, 3, 4],
+      } as unknown as ConvAttrs & { filterShape: number[] };
       const mine = oneDnnConvFilterGrad(x, dy, attrs, backend)!;
-      const stock = original.kernelFunc({ inputs: { x, dy }, backend, attrs: attrs as unknown as tf.NamedAttrMap }) as tf.TensorInfo;
-      const a = tf.tensor2d(Float32Array.from({ length: 15 }, (_, i) => Math.sin(2 * i)), [3, 5]);
-      const b = tf.tensor2d(Float32Array.from({ length: 20 }, (_, i) => Math.cos(3 * i)), [4, 5]);
+      const stock = original.kernelFunc({
+        inputs: { x, dy },
+        backend,
+        attrs: attrs as unknown as tf.NamedAttrMap,
+      }) as tf.TensorInfo;
+      const a = tf.tensor2d(
+        Float32Array.from({ length: 15 }, (_, i) => Math.sin(2 * i)),
+        [3, 5],
+      );
+      const b = tf.tensor2d(
+        Float32Array.from({ length: 20 }, (_, i) => Math.cos(3 * i)),
+        [4, 5],
+      );
       const mm = oneDnnMatMul(a, b, false, true, backend);
       const mm3 = oneDnnMatMul(a.reshape([1, 3, 5]), b.reshape([1, 4, 5]), false, true, backend);
       const want = tf.matMul(a, b, false, true);
-      const pairs: [tf.TensorInfo, tf.Tensor][] = [[mine, tf.engine().makeTensorFromTensorInfo(stock)], [mm, want], [mm3, want.reshape([1, 3, 4])]];
+      const pairs: [tf.TensorInfo, tf.Tensor][] = [
+        [mine, tf.engine().makeTensorFromTensorInfo(stock)],
+        [mm, want],
+        [mm3, want.reshape([1, 3, 4])],
+      ];
       for (const [got, want] of pairs) {
         const g = tf.engine().makeTensorFromTensorInfo(got).dataSync();
         const w = want.dataSync();
         const scale = Math.max(...Array.from(w, Math.abs));
-        if (g.length !== w.length || g.some((v, i) => !(Math.abs(v - w[i]) <= 1e-4 * scale))) throw new Error("mismatch");
+        if (g.length !== w.length || g.some((v, i) => !(Math.abs(v - w[i]) <= 1e-4 * scale)))
+          throw new Error("mismatch");
       }
     });
     oneDnnProbe = true;
@@ -275,7 +326,13 @@ function oneDnnAvailable(original: tf.KernelConfig): boolean {
   return oneDnnProbe;
 }
 
-function oneDnnMatMul(a: tf.TensorInfo, b: tf.TensorInfo, transposeA: boolean, transposeB: boolean, backend: NativeBackend & NativeAttrs): tf.TensorInfo {
+function oneDnnMatMul(
+  a: tf.TensorInfo,
+  b: tf.TensorInfo,
+  transposeA: boolean,
+  transposeB: boolean,
+  backend: NativeBackend & NativeAttrs,
+): tf.TensorInfo {
   const { binding } = backend;
   const attrs: NativeAttr[] = [
     { name: "T", type: binding.TF_ATTR_TYPE, value: binding.TF_FLOAT },
@@ -326,7 +383,8 @@ export function registerTensorflowBackpropKernels(opts: { oneDnn?: boolean } = {
       // Matrices, or batches of them of one size (no broadcasting, which was not probed).
       const rank = a!.shape.length;
       const plainBatch = rank === b!.shape.length && (rank === 2 || (rank === 3 && a!.shape[0] === b!.shape[0]));
-      if (!(transposeA || transposeB) || !plainBatch || a!.dtype !== "float32" || b!.dtype !== "float32") return matMul.kernelFunc(args);
+      if (!(transposeA || transposeB) || !plainBatch || a!.dtype !== "float32" || b!.dtype !== "float32")
+        return matMul.kernelFunc(args);
       return oneDnnMatMul(a!, b!, transposeA, transposeB, args.backend as unknown as NativeBackend & NativeAttrs);
     },
   });
@@ -358,8 +416,13 @@ export function registerTensorflowFusedKernels(): void {
       const { bias, preluActivationWeights, ...inputs } = args.inputs;
       const attrs = args.attrs as unknown as Fused;
       const relu = attrs.activation === "relu";
-      if (preluActivationWeights != null || !(relu || attrs.activation === "linear") || attrs.dataFormat === "NCHW") return original.kernelFunc(args);
-      if (Object.values(inputs).some((t) => t!.dtype !== "float32") || (bias != null && (bias.shape.length !== 1 || bias.dtype !== "float32"))) return original.kernelFunc(args);
+      if (preluActivationWeights != null || !(relu || attrs.activation === "linear") || attrs.dataFormat === "NCHW")
+        return original.kernelFunc(args);
+      if (
+        Object.values(inputs).some((t) => t!.dtype !== "float32") ||
+        (bias != null && (bias.shape.length !== 1 || bias.dtype !== "float32"))
+      )
+        return original.kernelFunc(args);
       const backend = args.backend as unknown as NativeBackend & NativeAttrs & tf.KernelBackend;
       let y = tf.getKernel(plainName, "tensorflow")!.kernelFunc({ ...args, inputs }) as tf.TensorInfo;
       if (bias != null && bias.shape[0] !== y.shape[y.shape.length - 1]) {
@@ -372,7 +435,12 @@ export function registerTensorflowFusedKernels(): void {
         backend.disposeData(y.dataId);
         y = out;
       };
-      if (bias != null) next("BiasAdd", [dtype, { name: "data_format", type: backend.binding.TF_ATTR_STRING, value: "NHWC" }], [y, bias]);
+      if (bias != null)
+        next(
+          "BiasAdd",
+          [dtype, { name: "data_format", type: backend.binding.TF_ATTR_STRING, value: "NHWC" }],
+          [y, bias],
+        );
       if (relu) next("Relu", [dtype], [y]);
       return y;
     },
@@ -408,7 +476,13 @@ export function unregisterTensorflowBackpropKernels(): void {
 // ---- WebGPU: Dawn (`webgpu` npm package) + @tensorflow/tfjs-backend-webgpu ----------------------------------
 
 interface AdapterProbe {
-  adapter: { vendor: string; architecture: string; device: string; description: string; isFallbackAdapter: boolean } | null;
+  adapter: {
+    vendor: string;
+    architecture: string;
+    device: string;
+    description: string;
+    isFallbackAdapter: boolean;
+  } | null;
   /** Why there is no adapter, from what Dawn printed; empty when there is one. */
   why: string;
 }
@@ -439,14 +513,20 @@ function probeAdapter(): AdapterProbe {
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
   const stderr = r.stderr ?? "";
   if (r.status !== 0) {
-    const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").pop() ?? `exit ${r.status ?? r.signal}`;
+    const last =
+      stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .pop() ?? `exit ${r.status ?? r.signal}`;
     return (adapterProbe = { adapter: null, why: `WebGPU probe failed (${shortError(last)})` });
   }
   const adapter = JSON.parse(r.stdout.trim().split("\n").pop() ?? "null") as AdapterProbe["adapter"];
   let why = "";
   if (adapter == null) {
     if (/libvulkan\.so/.test(stderr)) why = "no WebGPU adapter (Vulkan loader libvulkan.so.1 not found)";
-    else if (/Found no drivers|INCOMPATIBLE_DRIVER/.test(stderr)) why = "no WebGPU adapter (no Vulkan driver ICD found)";
+    else if (/Found no drivers|INCOMPATIBLE_DRIVER/.test(stderr))
+      why = "no WebGPU adapter (no Vulkan driver ICD found)";
     else why = "no WebGPU adapter";
   }
   return (adapterProbe = { adapter, why });
@@ -458,11 +538,22 @@ function adapterLabel(a: NonNullable<AdapterProbe["adapter"]>): string {
 }
 
 // The slice of the WebGPU API and of WebGPUBackend (tfjs-backend-webgpu 4.22, private members included) we touch.
-interface GpuBuffer { size: number; mapState: string; mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void }
-interface GpuDevice { addEventListener(type: string, f: (ev: { error?: { message?: string } }) => void): void; lost: Promise<{ message: string }> }
+interface GpuBuffer {
+  size: number;
+  mapState: string;
+  mapAsync(mode: number): Promise<void>;
+  getMappedRange(): ArrayBuffer;
+  unmap(): void;
+}
+interface GpuDevice {
+  addEventListener(type: string, f: (ev: { error?: { message?: string } }) => void): void;
+  lost: Promise<{ message: string }>;
+}
 interface WebGpuBackendInternals {
   device: GpuDevice;
-  tensorMap: { get(id: object): { values: tf.backend_util.BackendValues | null; dtype: tf.DataType; resource: GpuBuffer } };
+  tensorMap: {
+    get(id: object): { values: tf.backend_util.BackendValues | null; dtype: tf.DataType; resource: GpuBuffer };
+  };
   bufferManager: { acquireBuffer(size: number, usage: number): GpuBuffer; releaseBuffer(b: GpuBuffer): void };
   commandEncoder: { copyBufferToBuffer(src: GpuBuffer, so: number, dst: GpuBuffer, d: number, size: number): void };
   ensureCommandEncoderReady(): void;
@@ -547,25 +638,34 @@ async function registerWebGpu(): Promise<void> {
   // at WebGPU's default of 8, and then tf.addN of more than 7 tensors (e.g. gradient-norm clipping over 8+
   // parameters) fails validation and silently returns zeros. Ours requests every limit the adapter offers.
   if (tf.findBackendFactory("webgpu") != null) tf.removeBackend("webgpu");
-  tf.registerBackend("webgpu", async () => {
-    const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
-    if (adapter == null) throw new Error("no WebGPU adapter");
-    const requiredLimits: Record<string, number> = {};
-    for (const key in adapter.limits) {
-      const v = (adapter.limits as unknown as Record<string, unknown>)[key];
-      if (typeof v === "number") requiredLimits[key] = v;
-    }
-    const device = await adapter.requestDevice({ requiredLimits });
-    // Dawn reports validation errors as printed "validation:" lines and carries on with zeros; keep the first
-    // and throw it from the next readback, which every update and action ends with.
-    (device as unknown as GpuDevice).addEventListener("uncapturederror", (ev) => {
-      webgpuError ??= shortError(ev.error?.message ?? "uncaptured error", 200);
-    });
-    (device as unknown as GpuDevice).lost.then((info) => { webgpuError ??= `device lost (${info.message})`; }, () => {});
-    const backend = new WebGPUBackend(device, adapter.info);
-    patchWebGpuBackend(backend as unknown as WebGpuBackendInternals);
-    return backend;
-  }, 0);
+  tf.registerBackend(
+    "webgpu",
+    async () => {
+      const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+      if (adapter == null) throw new Error("no WebGPU adapter");
+      const requiredLimits: Record<string, number> = {};
+      for (const key in adapter.limits) {
+        const v = (adapter.limits as unknown as Record<string, unknown>)[key];
+        if (typeof v === "number") requiredLimits[key] = v;
+      }
+      const device = await adapter.requestDevice({ requiredLimits });
+      // Dawn reports validation errors as printed "validation:" lines and carries on with zeros; keep the first
+      // and throw it from the next readback, which every update and action ends with.
+      (device as unknown as GpuDevice).addEventListener("uncapturederror", (ev) => {
+        webgpuError ??= shortError(ev.error?.message ?? "uncaptured error", 200);
+      });
+      (device as unknown as GpuDevice).lost.then(
+        (info) => {
+          webgpuError ??= `device lost (${info.message})`;
+        },
+        () => {},
+      );
+      const backend = new WebGPUBackend(device, adapter.info);
+      patchWebGpuBackend(backend as unknown as WebGpuBackendInternals);
+      return backend;
+    },
+    0,
+  );
   webgpuRegistered = true;
 }
 
@@ -602,7 +702,11 @@ const WASM_MAX_THREADS = 8;
  * `ppo_atari_multigpu.ts` with one rank per core keeps one thread per rank. Like torch, which takes every core
  * unless OMP_NUM_THREADS / torch.set_num_threads say otherwise.
  */
-export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism(), preferred: "auto" | number = "auto"): number {
+export function wasmThreadCount(
+  env: NodeJS.ProcessEnv = process.env,
+  cores = os.availableParallelism(),
+  preferred: "auto" | number = "auto",
+): number {
   const override = env.PPO_TS_WASM_THREADS;
   if (override !== undefined && override !== "") {
     const n = Number(override);
@@ -631,9 +735,12 @@ export function wasmThreadCount(env: NodeJS.ProcessEnv = process.env, cores = os
  */
 async function loadThreadedWasmModule(threads: number): Promise<WasmModule> {
   const factory = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.js") as (
-    config: Partial<WasmModule> & Record<string, unknown>) => Promise<WasmModule>;
-  const { wasmWorkerContents } = require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js") as
-    { wasmWorkerContents: string };
+    config: Partial<WasmModule> & Record<string, unknown>,
+  ) => Promise<WasmModule>;
+  const { wasmWorkerContents } =
+    require("@tensorflow/tfjs-backend-wasm/wasm-out/tfjs-backend-wasm-threaded-simd.worker.js") as {
+      wasmWorkerContents: string;
+    };
   const workerFile = writeWorkerSource(wasmWorkerContents.replace(/\n/g, "\\n"));
   const wasmFile = require.resolve("@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm");
   const realCpus = os.cpus;
@@ -733,7 +840,8 @@ async function tryCudaTensorflow(explicit: boolean): Promise<{ label: string } |
     const { onGpu } = await useTensorflow();
     // Without a visible CUDA device libtensorflow silently runs on the CPU: fine when tensorflow was asked for,
     // but under auto WebGPU may still find the GPU (step 3 then reuses this backend).
-    if (onGpu || explicit) return { label: `tensorflow (tfjs-node-gpu, ${onGpu ? "CUDA" : "CPU: no CUDA device visible"})` };
+    if (onGpu || explicit)
+      return { label: `tensorflow (tfjs-node-gpu, ${onGpu ? "CUDA" : "CPU: no CUDA device visible"})` };
     return { why: "tfjs-node-gpu sees no CUDA device" };
   } catch (err) {
     return { why: `tfjs-node-gpu failed (${shortError(err)})` };
@@ -816,7 +924,13 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
   let candidates: Candidate[];
   if (choice === "auto") {
     candidates = cuda
-      ? [() => tryCudaTensorflow(false), () => tryWebGpu(false), tryCpuTensorflow, () => tryWasm(opts.wasmThreads), tryCpu]
+      ? [
+          () => tryCudaTensorflow(false),
+          () => tryWebGpu(false),
+          tryCpuTensorflow,
+          () => tryWasm(opts.wasmThreads),
+          tryCpu,
+        ]
       : [tryCpuTensorflow, () => tryWasm(opts.wasmThreads), tryCpu];
     if (!cuda) reasons.push("--no-cuda: no GPU backend");
   } else if (choice === "webgpu") {
@@ -837,7 +951,9 @@ export async function selectBackend(choice: BackendChoice, opts: SetupBackendOpt
     }
     reasons.push(r.why);
   }
-  throw new BackendUnavailableError(`--backend ${choice} cannot start: ${reasons.join("; ")}; see README.md "Backends"`);
+  throw new BackendUnavailableError(
+    `--backend ${choice} cannot start: ${reasons.join("; ")}; see README.md "Backends"`,
+  );
 }
 
 /**
@@ -935,7 +1051,11 @@ function reduceToShape(g: tf.Tensor, shape: number[]): tf.Tensor {
  *   (T,T): dA = (dC·B)ᵀ       dB = (A·dC)ᵀ
  */
 function batchMatMulGradThunks(
-  dy: tf.Tensor, a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: boolean,
+  dy: tf.Tensor,
+  a: tf.Tensor,
+  b: tf.Tensor,
+  transposeA: boolean,
+  transposeB: boolean,
 ): { a: () => tf.Tensor; b: () => tf.Tensor } {
   const mm = (p: tf.Tensor, q: tf.Tensor): tf.Tensor => tf.matMul(p, q, false, false);
   let da: () => tf.Tensor;
@@ -968,7 +1088,12 @@ function window4d(t: tf.Tensor4D, offH: number, offW: number, outH: number, outW
   const padRight = Math.max(0, offW + outW - w);
   let y = t;
   if (padTop + padLeft + padBottom + padRight > 0) {
-    y = tf.pad(y, [[0, 0], [padTop, padBottom], [padLeft, padRight], [0, 0]]);
+    y = tf.pad(y, [
+      [0, 0],
+      [padTop, padBottom],
+      [padLeft, padRight],
+      [0, 0],
+    ]);
   }
   const startH = offH + padTop;
   const startW = offW + padLeft;
@@ -997,15 +1122,28 @@ function batchToChannels(x: tf.Tensor4D): tf.Tensor4D {
 
 function convGeometry(xShape: number[], filterShape: number[], dyShape: number[], a: ConvAttrs) {
   const info = tf.backend_util.computeConv2DInfo(
-    xShape as [number, number, number, number], filterShape as [number, number, number, number],
-    a.strides, 1, a.pad, a.dimRoundingMode, false, "channelsLast");
+    xShape as [number, number, number, number],
+    filterShape as [number, number, number, number],
+    a.strides,
+    1,
+    a.pad,
+    a.dimRoundingMode,
+    false,
+    "channelsLast",
+  );
   const sh = info.strideHeight;
   const sw = info.strideWidth;
   const kh = info.filterHeight;
   const kw = info.filterWidth;
   return {
-    sh, sw, kh, kw, top: info.padInfo.top, left: info.padInfo.left,
-    hf: (dyShape[1] - 1) * sh + kh, wf: (dyShape[2] - 1) * sw + kw,
+    sh,
+    sw,
+    kh,
+    kw,
+    top: info.padInfo.top,
+    left: info.padInfo.left,
+    hf: (dyShape[1] - 1) * sh + kh,
+    wf: (dyShape[2] - 1) * sw + kw,
   };
 }
 
@@ -1018,7 +1156,12 @@ function convGeometry(xShape: number[], filterShape: number[], dyShape: number[]
  * strided slices (wasm StridedSlice is slow), and 573 / 212 / 37 ms for space-to-depth + undilated conv (its 6-D
  * transpose with N innermost is slow).
  */
-export function conv2dFilterGrad(x: tf.Tensor4D, dy: tf.Tensor4D, filterShape: number[], attrs: ConvAttrs): tf.Tensor4D {
+export function conv2dFilterGrad(
+  x: tf.Tensor4D,
+  dy: tf.Tensor4D,
+  filterShape: number[],
+  attrs: ConvAttrs,
+): tf.Tensor4D {
   return tf.tidy(() => {
     const g = convGeometry(x.shape, filterShape, dy.shape, attrs);
     const dyT = tf.transpose(dy, [1, 2, 0, 3]) as tf.Tensor4D; // [OH, OW, N, Co]
@@ -1030,7 +1173,12 @@ export function conv2dFilterGrad(x: tf.Tensor4D, dy: tf.Tensor4D, filterShape: n
     let r: tf.Tensor4D;
     if (bottom >= 0 && right >= 0) {
       const xT = batchToChannels(x); // [Ci, H, W, N]
-      const pad: tf.backend_util.ExplicitPadding = [[0, 0], [g.top, bottom], [g.left, right], [0, 0]];
+      const pad: tf.backend_util.ExplicitPadding = [
+        [0, 0],
+        [g.top, bottom],
+        [g.left, right],
+        [0, 0],
+      ];
       r = tf.conv2d(xT, dyT, 1, pad, "NHWC", [g.sh, g.sw]); // [Ci, Kh, Kw, Co]
     } else {
       const xf = window4d(x, -g.top, -g.left, g.hf, g.wf);
@@ -1059,10 +1207,19 @@ export function conv2dInputGrad(xShape: number[], dy: tf.Tensor4D, w: tf.Tensor4
     const jh = Math.ceil(kh / sh);
     const jw = Math.ceil(kw / sw);
     // f[t_h, t_w, o, (r_h, r_w, c)] = w_padded[(jh-1-t_h)·sh + r_h, (jw-1-t_w)·sw + r_w, c, o]
-    const wp = jh * sh > kh || jw * sw > kw ? tf.pad(w, [[0, jh * sh - kh], [0, jw * sw - kw], [0, 0], [0, 0]]) : w;
+    const wp =
+      jh * sh > kh || jw * sw > kw
+        ? tf.pad(w, [
+            [0, jh * sh - kh],
+            [0, jw * sw - kw],
+            [0, 0],
+            [0, 0],
+          ])
+        : w;
     const f = tf.reshape(
       tf.transpose(tf.reverse(tf.reshape(wp, [jh, sh, jw, sw, ci, co]), [0, 2]), [0, 2, 5, 1, 3, 4]),
-      [jh, jw, co, sh * sw * ci]) as tf.Tensor4D;
+      [jh, jw, co, sh * sw * ci],
+    ) as tf.Tensor4D;
     if (sh === 1 && sw === 1) {
       // Stride 1: dx[h] = dxf[h + top] directly, as one conv of dy with explicit padding (kh - 1 - top before,
       // whatever makes H rows after): no Pad or Slice kernel, and no rows computed only to be cut off. For a
@@ -1071,15 +1228,31 @@ export function conv2dInputGrad(xShape: number[], dy: tf.Tensor4D, w: tf.Tensor4
       const padB = h - dy.shape[1] + kh - 1 - padT;
       const padL = kw - 1 - g.left;
       const padR = wd - dy.shape[2] + kw - 1 - padL;
-      if (Math.min(padT, padB, padL, padR) >= 0) return tf.conv2d(dy, f, 1, [[0, 0], [padT, padB], [padL, padR], [0, 0]]);
+      if (Math.min(padT, padB, padL, padR) >= 0)
+        return tf.conv2d(dy, f, 1, [
+          [0, 0],
+          [padT, padB],
+          [padL, padR],
+          [0, 0],
+        ]);
     }
-    const dyp = tf.pad(dy, [[0, 0], [jh - 1, jh - 1], [jw - 1, jw - 1], [0, 0]]) as tf.Tensor4D;
+    const dyp = tf.pad(dy, [
+      [0, 0],
+      [jh - 1, jh - 1],
+      [jw - 1, jw - 1],
+      [0, 0],
+    ]) as tf.Tensor4D;
     const out = tf.conv2d(dyp, f, 1, "valid"); // [N, qh, qw, sh·sw·Ci], qh = OH + jh - 1
     const [, qh, qw] = out.shape;
-    const up = sh === 1 && sw === 1
-      ? out
-      : tf.reshape(tf.transpose(tf.reshape(out, [n, qh, qw, sh, sw, ci]), [0, 1, 3, 2, 4, 5]),
-        [n, qh * sh, qw * sw, ci]) as tf.Tensor4D;
+    const up =
+      sh === 1 && sw === 1
+        ? out
+        : (tf.reshape(tf.transpose(tf.reshape(out, [n, qh, qw, sh, sw, ci]), [0, 1, 3, 2, 4, 5]), [
+            n,
+            qh * sh,
+            qw * sw,
+            ci,
+          ]) as tf.Tensor4D);
     // Rows of `up` past Hf are zero (they pair only with w's zero padding). Undo the forward padding,
     // dx[h] = dxf[h + top]; input rows the conv never read get zero gradient.
     return window4d(up, g.top, g.left, h, wd);
@@ -1151,8 +1324,23 @@ interface WasmBackendInternals {
  * sequences. Plain JS over the wasm heap: 30 ms against the wasm kernel's 151 ms for [64, 64, 64, 16] -> [64, 32,
  * 32, 16] (3x3, stride 2, pad 1: ppo_procgen.ts at minibatch 64), scanning each window once.
  */
-export function maxPoolGradInto(x: ArrayLike<number>, y: ArrayLike<number>, dy: ArrayLike<number>, dx: Float32Array, info: tf.backend_util.Conv2DInfo): void {
-  const { batchSize, inHeight: h, inWidth: w, inChannels: c, outHeight: oh, outWidth: ow, strideHeight: sh, strideWidth: sw } = info;
+export function maxPoolGradInto(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  dy: ArrayLike<number>,
+  dx: Float32Array,
+  info: tf.backend_util.Conv2DInfo,
+): void {
+  const {
+    batchSize,
+    inHeight: h,
+    inWidth: w,
+    inChannels: c,
+    outHeight: oh,
+    outWidth: ow,
+    strideHeight: sh,
+    strideWidth: sw,
+  } = info;
   const kh = info.effectiveFilterHeight;
   const kw = info.effectiveFilterWidth;
   dx.fill(0);
@@ -1235,7 +1423,11 @@ function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): t
       kernelFunc: (args) => {
         const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
         const { axis, batchDims } = args.attrs as unknown as { axis: number; batchDims: number };
-        const rowMajor = x.shape.length >= 1 && tf.util.parseAxisParam(axis, x.shape)[0] === 0 && batchDims === 0 && indices.shape.length === 1;
+        const rowMajor =
+          x.shape.length >= 1 &&
+          tf.util.parseAxisParam(axis, x.shape)[0] === 0 &&
+          batchDims === 0 &&
+          indices.shape.length === 1;
         if (!rowMajor || x.dtype !== "float32" || indices.dtype !== "int32") return fallback(tf.GatherV2, args);
         const backend = args.backend as unknown as WasmBackendInternals;
         const rows = x.shape[0];
@@ -1256,8 +1448,20 @@ function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): t
       kernelFunc: (args) => {
         const { dy, input, output } = args.inputs as { dy: tf.TensorInfo; input: tf.TensorInfo; output: tf.TensorInfo };
         if ([dy, input, output].some((t) => t == null || t.dtype !== "float32")) return fallback(tf.MaxPoolGrad, args);
-        const a = args.attrs as unknown as { filterSize: [number, number] | number; strides: [number, number] | number; pad: ConvPad; dimRoundingMode?: RoundingMode };
-        const info = tf.backend_util.computePool2DInfo(input.shape as [number, number, number, number], a.filterSize, a.strides, 1, a.pad, a.dimRoundingMode);
+        const a = args.attrs as unknown as {
+          filterSize: [number, number] | number;
+          strides: [number, number] | number;
+          pad: ConvPad;
+          dimRoundingMode?: RoundingMode;
+        };
+        const info = tf.backend_util.computePool2DInfo(
+          input.shape as [number, number, number, number],
+          a.filterSize,
+          a.strides,
+          1,
+          a.pad,
+          a.dimRoundingMode,
+        );
         const backend = args.backend as unknown as WasmBackendInternals;
         const dx = backend.makeOutput(input.shape, "float32");
         // Views of the heap taken after makeOutput (an allocation may grow the heap and detach older views).
@@ -1305,10 +1509,20 @@ export function registerWasmGradientFixes(opts: { allBackends?: boolean } = {}):
     const mm = tf.getGradient(tf.BatchMatMul);
     tf.registerGradient({ kernelName: tf.Conv2D, inputsToSave: ["x", "filter"], gradFunc: makeConv2DGrad(conv) });
     tf.registerGradient({ kernelName: tf.BatchMatMul, inputsToSave: ["a", "b"], gradFunc: makeBatchMatMulGrad(mm) });
-    gradOriginals = new Map([[tf.Conv2D, conv], [tf.BatchMatMul, mm]]);
+    gradOriginals = new Map([
+      [tf.Conv2D, conv],
+      [tf.BatchMatMul, mm],
+    ]);
   }
   if (kernelOriginals == null && tf.getKernel(tf.BatchMatMul, "wasm") != null) {
-    const names = [tf.BatchMatMul, tf.Sum, tf.GatherV2, tf.MaxPoolGrad, tf.Conv2DBackpropFilter, tf.Conv2DBackpropInput];
+    const names = [
+      tf.BatchMatMul,
+      tf.Sum,
+      tf.GatherV2,
+      tf.MaxPoolGrad,
+      tf.Conv2DBackpropFilter,
+      tf.Conv2DBackpropInput,
+    ];
     kernelOriginals = new Map(names.map((k) => [k, tf.getKernel(k, "wasm")]));
     for (const config of wasmKernelFixes(kernelOriginals)) {
       // registerKernel warns when a kernel already exists; unregister first.

@@ -49,7 +49,11 @@ export interface NamedParameter {
 }
 
 /** A layer's weight and bias as torch names them under `prefix` (`prefix.weight` in `layout`, `prefix.bias`). */
-export function weightAndBias(prefix: string, layer: { weight: tf.Variable; bias: tf.Variable }, layout: Layout): NamedParameter[] {
+export function weightAndBias(
+  prefix: string,
+  layer: { weight: tf.Variable; bias: tf.Variable },
+  layout: Layout,
+): NamedParameter[] {
   return [
     { name: `${prefix}.weight`, variable: layer.weight, layout },
     { name: `${prefix}.bias`, variable: layer.bias, layout: "same" },
@@ -113,7 +117,8 @@ function permute(data: Float32Array, shape: number[], perm: number[]): Float32Ar
 export function toTorch(data: Float32Array, shape: number[], layout: Layout): { shape: number[]; data: Float32Array } {
   if (layout === "same") return { shape, data };
   if (layout === "linear") return { shape: [shape[1], shape[0]], data: permute(data, shape, [1, 0]) };
-  if (layout === "conv2d") return { shape: [shape[3], shape[2], shape[0], shape[1]], data: permute(data, shape, [3, 2, 0, 1]) };
+  if (layout === "conv2d")
+    return { shape: [shape[3], shape[2], shape[0], shape[1]], data: permute(data, shape, [3, 2, 0, 1]) };
   const [h, w, c] = layout.flattened;
   return { shape: [shape[1], c * h * w], data: permute(data, [h, w, c, shape[1]], [3, 2, 0, 1]) };
 }
@@ -141,7 +146,13 @@ function torchShape(p: NamedParameter): number[] {
  * Writes the agent (and, for a run that can be resumed, Adam's state and the run's progress) to `file`,
  * atomically. Returns `file`.
  */
-export function writeCheckpoint(file: string, script: string, parameters: NamedParameter[], optimizer: StatefulOptimizer | null, progress: Progress): string {
+export function writeCheckpoint(
+  file: string,
+  script: string,
+  parameters: NamedParameter[],
+  optimizer: StatefulOptimizer | null,
+  progress: Progress,
+): string {
   const tensors = new Map<string, StoredTensor>();
   const add = (name: string, p: NamedParameter, data: Float32Array) => {
     const t = toTorch(data, p.variable.shape, p.layout);
@@ -203,7 +214,10 @@ export function periodicCheckpointPath(runDir: string, iteration: number): strin
 export function pruneCheckpoints(runDir: string, keep: number): void {
   if (keep <= 0) return;
   const dir = path.join(runDir, "checkpoints");
-  const names = fs.readdirSync(dir).filter((n) => /^iteration_\d+\.safetensors$/.test(n)).sort();
+  const names = fs
+    .readdirSync(dir)
+    .filter((n) => /^iteration_\d+\.safetensors$/.test(n))
+    .sort();
   for (const n of names.slice(0, Math.max(0, names.length - keep))) fs.rmSync(path.join(dir, n), { force: true });
 }
 
@@ -215,7 +229,9 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
   try {
     bytes = fs.readFileSync(file);
   } catch (e) {
-    throw new CheckpointError(`cannot read checkpoint ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    throw new CheckpointError(
+      `cannot read checkpoint ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
   }
   if (bytes.length > 0 && bytes[0] === 0x7b) return readJsonCheckpoint(file, bytes, script);
   let parsed: ReturnType<typeof deserialize>;
@@ -227,7 +243,8 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
   }
   const { tensors, metadata } = parsed;
   const writer = metadata.producer === "ppo.ts" ? (metadata.script ?? null) : null;
-  if (writer !== null && writer !== script) throw new CheckpointError(`${file} was written by ${writer}, not ${script}`);
+  if (writer !== null && writer !== script)
+    throw new CheckpointError(`${file} was written by ${writer}, not ${script}`);
   const json = (key: string): unknown => {
     try {
       return metadata[key] === undefined ? undefined : JSON.parse(metadata[key]);
@@ -247,7 +264,16 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
     };
   }
   const optimizer = json("optimizer") as { step?: number } | undefined;
-  return { path: file, script: writer, tensors, legacy: null, fields: metadata, progress, optimizerStep: optimizer?.step ?? null, envId: (progress?.args.envId as string | undefined) ?? null };
+  return {
+    path: file,
+    script: writer,
+    tensors,
+    legacy: null,
+    fields: metadata,
+    progress,
+    optimizerStep: optimizer?.step ?? null,
+    envId: (progress?.args.envId as string | undefined) ?? null,
+  };
 }
 
 function readJsonCheckpoint(file: string, bytes: Buffer, script: string): Checkpoint {
@@ -255,29 +281,46 @@ function readJsonCheckpoint(file: string, bytes: Buffer, script: string): Checkp
   try {
     checkpoint = JSON.parse(bytes.toString("utf8"));
   } catch (e) {
-    throw new CheckpointError(`${file} is not a readable checkpoint: not safetensors, and not complete JSON (${(e as Error).message})`);
+    throw new CheckpointError(
+      `${file} is not a readable checkpoint: not safetensors, and not complete JSON (${(e as Error).message})`,
+    );
   }
   // The oldest ppo.ts files carry no `script`; they were ppo.ts's.
   const writer = (checkpoint.script as string | undefined) ?? "ppo.ts";
-  if (checkpoint.format !== "ppo.ts/agent@1") throw new CheckpointError(`${file} is not a ppo.ts checkpoint (format ${JSON.stringify(checkpoint.format)})`);
+  if (checkpoint.format !== "ppo.ts/agent@1")
+    throw new CheckpointError(`${file} is not a ppo.ts checkpoint (format ${JSON.stringify(checkpoint.format)})`);
   if (writer !== script) throw new CheckpointError(`${file} was written by ${writer}, not ${script}`);
-  return { path: file, script: writer, tensors: new Map(), legacy: checkpoint.parameters as Checkpoint["legacy"], fields: checkpoint, progress: null, optimizerStep: null, envId: checkpoint.envId as string };
+  return {
+    path: file,
+    script: writer,
+    tensors: new Map(),
+    legacy: checkpoint.parameters as Checkpoint["legacy"],
+    fields: checkpoint,
+    progress: null,
+    optimizerStep: null,
+    envId: checkpoint.envId as string,
+  };
 }
 
 /** The torch shape of parameter `name` in a safetensors checkpoint, to size an agent before loading it. */
 export function storedShape(ckpt: Checkpoint, name: string): number[] {
   const shape = ckpt.tensors.get(name)?.shape;
-  if (shape === undefined) throw new CheckpointError(`${ckpt.path} has no parameter ${name} (a checkpoint of another network?)`);
+  if (shape === undefined)
+    throw new CheckpointError(`${ckpt.path} has no parameter ${name} (a checkpoint of another network?)`);
   return shape;
 }
 
 /** Assigns the checkpoint's parameters to the agent's variables, checking names and shapes. */
 export function loadParameters(ckpt: Checkpoint, parameters: NamedParameter[]): void {
   if (ckpt.legacy !== null) {
-    if (ckpt.legacy.length !== parameters.length) throw new CheckpointError(`${ckpt.path} has ${ckpt.legacy.length} tensors, the agent ${parameters.length}`);
+    if (ckpt.legacy.length !== parameters.length)
+      throw new CheckpointError(`${ckpt.path} has ${ckpt.legacy.length} tensors, the agent ${parameters.length}`);
     parameters.forEach((p, i) => {
       const { shape, data } = ckpt.legacy![i];
-      if (shape.join() !== p.variable.shape.join()) throw new CheckpointError(`${ckpt.path}: tensor ${i} has shape [${shape}], the agent's ${p.name} [${p.variable.shape}]`);
+      if (shape.join() !== p.variable.shape.join())
+        throw new CheckpointError(
+          `${ckpt.path}: tensor ${i} has shape [${shape}], the agent's ${p.name} [${p.variable.shape}]`,
+        );
       tf.tidy(() => p.variable.assign(tf.tensor(data, p.variable.shape)));
     });
     return;
@@ -287,8 +330,11 @@ export function loadParameters(ckpt: Checkpoint, parameters: NamedParameter[]): 
   const missing = [...expected].filter((n) => !ckpt.tensors.has(n));
   const unexpected = present.filter((n) => !expected.has(n));
   if (missing.length > 0 || unexpected.length > 0) {
-    const list = (xs: string[]) => (xs.length > 4 ? `${xs.slice(0, 4).join(", ")} and ${xs.length - 4} more` : xs.join(", "));
-    throw new CheckpointError(`${ckpt.path} does not hold this agent's parameters (${[missing.length > 0 ? `missing ${list(missing)}` : "", unexpected.length > 0 ? `unexpected ${list(unexpected)}` : ""].filter(Boolean).join("; ")})`);
+    const list = (xs: string[]) =>
+      xs.length > 4 ? `${xs.slice(0, 4).join(", ")} and ${xs.length - 4} more` : xs.join(", ");
+    throw new CheckpointError(
+      `${ckpt.path} does not hold this agent's parameters (${[missing.length > 0 ? `missing ${list(missing)}` : "", unexpected.length > 0 ? `unexpected ${list(unexpected)}` : ""].filter(Boolean).join("; ")})`,
+    );
   }
   const values = parameters.map((p) => ({ p, data: storedValues(ckpt, p, p.name) }));
   for (const { p, data } of values) tf.tidy(() => p.variable.assign(tf.tensor(data, p.variable.shape)));
@@ -298,7 +344,8 @@ export function loadParameters(ckpt: Checkpoint, parameters: NamedParameter[]): 
 function storedValues(ckpt: Checkpoint, p: NamedParameter, name: string): Float32Array {
   const stored = ckpt.tensors.get(name)!;
   const shape = torchShape(p);
-  if (stored.shape.join() !== shape.join()) throw new CheckpointError(`${ckpt.path}: ${name} has shape [${stored.shape}], this agent's is [${shape}]`);
+  if (stored.shape.join() !== shape.join())
+    throw new CheckpointError(`${ckpt.path}: ${name} has shape [${stored.shape}], this agent's is [${shape}]`);
   return fromTorch(toFloat32(stored), stored.shape, p.layout);
 }
 
@@ -306,10 +353,22 @@ function storedValues(ckpt: Checkpoint, p: NamedParameter, name: string): Float3
  * `--resume`: the parameters, Adam's state and this rank's generator stream from `ckpt`. Returns the progress to
  * continue from.
  */
-export function restoreTraining(ckpt: Checkpoint, parameters: NamedParameter[], optimizer: StatefulOptimizer, rng: RandomGenerator, rank = 0): Progress {
+export function restoreTraining(
+  ckpt: Checkpoint,
+  parameters: NamedParameter[],
+  optimizer: StatefulOptimizer,
+  rng: RandomGenerator,
+  rank = 0,
+): Progress {
   const progress = ckpt.progress;
-  if (progress === null || ckpt.optimizerStep === null) throw new CheckpointError(`${ckpt.path} holds parameters only (no optimizer state or progress): it can be evaluated, not resumed`);
-  if (progress.rng.length <= rank) throw new CheckpointError(`${ckpt.path} was written by a run of ${progress.rng.length} rank(s); this is rank ${rank}`);
+  if (progress === null || ckpt.optimizerStep === null)
+    throw new CheckpointError(
+      `${ckpt.path} holds parameters only (no optimizer state or progress): it can be evaluated, not resumed`,
+    );
+  if (progress.rng.length <= rank)
+    throw new CheckpointError(
+      `${ckpt.path} was written by a run of ${progress.rng.length} rank(s); this is rank ${rank}`,
+    );
   loadParameters(ckpt, parameters);
   const state: OptimizerState = { step: ckpt.optimizerStep, moments: new Map() };
   if (ckpt.optimizerStep > 0) {
@@ -332,9 +391,14 @@ export function restoreTraining(ckpt: Checkpoint, parameters: NamedParameter[], 
  * line (`argv`) on top: `--resume PATH --backend wasm` changes the backend and nothing else.
  */
 export function resumeArgs<A extends Record<string, unknown>>(ckpt: Checkpoint, current: A, argv: string[]): A {
-  if (ckpt.progress === null) throw new CheckpointError(`${ckpt.path} holds parameters only (no optimizer state or progress): it can be evaluated, not resumed`);
+  if (ckpt.progress === null)
+    throw new CheckpointError(
+      `${ckpt.path} holds parameters only (no optimizer state or progress): it can be evaluated, not resumed`,
+    );
   const saved = ckpt.progress.args;
-  const given = new Set(argv.filter((a) => a.startsWith("--")).map((a) => a.slice(2).split("=")[0].replace(/^no-/, "")));
+  const given = new Set(
+    argv.filter((a) => a.startsWith("--")).map((a) => a.slice(2).split("=")[0].replace(/^no-/, "")),
+  );
   const out: Record<string, unknown> = { ...current };
   for (const key of Object.keys(current)) if (key in saved && !given.has(kebab(key))) out[key] = saved[key];
   return out as A;

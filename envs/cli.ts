@@ -88,7 +88,8 @@ export function parseArgv<S extends Record<string, Flag<unknown>>>(spec: S, argv
   });
   if (unknown.length > 0) {
     const token = unknown[0];
-    if (/^-?\d/.test(token)) throw new UsageError(`unexpected value ${token}: pass negative numbers as --flag=${token}`);
+    if (/^-?\d/.test(token))
+      throw new UsageError(`unexpected value ${token}: pass negative numbers as --flag=${token}`);
     const name = token.replace(/^-+/, "").split("=")[0];
     const hint = token.startsWith("-") ? closest(name, [...byFlag.keys()]) : null;
     throw new UsageError(
@@ -120,8 +121,10 @@ function convert(name: string, flag: Flag<unknown>, raw: string): unknown {
   if (flag.kind === "str") return raw;
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new UsageError(`--${name} expects ${article(flag.kind)} value, got "${raw}"`);
-  if (flag.kind === "int" && !Number.isSafeInteger(value)) throw new UsageError(`--${name} expects an integer, got "${raw}"`);
-  if (flag.range && !inRange(value, flag.range)) throw new UsageError(`--${name} must be ${describeRange(flag.range)}, got ${raw}`);
+  if (flag.kind === "int" && !Number.isSafeInteger(value))
+    throw new UsageError(`--${name} expects an integer, got "${raw}"`);
+  if (flag.range && !inRange(value, flag.range))
+    throw new UsageError(`--${name} must be ${describeRange(flag.range)}, got ${raw}`);
   return value;
 }
 
@@ -171,14 +174,18 @@ function editDistance(a: string, b: string): number {
 /** The `--help` text: every flag, its type, its default and its doc line. */
 export function helpText<S extends Record<string, Flag<unknown>>>(spec: S, description: string, prog: string): string {
   const rows = Object.entries(spec).map(([key, flag]) => {
-    const name = flag.kind === "bool" ? `--${kebab(key)}, --no-${kebab(key)}` : `--${kebab(key)} ${flag.kind.toUpperCase()}`;
+    const name =
+      flag.kind === "bool" ? `--${kebab(key)}, --no-${kebab(key)}` : `--${kebab(key)} ${flag.kind.toUpperCase()}`;
     const def = flag.default === null ? "None" : String(flag.default);
     const range = flag.range ? `, ${describeRange(flag.range)}` : "";
     return [name, `${flag.help}${range} (default: ${def})`];
   });
   const width = Math.max(...rows.map(([n]) => n.length)) + 2;
   const lines = rows.map(([n, h]) => `  ${n.padEnd(width)}${h}`);
-  const builtins = [`  ${"-h, --help".padEnd(width)}show this message and exit`, `  ${"--debug".padEnd(width)}on an error, print the stack trace too (also DEBUG=1)`];
+  const builtins = [
+    `  ${"-h, --help".padEnd(width)}show this message and exit`,
+    `  ${"--debug".padEnd(width)}on an error, print the stack trace too (also DEBUG=1)`,
+  ];
   return `usage: npx tsx ${prog} [flags]\n\n${description}\n\nflags:\n${builtins.join("\n")}\n${lines.join("\n")}\n`;
 }
 
@@ -192,7 +199,12 @@ export function splitAtDoubleDash(argv: string[]): { own: string[]; rest: string
  * What a script calls: parses `process.argv`, prints help and exits 0 on `--help`; a bad command line throws a
  * UsageError (one line and exit 2 under `runMain`).
  */
-export function parseArgs<S extends Record<string, Flag<unknown>>>(spec: S, description: string, prog: string, argv = process.argv.slice(2)): ArgValues<S> {
+export function parseArgs<S extends Record<string, Flag<unknown>>>(
+  spec: S,
+  description: string,
+  prog: string,
+  argv = process.argv.slice(2),
+): ArgValues<S> {
   const result = parseArgv(spec, argv);
   if (result === "help") {
     process.stdout.write(helpText(spec, description, prog));

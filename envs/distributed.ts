@@ -65,7 +65,11 @@ export class DistributedError extends Error {}
 const OP_ALLREDUCE = 1;
 const OP_BROADCAST = 2;
 const OP_ABORT = 255;
-const OP_NAMES: Record<number, string> = { [OP_ALLREDUCE]: "allReduce", [OP_BROADCAST]: "broadcast", [OP_ABORT]: "abort" };
+const OP_NAMES: Record<number, string> = {
+  [OP_ALLREDUCE]: "allReduce",
+  [OP_BROADCAST]: "broadcast",
+  [OP_ABORT]: "abort",
+};
 const HEADER_BYTES = 16;
 /** Broadcast forwards in pieces of this many floats, so a long ring works as a pipeline. */
 const BROADCAST_PIECE = 1 << 18;
@@ -135,7 +139,12 @@ class Peer {
     while (this.buffered < into.length) {
       if (g.failure) throw g.failure;
       if (this.closed) {
-        throw fail(g, g.closing ? `rank ${this.rank} left the group while ${what} still needed it` : `rank ${this.rank} is gone: its connection closed during ${what} (it exited or was killed)`);
+        throw fail(
+          g,
+          g.closing
+            ? `rank ${this.rank} left the group while ${what} still needed it`
+            : `rank ${this.rank} is gone: its connection closed during ${what} (it exited or was killed)`,
+        );
       }
       const left = deadline - Date.now();
       if (left <= 0) throw fail(g, `timed out after ${g.timeoutMs / 1000} s waiting for rank ${this.rank} in ${what}`);
@@ -221,10 +230,15 @@ async function receive(g: Group, op: number, count: number, into: Float32Array):
     throw g.failure!;
   }
   if (theirOp !== op || theirSeq !== g.seq) {
-    throw fail(g, `rank ${peer.rank} called ${OP_NAMES[theirOp] ?? `op ${theirOp}`} #${theirSeq} while this rank called ${what}: every rank must make the same collective calls in the same order`);
+    throw fail(
+      g,
+      `rank ${peer.rank} called ${OP_NAMES[theirOp] ?? `op ${theirOp}`} #${theirSeq} while this rank called ${what}: every rank must make the same collective calls in the same order`,
+    );
   }
-  if (theirCount !== count) throw fail(g, `size mismatch in ${what}: rank ${peer.rank} has ${theirCount} floats, rank ${g.rank} has ${count}`);
-  if (bytes !== into.byteLength) throw fail(g, `malformed message from rank ${peer.rank} in ${what}: ${bytes} bytes, expected ${into.byteLength}`);
+  if (theirCount !== count)
+    throw fail(g, `size mismatch in ${what}: rank ${peer.rank} has ${theirCount} floats, rank ${g.rank} has ${count}`);
+  if (bytes !== into.byteLength)
+    throw fail(g, `malformed message from rank ${peer.rank} in ${what}: ${bytes} bytes, expected ${into.byteLength}`);
   await peer.readInto(bytesOf(into), g, what);
 }
 
@@ -265,15 +279,32 @@ export function launchEnv(vars: Record<string, string | undefined> = process.env
     const raw = get(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0) throw new DistributedError(`${name}=${raw} is not a non-negative integer`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new DistributedError(`${name}=${raw} is not a non-negative integer`);
     return value;
   };
   const masterPort = int("MASTER_PORT", 29500);
   if (get("RANK") !== undefined || get("WORLD_SIZE") !== undefined) {
-    return { launcher: "torchrun", rank: int("RANK", 0), worldSize: int("WORLD_SIZE", 1), localRank: int("LOCAL_RANK", 0), localWorldSize: int("LOCAL_WORLD_SIZE", 1), masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+    return {
+      launcher: "torchrun",
+      rank: int("RANK", 0),
+      worldSize: int("WORLD_SIZE", 1),
+      localRank: int("LOCAL_RANK", 0),
+      localWorldSize: int("LOCAL_WORLD_SIZE", 1),
+      masterAddr: get("MASTER_ADDR") ?? "127.0.0.1",
+      masterPort,
+    };
   }
   if (get("OMPI_COMM_WORLD_RANK") !== undefined) {
-    return { launcher: "open mpi", rank: int("OMPI_COMM_WORLD_RANK", 0), worldSize: int("OMPI_COMM_WORLD_SIZE", 1), localRank: int("OMPI_COMM_WORLD_LOCAL_RANK", 0), localWorldSize: int("OMPI_COMM_WORLD_LOCAL_SIZE", 1), masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+    return {
+      launcher: "open mpi",
+      rank: int("OMPI_COMM_WORLD_RANK", 0),
+      worldSize: int("OMPI_COMM_WORLD_SIZE", 1),
+      localRank: int("OMPI_COMM_WORLD_LOCAL_RANK", 0),
+      localWorldSize: int("OMPI_COMM_WORLD_LOCAL_SIZE", 1),
+      masterAddr: get("MASTER_ADDR") ?? "127.0.0.1",
+      masterPort,
+    };
   }
   if (get("SLURM_PROCID") !== undefined) {
     const nodes = get("SLURM_STEP_NODELIST") ?? get("SLURM_JOB_NODELIST");
@@ -281,9 +312,25 @@ export function launchEnv(vars: Record<string, string | undefined> = process.env
     // SLURM_TASKS_PER_NODE reads like "2(x3),1": tasks per node, run-length encoded; this node's count is taken
     // from the first entry (homogeneous jobs, the usual case for data-parallel training).
     const perNode = /^(\d+)/.exec(get("SLURM_TASKS_PER_NODE") ?? "1");
-    return { launcher: "slurm", rank: int("SLURM_PROCID", 0), worldSize: int("SLURM_NTASKS", 1), localRank: int("SLURM_LOCALID", 0), localWorldSize: perNode ? Number(perNode[1]) : 1, masterAddr: get("MASTER_ADDR") ?? first ?? "127.0.0.1", masterPort };
+    return {
+      launcher: "slurm",
+      rank: int("SLURM_PROCID", 0),
+      worldSize: int("SLURM_NTASKS", 1),
+      localRank: int("SLURM_LOCALID", 0),
+      localWorldSize: perNode ? Number(perNode[1]) : 1,
+      masterAddr: get("MASTER_ADDR") ?? first ?? "127.0.0.1",
+      masterPort,
+    };
   }
-  return { launcher: "none", rank: 0, worldSize: 1, localRank: 0, localWorldSize: 1, masterAddr: get("MASTER_ADDR") ?? "127.0.0.1", masterPort };
+  return {
+    launcher: "none",
+    rank: 0,
+    worldSize: 1,
+    localRank: 0,
+    localWorldSize: 1,
+    masterAddr: get("MASTER_ADDR") ?? "127.0.0.1",
+    masterPort,
+  };
 }
 
 /**
@@ -313,13 +360,16 @@ export function expandHostlist(list: string): string[] {
     const close = name.indexOf("]", open);
     const head = name.slice(0, open);
     const tails = expand(name.slice(close + 1));
-    const values = name.slice(open + 1, close).split(",").flatMap((range) => {
-      const m = /^(\d+)(?:-(\d+))?$/.exec(range);
-      if (!m) throw bad();
-      const [lo, hi] = [Number(m[1]), Number(m[2] ?? m[1])];
-      if (hi < lo || hi - lo > 100_000) throw bad();
-      return Array.from({ length: hi - lo + 1 }, (_, k) => String(lo + k).padStart(m[1].length, "0"));
-    });
+    const values = name
+      .slice(open + 1, close)
+      .split(",")
+      .flatMap((range) => {
+        const m = /^(\d+)(?:-(\d+))?$/.exec(range);
+        if (!m) throw bad();
+        const [lo, hi] = [Number(m[1]), Number(m[2] ?? m[1])];
+        if (hi < lo || hi - lo > 100_000) throw bad();
+        return Array.from({ length: hi - lo + 1 }, (_, k) => String(lo + k).padStart(m[1].length, "0"));
+      });
     return values.flatMap((v) => (tails.length === 0 ? [head + v] : tails.map((t) => head + v + t)));
   };
   const hosts = names.flatMap(expand);
@@ -350,12 +400,24 @@ export async function initProcessGroup(opts: InitOptions = {}): Promise<void> {
   const worldSize = opts.worldSize ?? launched.worldSize;
   const masterAddr = opts.masterAddr ?? launched.masterAddr;
   const masterPort = opts.masterPort ?? launched.masterPort;
-  const timeoutMs = opts.timeoutMs ?? (env("DIST_TIMEOUT_S") !== undefined ? Number(env("DIST_TIMEOUT_S")) * 1000 : 30_000);
+  const timeoutMs =
+    opts.timeoutMs ?? (env("DIST_TIMEOUT_S") !== undefined ? Number(env("DIST_TIMEOUT_S")) * 1000 : 30_000);
   if (worldSize < 1) throw new DistributedError(`world size must be at least 1, got ${worldSize}`);
   if (rank >= worldSize) throw new DistributedError(`rank ${rank} is out of range for world size ${worldSize}`);
   if (!(timeoutMs > 0)) throw new DistributedError(`the timeout must be positive, got ${timeoutMs} ms`);
 
-  const g: Group = { rank, worldSize, timeoutMs, next: null, prev: null, control: new Map(), failure: null, seq: 0, closing: false, incoming: new Float32Array(0) };
+  const g: Group = {
+    rank,
+    worldSize,
+    timeoutMs,
+    next: null,
+    prev: null,
+    control: new Map(),
+    failure: null,
+    seq: 0,
+    closing: false,
+    incoming: new Float32Array(0),
+  };
   if (worldSize > 1) {
     const loopback = ["127.0.0.1", "localhost", "::1"].includes(masterAddr);
     // The data listener: on all interfaces for a multi-machine group, on loopback when the group is local.
@@ -366,7 +428,10 @@ export async function initProcessGroup(opts: InitOptions = {}): Promise<void> {
     const prevSocket = acceptPrev(g, dataServer, deadline);
     prevSocket.catch(() => {}); // awaited in connectRing; a rendezvous failure must not leave it unhandled
     try {
-      const table = rank === 0 ? await rendezvousMaster(g, masterAddr, masterPort, loopback, dataPort, deadline) : await rendezvousWorker(g, masterAddr, masterPort, dataPort, deadline);
+      const table =
+        rank === 0
+          ? await rendezvousMaster(g, masterAddr, masterPort, loopback, dataPort, deadline)
+          : await rendezvousWorker(g, masterAddr, masterPort, dataPort, deadline);
       await connectRing(g, dataServer, prevSocket, table);
     } catch (e) {
       // Leave nothing open that would keep a caller who handles the error alive.
@@ -410,7 +475,8 @@ export async function allReduce(buffer: Float32Array, op: ReduceOp = "sum"): Pro
 /** `dist.broadcast(tensor, src)`: every rank's `buffer` becomes rank `src`'s. */
 export async function broadcast(buffer: Float32Array, src = 0): Promise<void> {
   const g = requireGroup("broadcast");
-  if (!Number.isInteger(src) || src < 0 || src >= g.worldSize) throw new DistributedError(`broadcast source rank ${src} is out of range for world size ${g.worldSize}`);
+  if (!Number.isInteger(src) || src < 0 || src >= g.worldSize)
+    throw new DistributedError(`broadcast source rank ${src} is out of range for world size ${g.worldSize}`);
   g.seq++;
   if (g.worldSize === 1) return;
   const n = buffer.length;
@@ -437,7 +503,9 @@ export async function allGatherObject(value: unknown): Promise<unknown[]> {
   const bytes = new Float32Array(g.worldSize * width);
   bytes.set(mine, g.rank * width);
   await allReduce(bytes);
-  return Array.from(lengths, (n, r) => JSON.parse(Buffer.from(Uint8Array.from(bytes.subarray(r * width, r * width + n))).toString("utf8")));
+  return Array.from(lengths, (n, r) =>
+    JSON.parse(Buffer.from(Uint8Array.from(bytes.subarray(r * width, r * width + n))).toString("utf8")),
+  );
 }
 
 /** `dist.barrier()`: resolves once every rank has called it. */
@@ -474,7 +542,9 @@ interface Address {
 function listen(port: number, host?: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once("error", (e: NodeJS.ErrnoException) => reject(new DistributedError(`cannot listen on ${host ?? "*"}:${port}: ${e.code ?? e.message}`)));
+    server.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new DistributedError(`cannot listen on ${host ?? "*"}:${port}: ${e.code ?? e.message}`)),
+    );
     server.listen(port, host, () => resolve(server));
   });
 }
@@ -507,7 +577,14 @@ function timeLeft(deadline: number): number {
 }
 
 /** Rank 0: the store. Waits for every rank's hello, then sends everyone the table of data addresses. */
-async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number, loopback: boolean, dataPort: number, deadline: number): Promise<Address[]> {
+async function rendezvousMaster(
+  g: Group,
+  masterAddr: string,
+  masterPort: number,
+  loopback: boolean,
+  dataPort: number,
+  deadline: number,
+): Promise<Address[]> {
   const server = await listen(masterPort, loopback ? masterAddr : undefined);
   const table: (Address | null)[] = Array.from({ length: g.worldSize }, () => null);
   table[0] = { host: masterAddr, port: dataPort };
@@ -515,7 +592,11 @@ async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const missing = table.flatMap((a, r) => (a === null ? [r] : []));
-        reject(new DistributedError(`rank 0: rendezvous timed out after ${g.timeoutMs / 1000} s at ${masterAddr}:${masterPort}: rank${missing.length > 1 ? "s" : ""} ${missing.join(", ")} never arrived`));
+        reject(
+          new DistributedError(
+            `rank 0: rendezvous timed out after ${g.timeoutMs / 1000} s at ${masterAddr}:${masterPort}: rank${missing.length > 1 ? "s" : ""} ${missing.join(", ")} never arrived`,
+          ),
+        );
       }, timeLeft(deadline));
       server.on("connection", (socket) => {
         socket.setNoDelay(true);
@@ -523,8 +604,10 @@ async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number
           if (msg.type === "hello") {
             const r = Number(msg.rank);
             let problem: string | null = null;
-            if (Number(msg.worldSize) !== g.worldSize) problem = `rank ${r} was started with world size ${msg.worldSize}, rank 0 with ${g.worldSize}`;
-            else if (!Number.isInteger(r) || r <= 0 || r >= g.worldSize) problem = `a process joined with rank ${msg.rank}, out of range for world size ${g.worldSize}`;
+            if (Number(msg.worldSize) !== g.worldSize)
+              problem = `rank ${r} was started with world size ${msg.worldSize}, rank 0 with ${g.worldSize}`;
+            else if (!Number.isInteger(r) || r <= 0 || r >= g.worldSize)
+              problem = `a process joined with rank ${msg.rank}, out of range for world size ${g.worldSize}`;
             else if (table[r] !== null) problem = `two processes joined as rank ${r}`;
             if (problem) {
               clearTimeout(timer);
@@ -532,7 +615,10 @@ async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number
               return;
             }
             // The address this rank reached us from is the one the ring can reach it on.
-            table[r] = { host: loopback ? masterAddr : String(msg.host ?? socket.remoteAddress), port: Number(msg.port) };
+            table[r] = {
+              host: loopback ? masterAddr : String(msg.host ?? socket.remoteAddress),
+              port: Number(msg.port),
+            };
             g.control.set(r, socket);
             watchControl(g, socket, r);
             if (table.every((a) => a !== null)) {
@@ -546,7 +632,8 @@ async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number
     });
   } catch (e) {
     // Tell whoever did arrive, so they stop with the same line instead of waiting out their own timeout.
-    for (const socket of g.control.values()) socket.end(`${JSON.stringify({ type: "abort", message: (e as Error).message })}\n`);
+    for (const socket of g.control.values())
+      socket.end(`${JSON.stringify({ type: "abort", message: (e as Error).message })}\n`);
     server.close();
     throw e;
   }
@@ -556,11 +643,20 @@ async function rendezvousMaster(g: Group, masterAddr: string, masterPort: number
 }
 
 /** Ranks 1..: connect to rank 0 (retrying while it is not up yet), say hello, wait for the table. */
-async function rendezvousWorker(g: Group, masterAddr: string, masterPort: number, dataPort: number, deadline: number): Promise<Address[]> {
+async function rendezvousWorker(
+  g: Group,
+  masterAddr: string,
+  masterPort: number,
+  dataPort: number,
+  deadline: number,
+): Promise<Address[]> {
   let socket: Socket | null = null;
   let lastError = "";
   while (socket === null) {
-    if (Date.now() >= deadline) throw new DistributedError(`rank ${g.rank}: rendezvous timed out after ${g.timeoutMs / 1000} s: rank 0 never answered at ${masterAddr}:${masterPort} (${lastError})`);
+    if (Date.now() >= deadline)
+      throw new DistributedError(
+        `rank ${g.rank}: rendezvous timed out after ${g.timeoutMs / 1000} s: rank 0 never answered at ${masterAddr}:${masterPort} (${lastError})`,
+      );
     try {
       socket = await new Promise<Socket>((resolve, reject) => {
         const s = connect({ host: masterAddr, port: masterPort });
@@ -577,7 +673,15 @@ async function rendezvousWorker(g: Group, masterAddr: string, masterPort: number
   g.control.set(0, socket);
   const control = socket;
   const table = await new Promise<Address[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DistributedError(`rank ${g.rank}: rendezvous timed out after ${g.timeoutMs / 1000} s waiting for the other ranks to reach rank 0 at ${masterAddr}:${masterPort}`)), timeLeft(deadline));
+    const timer = setTimeout(
+      () =>
+        reject(
+          new DistributedError(
+            `rank ${g.rank}: rendezvous timed out after ${g.timeoutMs / 1000} s waiting for the other ranks to reach rank 0 at ${masterAddr}:${masterPort}`,
+          ),
+        ),
+      timeLeft(deadline),
+    );
     readLines(control, (msg) => {
       if (msg.type === "table") {
         clearTimeout(timer);
@@ -591,7 +695,13 @@ async function rendezvousWorker(g: Group, masterAddr: string, masterPort: number
       clearTimeout(timer);
       reject(new DistributedError(`rank ${g.rank}: rank 0 is gone: it closed the rendezvous connection`));
     });
-    sendLine(control, { type: "hello", rank: g.rank, worldSize: g.worldSize, host: control.localAddress, port: dataPort });
+    sendLine(control, {
+      type: "hello",
+      rank: g.rank,
+      worldSize: g.worldSize,
+      host: control.localAddress,
+      port: dataPort,
+    });
   });
   watchControl(g, control, 0);
   return table;
@@ -609,7 +719,11 @@ function watchControl(g: Group, socket: Socket, peerRank: number): void {
     }
   });
   socket.on("close", () => {
-    if (!saidBye && !g.closing) fail(g, `rank ${peerRank} is gone: its connection to ${g.rank === 0 ? "this rank" : "rank 0"} closed (it exited or was killed)`);
+    if (!saidBye && !g.closing)
+      fail(
+        g,
+        `rank ${peerRank} is gone: its connection to ${g.rank === 0 ? "this rank" : "rank 0"} closed (it exited or was killed)`,
+      );
   });
 }
 
@@ -617,7 +731,15 @@ function watchControl(g: Group, socket: Socket, peerRank: number): void {
 function acceptPrev(g: Group, server: Server, deadline: number): Promise<Socket> {
   const prevRank = (g.rank - 1 + g.worldSize) % g.worldSize;
   return new Promise<Socket>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DistributedError(`rank ${g.rank}: timed out after ${g.timeoutMs / 1000} s waiting for rank ${prevRank} to connect`)), timeLeft(deadline));
+    const timer = setTimeout(
+      () =>
+        reject(
+          new DistributedError(
+            `rank ${g.rank}: timed out after ${g.timeoutMs / 1000} s waiting for rank ${prevRank} to connect`,
+          ),
+        ),
+      timeLeft(deadline),
+    );
     server.once("close", () => clearTimeout(timer));
     server.on("connection", (socket) => {
       socket.once("data", (hello: Buffer) => {
@@ -640,7 +762,13 @@ async function connectRing(g: Group, server: Server, prevSocket: Promise<Socket>
   const outgoing = await new Promise<Socket>((resolve, reject) => {
     const s = connect({ host, port });
     s.once("connect", () => resolve(s));
-    s.once("error", (e: NodeJS.ErrnoException) => reject(new DistributedError(`rank ${g.rank}: cannot connect to rank ${nextRank} at ${host}:${port}: ${e.code ?? e.message}`)));
+    s.once("error", (e: NodeJS.ErrnoException) =>
+      reject(
+        new DistributedError(
+          `rank ${g.rank}: cannot connect to rank ${nextRank} at ${host}:${port}: ${e.code ?? e.message}`,
+        ),
+      ),
+    );
   });
   const hello = Buffer.alloc(4);
   hello.writeUInt32LE(g.rank, 0);

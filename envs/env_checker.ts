@@ -31,10 +31,14 @@ export function checkEnv(env: Env, options: CheckEnvOptions = {}): string[] {
 
   if (!(env instanceof Env)) throw new TypeError(`checkEnv: the environment must extend Env, got ${describe(env)}`);
   if (env.unwrapped !== env) {
-    warn(`${env} is wrapped; wrappers may hide problems of ${env.unwrapped} (Gymnasium recommends checking env.unwrapped)`);
+    warn(
+      `${env} is wrapped; wrappers may hide problems of ${env.unwrapped} (Gymnasium recommends checking env.unwrapped)`,
+    );
   }
-  if (!(env.actionSpace instanceof Space)) throw new TypeError(`checkEnv: actionSpace must be a Space, got ${describe(env.actionSpace)}`);
-  if (!(env.observationSpace instanceof Space)) throw new TypeError(`checkEnv: observationSpace must be a Space, got ${describe(env.observationSpace)}`);
+  if (!(env.actionSpace instanceof Space))
+    throw new TypeError(`checkEnv: actionSpace must be a Space, got ${describe(env.actionSpace)}`);
+  if (!(env.observationSpace instanceof Space))
+    throw new TypeError(`checkEnv: observationSpace must be a Space, got ${describe(env.observationSpace)}`);
   checkSpaceLimits(env.observationSpace, "observation", warn);
   checkSpaceLimits(env.actionSpace, "action", warn);
 
@@ -69,10 +73,14 @@ function isPlainObject(x: unknown): x is Info {
 /** Gymnasium's `check_space_limit`: warnings about unbounded Boxes and unnormalized Box action spaces. */
 function checkSpaceLimits(space: Space, kind: "observation" | "action", warn: (m: string) => void): void {
   if (!(space instanceof Box)) return;
-  if (space.low.some((v) => v === -Infinity)) warn(`a Box ${kind} space minimum value is -infinity; this is probably too low`);
-  if (space.high.some((v) => v === Infinity)) warn(`a Box ${kind} space maximum value is infinity; this is probably too high`);
+  if (space.low.some((v) => v === -Infinity))
+    warn(`a Box ${kind} space minimum value is -infinity; this is probably too low`);
+  if (space.high.some((v) => v === Infinity))
+    warn(`a Box ${kind} space maximum value is infinity; this is probably too high`);
   if (kind === "action" && space.shape.length === 1) {
-    const unnormalized = space.low.some((lo, i) => (lo !== 0 && Math.abs(lo) !== Math.abs(space.high[i])) || lo < -1 || space.high[i] > 1);
+    const unnormalized = space.low.some(
+      (lo, i) => (lo !== 0 && Math.abs(lo) !== Math.abs(space.high[i])) || lo < -1 || space.high[i] > 1,
+    );
     if (unnormalized) warn("for Box action spaces a symmetric, normalized range ([-1, 1] or [0, 1]) is recommended");
   }
 }
@@ -80,14 +88,18 @@ function checkSpaceLimits(space: Space, kind: "observation" | "action", warn: (m
 /** Throws unless `obs` is a value of `space` in its exact representation (number for Discrete, typed array of the dtype otherwise). */
 export function checkObservation(obs: unknown, space: Space, where: string): void {
   if (space instanceof Discrete) {
-    if (typeof obs !== "number" || !Number.isInteger(obs)) fail(`${where}: a Discrete observation must be an integer number, got ${describe(obs)}`);
+    if (typeof obs !== "number" || !Number.isInteger(obs))
+      fail(`${where}: a Discrete observation must be an integer number, got ${describe(obs)}`);
   } else {
     const expected = zerosOf(space.dtype, 0).constructor;
     if (!ArrayBuffer.isView(obs) || obs.constructor !== expected) {
       fail(`${where}: observation must be a ${expected.name} (dtype ${space.dtype}), got ${describe(obs)}`);
     }
     const length = (obs as unknown as ArrayLike<number>).length;
-    if (length !== space.size) fail(`${where}: observation has ${length} values, the space's shape [${space.shape.join(", ")}] needs ${space.size}`);
+    if (length !== space.size)
+      fail(
+        `${where}: observation has ${length} values, the space's shape [${space.shape.join(", ")}] needs ${space.size}`,
+      );
   }
   if (!space.contains(obs)) fail(`${where}: observation ${format(obs)} is not within the observation space ${space}`);
 }
@@ -98,7 +110,8 @@ function format(x: unknown): string {
 }
 
 function checkResetResult(result: unknown, env: Env, where: string): [unknown, Info] {
-  if (!Array.isArray(result) || result.length !== 2) fail(`${where} must return [observation, info], got ${describe(result)}`);
+  if (!Array.isArray(result) || result.length !== 2)
+    fail(`${where} must return [observation, info], got ${describe(result)}`);
   const [obs, info] = result as [unknown, unknown];
   checkObservation(obs, env.observationSpace, where);
   if (!isPlainObject(info)) fail(`${where}: info must be an object, got ${describe(info)}`);
@@ -111,11 +124,14 @@ function checkResetReturn(env: Env): void {
 
 function checkStepResult(result: unknown, env: Env, where: string): [unknown, number, boolean, boolean, Info] {
   if (!Array.isArray(result) || result.length !== 5) {
-    fail(`${where} must return [observation, reward, terminated, truncated, info], got ${describe(result)}${Array.isArray(result) ? ` of length ${result.length}` : ""}`);
+    fail(
+      `${where} must return [observation, reward, terminated, truncated, info], got ${describe(result)}${Array.isArray(result) ? ` of length ${result.length}` : ""}`,
+    );
   }
   const [obs, reward, terminated, truncated, info] = result as unknown[];
   checkObservation(obs, env.observationSpace, where);
-  if (typeof reward !== "number" || !Number.isFinite(reward)) fail(`${where}: reward must be a finite number, got ${describe(reward)}`);
+  if (typeof reward !== "number" || !Number.isFinite(reward))
+    fail(`${where}: reward must be a finite number, got ${describe(reward)}`);
   if (typeof terminated !== "boolean") fail(`${where}: terminated must be a boolean, got ${describe(terminated)}`);
   if (typeof truncated !== "boolean") fail(`${where}: truncated must be a boolean, got ${describe(truncated)}`);
   if (!isPlainObject(info)) fail(`${where}: info must be an object, got ${describe(info)}`);
@@ -169,7 +185,8 @@ export function dataEquivalence(a: unknown, b: unknown, exact = false): boolean 
 function checkResetSeedDeterminism(env: Env, seed: number, warn: (m: string) => void): void {
   const [obs1] = checkResetResult(env.reset({ seed }), env, `env.reset({ seed: ${seed} })`).map(snapshot);
   const rng1 = rngState(env);
-  if (rng1 === null) fail(`env.reset({ seed: ${seed} }) left the env without a random generator; does reset call super.reset(args)?`);
+  if (rng1 === null)
+    fail(`env.reset({ seed: ${seed} }) left the env without a random generator; does reset call super.reset(args)?`);
   const [obs2] = checkResetResult(env.reset(), env, "env.reset()").map(snapshot);
   const [obs3] = checkResetResult(env.reset({ seed }), env, `env.reset({ seed: ${seed} })`).map(snapshot);
   const rng3 = rngState(env);
@@ -179,16 +196,29 @@ function checkResetSeedDeterminism(env: Env, seed: number, warn: (m: string) => 
     fail(`env.reset({ seed: ${seed} }) is non-deterministic: observations ${format(obs1)} and ${format(obs3)} differ`);
   }
   if (!dataEquivalence(obs2, obs4)) {
-    fail(`env.reset({ seed: ${seed} }) then env.reset() is non-deterministic: observations ${format(obs2)} and ${format(obs4)} differ`);
+    fail(
+      `env.reset({ seed: ${seed} }) then env.reset() is non-deterministic: observations ${format(obs2)} and ${format(obs4)} differ`,
+    );
   }
-  if (!dataEquivalence(obs1, obs3, true)) warn(`env.reset({ seed: ${seed} }) observations are not equal although similar`);
-  if (!dataEquivalence(obs2, obs4, true)) warn(`env.reset({ seed: ${seed} }) then env.reset() observations are not equal although similar`);
-  if (rng1 !== rng3) fail(`the env's random generator differs after two env.reset({ seed: ${seed} }); does reset call super.reset(args)?`);
+  if (!dataEquivalence(obs1, obs3, true))
+    warn(`env.reset({ seed: ${seed} }) observations are not equal although similar`);
+  if (!dataEquivalence(obs2, obs4, true))
+    warn(`env.reset({ seed: ${seed} }) then env.reset() observations are not equal although similar`);
+  if (rng1 !== rng3)
+    fail(
+      `the env's random generator differs after two env.reset({ seed: ${seed} }); does reset call super.reset(args)?`,
+    );
 
   const otherSeed = seed + 333;
-  const [obs5] = checkResetResult(env.reset({ seed: otherSeed }), env, `env.reset({ seed: ${otherSeed} })`).map(snapshot);
-  if (rngState(env) === rng1) fail(`the env's random generator is the same for seeds ${seed} and ${otherSeed}; does reset call super.reset(args)?`);
-  if (dataEquivalence(obs1, obs5, true)) warn(`seeds ${seed} and ${otherSeed} gave the same initial observation ${format(obs1)}`);
+  const [obs5] = checkResetResult(env.reset({ seed: otherSeed }), env, `env.reset({ seed: ${otherSeed} })`).map(
+    snapshot,
+  );
+  if (rngState(env) === rng1)
+    fail(
+      `the env's random generator is the same for seeds ${seed} and ${otherSeed}; does reset call super.reset(args)?`,
+    );
+  if (dataEquivalence(obs1, obs5, true))
+    warn(`seeds ${seed} and ${otherSeed} gave the same initial observation ${format(obs1)}`);
 }
 
 function checkResetOptions(env: Env): void {
@@ -209,7 +239,11 @@ function rollout(env: Env, seed: number, steps: number): { transitions: Transiti
   const transitions: Transition[] = [];
   for (let k = 0; k < steps; k++) {
     const action = env.actionSpace.sample();
-    const [obs, reward, terminated, truncated, info] = checkStepResult(env.step(action), env, `env.step(${format(action)}) at step ${k}`);
+    const [obs, reward, terminated, truncated, info] = checkStepResult(
+      env.step(action),
+      env,
+      `env.step(${format(action)}) at step ${k}`,
+    );
     transitions.push(snapshot({ obs, reward, terminated, truncated, info }));
     if (terminated || truncated) break;
   }
@@ -225,37 +259,47 @@ function checkStepDeterminism(env: Env, seed: number, steps: number, warn: (m: s
   const second = rollout(env, seed, steps);
   if (first.transitions[0].truncated) fail("the env truncates after 1 step, something has gone very wrong");
   if (first.transitions.length !== second.transitions.length) {
-    fail(`with the same seed and actions one rollout ended after ${first.transitions.length} steps, the other after ${second.transitions.length}`);
+    fail(
+      `with the same seed and actions one rollout ended after ${first.transitions.length} steps, the other after ${second.transitions.length}`,
+    );
   }
   for (let k = 0; k < first.transitions.length; k++) {
     const a = first.transitions[k];
     const b = second.transitions[k];
     const at = `step ${k} after env.reset({ seed: ${seed} })`;
-    if (!dataEquivalence(a.obs, b.obs)) fail(`${at}: observations ${format(a.obs)} and ${format(b.obs)} differ for the same seed and actions`);
-    if (!dataEquivalence(a.reward, b.reward)) fail(`${at}: rewards ${a.reward} and ${b.reward} differ for the same seed and actions`);
-    if (a.terminated !== b.terminated || a.truncated !== b.truncated) fail(`${at}: terminated/truncated differ for the same seed and actions`);
+    if (!dataEquivalence(a.obs, b.obs))
+      fail(`${at}: observations ${format(a.obs)} and ${format(b.obs)} differ for the same seed and actions`);
+    if (!dataEquivalence(a.reward, b.reward))
+      fail(`${at}: rewards ${a.reward} and ${b.reward} differ for the same seed and actions`);
+    if (a.terminated !== b.terminated || a.truncated !== b.truncated)
+      fail(`${at}: terminated/truncated differ for the same seed and actions`);
     if (!dataEquivalence(a.info, b.info)) fail(`${at}: infos differ for the same seed and actions`);
-    if (!dataEquivalence(a.obs, b.obs, true) || a.reward !== b.reward) warn(`${at}: transitions are not equal although similar`);
+    if (!dataEquivalence(a.obs, b.obs, true) || a.reward !== b.reward)
+      warn(`${at}: transitions are not equal although similar`);
   }
   if (first.rng !== second.rng) fail("the env's random generator is in a different state after the same seeded steps");
 }
 
 /** Checks an `rgb_array` frame: `{ width, height, data }` (or `{ shape: [height, width, 3], data }`) with 3 bytes per pixel. */
 export function checkRgbFrame(frame: unknown, where: string): void {
-  if (typeof frame !== "object" || frame === null) fail(`${where}: an rgb_array render must return a frame object, got ${describe(frame)}`);
+  if (typeof frame !== "object" || frame === null)
+    fail(`${where}: an rgb_array render must return a frame object, got ${describe(frame)}`);
   const f = frame as { width?: unknown; height?: unknown; shape?: unknown; data?: unknown };
   let height: unknown = f.height;
   let width: unknown = f.width;
   if (Array.isArray(f.shape)) {
-    if (f.shape.length !== 3 || f.shape[2] !== 3) fail(`${where}: frame shape must be [height, width, 3], got [${f.shape.join(", ")}]`);
+    if (f.shape.length !== 3 || f.shape[2] !== 3)
+      fail(`${where}: frame shape must be [height, width, 3], got [${f.shape.join(", ")}]`);
     [height, width] = f.shape;
   }
   if (!Number.isInteger(width) || !Number.isInteger(height) || (width as number) <= 0 || (height as number) <= 0) {
     fail(`${where}: frame width/height must be positive integers, got ${String(width)} x ${String(height)}`);
   }
-  if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray)) fail(`${where}: frame data must be a Uint8Array, got ${describe(f.data)}`);
+  if (!(f.data instanceof Uint8Array || f.data instanceof Uint8ClampedArray))
+    fail(`${where}: frame data must be a Uint8Array, got ${describe(f.data)}`);
   const expected = (width as number) * (height as number) * 3;
-  if (f.data.length !== expected) fail(`${where}: frame data has ${f.data.length} bytes, ${String(width)} x ${String(height)} RGB needs ${expected}`);
+  if (f.data.length !== expected)
+    fail(`${where}: frame data has ${f.data.length} bytes, ${String(width)} x ${String(height)} RGB needs ${expected}`);
 }
 
 function remake(env: Env, renderMode: string | null): Env {
@@ -267,9 +311,11 @@ function remake(env: Env, renderMode: string | null): Env {
 function checkRender(env: Env, warn: (m: string) => void): void {
   const modes = env.metadata.renderModes;
   if (!Array.isArray(modes)) fail(`metadata.renderModes must be an array, got ${describe(modes)}`);
-  if (modes.length > 0 && env.metadata.renderFps === undefined) warn("metadata.renderFps is not declared, rendering may not be at the right speed");
+  if (modes.length > 0 && env.metadata.renderFps === undefined)
+    warn("metadata.renderFps is not declared, rendering may not be at the right speed");
   if (env.renderMode !== null) {
-    if (!modes.includes(env.renderMode)) fail(`renderMode "${env.renderMode}" is not one of metadata.renderModes [${modes.join(", ")}]`);
+    if (!modes.includes(env.renderMode))
+      fail(`renderMode "${env.renderMode}" is not one of metadata.renderModes [${modes.join(", ")}]`);
     env.reset({ seed: 0 });
     const frame = env.render();
     if (env.renderMode === "rgb_array") checkRgbFrame(frame, "env.render()");

@@ -265,7 +265,15 @@ export class SummaryWriter {
     this.pending.push(frameRecord(first));
     if (options.purgeStep !== undefined) {
       const start = new ProtoWriter().int64(SESSION_STATUS, SESSION_START);
-      this.pending.push(frameRecord(new ProtoWriter().double(EVENT_WALL_TIME, Date.now() / 1000).int64(EVENT_STEP, options.purgeStep).message(EVENT_SESSION_LOG, start).finish()));
+      this.pending.push(
+        frameRecord(
+          new ProtoWriter()
+            .double(EVENT_WALL_TIME, Date.now() / 1000)
+            .int64(EVENT_STEP, options.purgeStep)
+            .message(EVENT_SESSION_LOG, start)
+            .finish(),
+        ),
+      );
     }
     this.writePending();
 
@@ -471,7 +479,8 @@ export function decodeEvent(data: Uint8Array): DecodedEvent {
     else if (f.field === EVENT_FILE_VERSION && f.wire === LEN) event.fileVersion = utf8.decode(f.data);
     else if (f.field === EVENT_SESSION_LOG && f.wire === LEN) {
       event.sessionStatus = 0;
-      for (const s of parseFields(f.data)) if (s.field === SESSION_STATUS && s.wire === VARINT) event.sessionStatus = s.int;
+      for (const s of parseFields(f.data))
+        if (s.field === SESSION_STATUS && s.wire === VARINT) event.sessionStatus = s.int;
     } else if (f.field === EVENT_SUMMARY && f.wire === LEN) {
       for (const s of parseFields(f.data)) if (s.field === SUMMARY_VALUE) event.values.push(decodeValue(s.data));
     }
@@ -520,7 +529,8 @@ export function readEventFile(filePath: string): EventEntry[] {
 function pushEntries(entries: EventEntry[], event: DecodedEvent): void {
   for (const v of event.values) {
     if (v.value !== undefined) entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: v.value });
-    else if (v.text !== undefined) entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: NaN, text: v.text });
+    else if (v.text !== undefined)
+      entries.push({ step: event.step, wallTime: event.wallTime, tag: v.tag, value: NaN, text: v.text });
   }
 }
 
@@ -531,7 +541,10 @@ function pushEntries(entries: EventEntry[], event: DecodedEvent): void {
  */
 export function readRunDir(logDir: string): EventEntry[] {
   let entries: EventEntry[] = [];
-  for (const name of fs.readdirSync(logDir).filter((n) => n.includes("tfevents")).sort()) {
+  for (const name of fs
+    .readdirSync(logDir)
+    .filter((n) => n.includes("tfevents"))
+    .sort()) {
     for (const record of readRecords(path.join(logDir, name))) {
       const event = decodeEvent(record);
       if (event.sessionStatus === SESSION_START) entries = entries.filter((e) => e.step < event.step);
@@ -820,7 +833,12 @@ function installSdkGuards(): void {
       // biome-ignore lint/correctness/noVoidTypeReturn: forwards the console method's result unchanged
       if (typeof first !== "string" || !SDK_RETRY_MESSAGE.test(first)) return original.apply(console, args);
       // The error's message may embed the whole GraphQL request and response as JSON.
-      const cause = args[1] instanceof Error ? reasonOf(args[1]).replace(/:?\s*\{[\s\S]*$/, "").slice(0, 160) : "";
+      const cause =
+        args[1] instanceof Error
+          ? reasonOf(args[1])
+              .replace(/:?\s*\{[\s\S]*$/, "")
+              .slice(0, 160)
+          : "";
       sdkNote = [first.trim().replace(/:$/, ""), cause].filter(Boolean).join(": ");
       if (!sdkQuiet) original.call(console, `wandb: ${sdkNote}`);
     };

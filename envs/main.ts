@@ -29,7 +29,9 @@ let exiting = false;
 /** Whether to print stack traces: `--debug` anywhere on the command line, or DEBUG set to anything but 0/false. */
 export function debugEnabled(argv = process.argv.slice(2), env = process.env): boolean {
   const flag = env.DEBUG;
-  return argv.includes("--debug") || (flag !== undefined && flag !== "" && flag !== "0" && flag.toLowerCase() !== "false");
+  return (
+    argv.includes("--debug") || (flag !== undefined && flag !== "" && flag !== "0" && flag.toLowerCase() !== "false")
+  );
 }
 
 /**
@@ -89,7 +91,9 @@ async function onSignal(signal: keyof typeof SIGNAL_EXIT_CODES): Promise<void> {
   const code = SIGNAL_EXIT_CODES[signal];
   if (exiting) process.exit(code);
   exiting = true;
-  process.stderr.write(`\n${signal}: closing the envs and writers, then exiting (${signal === "SIGINT" ? "Ctrl-C" : "SIGTERM"} again quits at once)\n`);
+  process.stderr.write(
+    `\n${signal}: closing the envs and writers, then exiting (${signal === "SIGINT" ? "Ctrl-C" : "SIGTERM"} again quits at once)\n`,
+  );
   await closeAll();
   process.exit(code);
 }
@@ -168,7 +172,12 @@ export function removeWasmExitHandlers(): number {
  * last good agent went: the variants check the metrics before applying the gradient, so the agent still holds the
  * parameters of the last finite update.
  */
-export function checkFinite(values: ArrayLike<number>, names: readonly string[], iteration: number, save: (() => string) | null): void {
+export function checkFinite(
+  values: ArrayLike<number>,
+  names: readonly string[],
+  iteration: number,
+  save: (() => string) | null,
+): void {
   for (let i = 0; i < values.length; i++) {
     if (Number.isFinite(values[i])) continue;
     const saved = save === null ? "" : `; the last good agent is saved in ${save()}`;
@@ -196,9 +205,13 @@ export function checkEnvSpaces(envId: string, supported: Partial<SpaceKinds>): v
   const other = variantFor(kinds);
   const hint = other === null ? "" : ` (${other} takes it)`;
   if (supported.action !== undefined && kinds.action !== supported.action) {
-    usageError(`only ${supported.action} action space is supported; ${envId} has a ${kinds.action} action space${hint}`);
+    usageError(
+      `only ${supported.action} action space is supported; ${envId} has a ${kinds.action} action space${hint}`,
+    );
   }
   if (supported.observation !== undefined && kinds.observation !== supported.observation) {
-    usageError(`only ${supported.observation} observations are supported; ${envId} has ${kinds.observation} observations${hint}`);
+    usageError(
+      `only ${supported.observation} observations are supported; ${envId} has ${kinds.observation} observations${hint}`,
+    );
   }
 }

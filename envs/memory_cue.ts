@@ -117,8 +117,10 @@ export class MemoryCueEnv extends Env<Uint8Array, number> {
     super();
     const { renderMode = null, delaySteps = 8 } = kwargs;
     // D = 0 would put the last cue frame and the first query frame into one max-pooled observation.
-    if (!Number.isInteger(delaySteps) || delaySteps < 1) throw new RangeError(`MemoryCue: delaySteps must be an integer >= 1, got ${delaySteps}`);
-    if (renderMode !== null && renderMode !== "rgb_array") throw new Error(`MemoryCue: render mode ${renderMode} not supported (rgb_array).`);
+    if (!Number.isInteger(delaySteps) || delaySteps < 1)
+      throw new RangeError(`MemoryCue: delaySteps must be an integer >= 1, got ${delaySteps}`);
+    if (renderMode !== null && renderMode !== "rgb_array")
+      throw new Error(`MemoryCue: render mode ${renderMode} not supported (rgb_array).`);
     this.renderMode = renderMode;
     this.delaySteps = delaySteps;
     this.queryStart = CUE_FRAMES + FRAMES_PER_AGENT_STEP * delaySteps;
@@ -173,5 +175,17 @@ export class MemoryCueEnv extends Env<Uint8Array, number> {
 }
 
 const entryPoint = (kw: Record<string, unknown>) => new MemoryCueEnv(kw as MemoryCueKwargs);
-register({ id: "MemoryCue-v0", entryPoint, kwargs: { delaySteps: 8 }, acceptedKwargs: ["delaySteps"], spaceKinds: { action: "discrete", observation: "image" } });
-register({ id: "MemoryCueShort-v0", entryPoint, kwargs: { delaySteps: 2 }, acceptedKwargs: ["delaySteps"], spaceKinds: { action: "discrete", observation: "image" } });
+register({
+  id: "MemoryCue-v0",
+  entryPoint,
+  kwargs: { delaySteps: 8 },
+  acceptedKwargs: ["delaySteps"],
+  spaceKinds: { action: "discrete", observation: "image" },
+});
+register({
+  id: "MemoryCueShort-v0",
+  entryPoint,
+  kwargs: { delaySteps: 2 },
+  acceptedKwargs: ["delaySteps"],
+  spaceKinds: { action: "discrete", observation: "image" },
+});

@@ -56,7 +56,8 @@ function sumScalars(xs: tf.Tensor[]): tf.Tensor {
   let level = xs;
   while (level.length > 1) {
     const next: tf.Tensor[] = [];
-    for (let i = 0; i < level.length; i += 7) next.push(level.length - i === 1 ? level[i] : tf.addN(level.slice(i, i + 7)));
+    for (let i = 0; i < level.length; i += 7)
+      next.push(level.length - i === 1 ? level[i] : tf.addN(level.slice(i, i + 7)));
     level = next;
   }
   return level[0];
@@ -143,20 +144,82 @@ function adamModuleBytes(): Uint8Array<ArrayBuffer> {
   const [B1, A1, B2, A2, S, IB, EPS, GV, MV, VV] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
   const code = [
     ...[5, 6, 7, 8, 9, 10, 11].flatMap((arg, k) => [...get(arg), ...splat, ...set(B1 + k)]),
-    0x02, 0x40, 0x03, 0x40, // block, loop
-    ...get(N4), 0x45, 0x0d, 1, // if n4 == 0: leave the block
-    ...get(G), ...load, ...set(GV),
-    ...get(M), ...get(B1), ...get(M), ...load, ...mul, ...get(A1), ...get(GV), ...mul, ...add, ...tee(MV), ...store,
-    ...get(V), ...get(B2), ...get(V), ...load, ...mul, ...get(A2), ...get(GV), ...get(GV), ...mul, ...mul, ...add, ...tee(VV), ...store,
-    ...get(P), ...get(P), ...load, ...get(S), ...get(MV), ...mul, ...get(VV), ...sqrt, ...get(IB), ...mul, ...get(EPS), ...add, ...div, ...sub, ...store,
-    ...advance(P), ...advance(G), ...advance(M), ...advance(V),
-    ...get(N4), 0x41, 1, 0x6b, ...set(N4), // n4 -= 1
-    0x0c, 0, 0x0b, 0x0b, 0x0b, // br loop; end loop; end block; end func
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block, loop
+    ...get(N4),
+    0x45,
+    0x0d,
+    1, // if n4 == 0: leave the block
+    ...get(G),
+    ...load,
+    ...set(GV),
+    ...get(M),
+    ...get(B1),
+    ...get(M),
+    ...load,
+    ...mul,
+    ...get(A1),
+    ...get(GV),
+    ...mul,
+    ...add,
+    ...tee(MV),
+    ...store,
+    ...get(V),
+    ...get(B2),
+    ...get(V),
+    ...load,
+    ...mul,
+    ...get(A2),
+    ...get(GV),
+    ...get(GV),
+    ...mul,
+    ...mul,
+    ...add,
+    ...tee(VV),
+    ...store,
+    ...get(P),
+    ...get(P),
+    ...load,
+    ...get(S),
+    ...get(MV),
+    ...mul,
+    ...get(VV),
+    ...sqrt,
+    ...get(IB),
+    ...mul,
+    ...get(EPS),
+    ...add,
+    ...div,
+    ...sub,
+    ...store,
+    ...advance(P),
+    ...advance(G),
+    ...advance(M),
+    ...advance(V),
+    ...get(N4),
+    0x41,
+    1,
+    0x6b,
+    ...set(N4), // n4 -= 1
+    0x0c,
+    0,
+    0x0b,
+    0x0b,
+    0x0b, // br loop; end loop; end block; end func
   ];
   const body = [1, 10, v128, ...code]; // one local declaration: 10 × v128
   const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, // "\0asm", version 1
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0, // "\0asm", version 1
     ...section(1, [1, 0x60, 12, i32, i32, i32, i32, i32, f32, f32, f32, f32, f32, f32, f32, 0]), // the one func type
     ...section(3, [1, 0]), // one function of type 0
     ...section(5, [1, 0, 1]), // one memory, 1 page to start
@@ -183,7 +246,13 @@ export interface StatefulOptimizer extends tf.Optimizer {
 }
 
 /** Parameter, moments and gradient of one variable inside the kernel's memory (float offsets, 16-byte aligned). */
-interface AdamSlot { p: number; m: number; v: number; size: number; synced: object | null }
+interface AdamSlot {
+  p: number;
+  m: number;
+  v: number;
+  size: number;
+  synced: object | null;
+}
 
 /**
  * `torch.optim.Adam(params, lr, betas=(beta1, beta2), eps)` as a tfjs optimizer: the same `applyGradients`, and
@@ -204,7 +273,8 @@ export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon =
   return new HostAdam(learningRate, beta1, beta2, epsilon);
 }
 
-let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => StatefulOptimizer) | null = null;
+let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => StatefulOptimizer) | null =
+  null;
 
 /** tfjs's Adam keeps its moments by position in the gradient list, each named `${variable}/m` or `/v`. */
 interface TfjsAdamInternals {
@@ -232,15 +302,29 @@ function defineHostAdam() {
       const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
       const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
       const onWebGpu = tf.getBackend() === "webgpu" && webGpuKernelsActive();
-      const named = Array.isArray(variableGradients) ? variableGradients : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
+      const named = Array.isArray(variableGradients)
+        ? variableGradients
+        : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
       const path = onHost ? "host" : onWebGpu ? "webgpu" : "tfjs";
-      if (this.pending !== null) this.restore(this.pending, named.map((g) => g.name), path);
+      if (this.pending !== null)
+        this.restore(
+          this.pending,
+          named.map((g) => g.name),
+          path,
+        );
       // biome-ignore lint/correctness/noVoidTypeReturn: forwards the base class's (void) result unchanged
       if (path === "tfjs") return super.applyGradients(variableGradients);
       const { beta1, beta2, epsilon } = this;
       this.hostStep += 1;
-      // biome-ignore lint/correctness/noVoidTypeReturn: forwards the base class's (void) result unchanged
-      if (onWebGpu) return adamStepWebGpu(named, this.gpuMoments, { learningRate: this.learningRate, beta1, beta2, epsilon, step: this.hostStep });
+      if (onWebGpu)
+        // biome-ignore lint/correctness/noVoidTypeReturn: forwards the kernel's (void) result unchanged
+        return adamStepWebGpu(named, this.gpuMoments, {
+          learningRate: this.learningRate,
+          beta1,
+          beta2,
+          epsilon,
+          step: this.hostStep,
+        });
       const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
       const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);
       for (const { name, tensor: grad } of named) {
@@ -252,7 +336,20 @@ function defineHostAdam() {
         heap.set(grad.dataSync() as Float32Array, this.gradient);
         heap.fill(0, this.gradient + slot.size, this.gradient + padded(slot.size));
         if (slot.synced !== variable.dataId) heap.set(variable.dataSync() as Float32Array, slot.p);
-        adam(4 * slot.p, 4 * this.gradient, 4 * slot.m, 4 * slot.v, padded(slot.size) / 4, beta1, 1 - beta1, beta2, 1 - beta2, stepSize, invSqrtBias2, epsilon);
+        adam(
+          4 * slot.p,
+          4 * this.gradient,
+          4 * slot.m,
+          4 * slot.v,
+          padded(slot.size) / 4,
+          beta1,
+          1 - beta1,
+          beta2,
+          1 - beta2,
+          stepSize,
+          invSqrtBias2,
+          epsilon,
+        );
         const updated = tf.tensor(heap.slice(slot.p, slot.p + slot.size), variable.shape, "float32");
         variable.assign(updated);
         slot.synced = variable.dataId;
@@ -271,7 +368,8 @@ function defineHostAdam() {
       }
       if (this.slots.size > 0) {
         const heap = new Float32Array(this.kernel!.memory.buffer);
-        for (const [name, slot] of this.slots) moments.set(name, { m: heap.slice(slot.m, slot.m + slot.size), v: heap.slice(slot.v, slot.v + slot.size) });
+        for (const [name, slot] of this.slots)
+          moments.set(name, { m: heap.slice(slot.m, slot.m + slot.size), v: heap.slice(slot.v, slot.v + slot.size) });
         return { step: this.hostStep, moments };
       }
       const tfjs = this as unknown as TfjsAdamInternals;
@@ -284,14 +382,18 @@ function defineHostAdam() {
     }
 
     importState(state: OptimizerState): void {
-      if (!Number.isSafeInteger(state.step) || state.step < 0) throw new Error(`Adam: step ${state.step} is not a non-negative integer`);
+      if (!Number.isSafeInteger(state.step) || state.step < 0)
+        throw new Error(`Adam: step ${state.step} is not a non-negative integer`);
       this.pending = state;
     }
 
     /** Puts an imported state where the path about to run keeps it: the kernel's memory, the GPU moments, or tfjs's own. */
     private restore(state: OptimizerState, names: string[], path: "host" | "webgpu" | "tfjs"): void {
       const missing = names.filter((n) => !state.moments.has(n));
-      if (missing.length > 0 || names.length !== state.moments.size) throw new Error(`Adam: the restored state has moments for ${state.moments.size} variables, the step updates ${names.length} (${missing.length} without a moment)`);
+      if (missing.length > 0 || names.length !== state.moments.size)
+        throw new Error(
+          `Adam: the restored state has moments for ${state.moments.size} variables, the step updates ${names.length} (${missing.length} without a moment)`,
+        );
       this.pending = null;
       if (path === "webgpu") {
         this.hostStep = state.step;
@@ -320,7 +422,10 @@ function defineHostAdam() {
       tf.dispose([...tfjs.accumulatedFirstMoment, ...tfjs.accumulatedSecondMoment].map((x) => x.variable));
       const moment = (name: string, which: "m" | "v") => {
         const shape = tf.engine().registeredVariables[name].shape;
-        return { originalName: `${name}/${which}`, variable: tf.tidy(() => tf.variable(tf.tensor(state.moments.get(name)![which], shape), false)) };
+        return {
+          originalName: `${name}/${which}`,
+          variable: tf.tidy(() => tf.variable(tf.tensor(state.moments.get(name)![which], shape), false)),
+        };
       };
       tfjs.accumulatedFirstMoment = names.map((n) => moment(n, "m"));
       tfjs.accumulatedSecondMoment = names.map((n) => moment(n, "v"));
@@ -354,7 +459,8 @@ function defineHostAdam() {
       }
       const bytesNeeded = 4 * this.usedFloats;
       const { memory } = this.kernel;
-      if (bytesNeeded > memory.buffer.byteLength) memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / 65536));
+      if (bytesNeeded > memory.buffer.byteLength)
+        memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / 65536));
       this.slots.set(name, slot);
       return slot;
     }

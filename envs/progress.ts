@@ -5,7 +5,9 @@
 
 /** 10000000 -> "10,000,000". */
 export function groupDigits(n: number): string {
-  return Math.trunc(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return Math.trunc(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** Seconds as the two largest units: "42s", "12m05s", "19h48m", "3d04h"; "?" when unknown (no speed yet). */

@@ -79,7 +79,9 @@ export function make(id: string, options: MakeOptions = {}): Env {
   if (reg.acceptedKwargs !== null) checkKwargs(id, kwargs, reg.acceptedKwargs);
   let env: Env = reg.entryPoint({ ...kwargs, renderMode });
   if (renderMode !== null && !env.metadata.renderModes.includes(renderMode)) {
-    throw new Error(`make(${id}): render mode "${renderMode}" not supported; supported: ${env.metadata.renderModes.join(", ") || "none"}`);
+    throw new Error(
+      `make(${id}): render mode "${renderMode}" not supported; supported: ${env.metadata.renderModes.join(", ") || "none"}`,
+    );
   }
   const limit = maxEpisodeSteps === undefined ? reg.maxEpisodeSteps : maxEpisodeSteps;
   const spec: EnvSpec = { id, maxEpisodeSteps: limit, rewardThreshold: reg.rewardThreshold, kwargs };
@@ -94,7 +96,9 @@ export function make(id: string, options: MakeOptions = {}): Env {
 function checkKwargs(id: string, kwargs: Record<string, unknown>, accepted: readonly string[]): void {
   for (const key of Object.keys(kwargs)) {
     if (key !== "renderMode" && !accepted.includes(key)) {
-      throw new TypeError(`${id}: unexpected keyword argument "${key}" (accepted: ${["renderMode", ...accepted].join(", ")})`);
+      throw new TypeError(
+        `${id}: unexpected keyword argument "${key}" (accepted: ${["renderMode", ...accepted].join(", ")})`,
+      );
     }
   }
 }

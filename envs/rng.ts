@@ -52,8 +52,10 @@ export class RandomGenerator {
 
   setState(state: RandomState): void {
     const { s, spareNormal } = state;
-    if (!Array.isArray(s) || s.length !== 4 || !s.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32)) throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
-    if (spareNormal !== null && typeof spareNormal !== "number") throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
+    if (!Array.isArray(s) || s.length !== 4 || !s.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32))
+      throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
+    if (spareNormal !== null && typeof spareNormal !== "number")
+      throw new RangeError(`not a generator state: ${JSON.stringify(state)}`);
     [this.s0, this.s1, this.s2, this.s3] = s.map((w) => w | 0);
     this.spareNormal = spareNormal;
   }
@@ -86,7 +88,8 @@ export class RandomGenerator {
   /** Uniform integer in [low, high), like `rng.integers(low, high)`. Unbiased (rejection sampling). */
   integers(low: number, high: number): number {
     const range = high - low;
-    if (!(range >= 1) || range > 2 ** 32) throw new RangeError(`integers(${low}, ${high}): need 1 <= high - low <= 2^32`);
+    if (!(range >= 1) || range > 2 ** 32)
+      throw new RangeError(`integers(${low}, ${high}): need 1 <= high - low <= 2^32`);
     const limit = 2 ** 32 - (2 ** 32 % range);
     let r = this.nextUint32();
     while (r >= limit) r = this.nextUint32();

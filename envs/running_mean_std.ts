@@ -70,7 +70,8 @@ export class RunningMeanStd {
     for (let i = 0; i < this.size; i++) {
       const delta = batchMean[i] - this.mean[i];
       this.mean[i] += (delta * batchCount) / total;
-      const m2 = this.var[i] * this.count + batchVar[i] * batchCount + (delta * delta * this.count * batchCount) / total;
+      const m2 =
+        this.var[i] * this.count + batchVar[i] * batchCount + (delta * delta * this.count * batchCount) / total;
       this.var[i] = m2 / total;
     }
     this.count = total;
@@ -84,7 +85,9 @@ export class RunningMeanStd {
   /** Restores statistics saved by `state()`. */
   loadState(state: RunningMeanStdState): void {
     if (state.mean.length !== this.size || state.var.length !== this.size) {
-      throw new RangeError(`RunningMeanStd.loadState: expected ${this.size} values, got ${state.mean.length}/${state.var.length}`);
+      throw new RangeError(
+        `RunningMeanStd.loadState: expected ${this.size} values, got ${state.mean.length}/${state.var.length}`,
+      );
     }
     this.mean.set(state.mean);
     this.var.set(state.var);

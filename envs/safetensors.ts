@@ -61,12 +61,22 @@ export function serialize(tensors: Map<string, StoredTensor>, metadata: Record<s
 }
 
 /** `safetensors.deserialize(bytes)`: the tensors (views into `bytes`, in file order) and the metadata. */
-export function deserialize(bytes: Uint8Array): { tensors: Map<string, StoredTensor>; metadata: Record<string, string> } {
-  if (bytes.length < 8) throw new SafetensorsError(`${bytes.length} bytes is too short for a safetensors file (8-byte header length missing)`);
+export function deserialize(bytes: Uint8Array): {
+  tensors: Map<string, StoredTensor>;
+  metadata: Record<string, string>;
+} {
+  if (bytes.length < 8)
+    throw new SafetensorsError(
+      `${bytes.length} bytes is too short for a safetensors file (8-byte header length missing)`,
+    );
   const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
-  if (headerLength > BigInt(MAX_HEADER_BYTES)) throw new SafetensorsError(`header length ${headerLength} is over the 100 MB limit (not a safetensors file?)`);
+  if (headerLength > BigInt(MAX_HEADER_BYTES))
+    throw new SafetensorsError(`header length ${headerLength} is over the 100 MB limit (not a safetensors file?)`);
   const n = Number(headerLength);
-  if (8 + n > bytes.length) throw new SafetensorsError(`the header says ${n} bytes but the file has ${bytes.length - 8} after the length (truncated?)`);
+  if (8 + n > bytes.length)
+    throw new SafetensorsError(
+      `the header says ${n} bytes but the file has ${bytes.length - 8} after the length (truncated?)`,
+    );
   const text = Buffer.from(bytes.buffer, bytes.byteOffset + 8, n).toString("utf8");
   if (!text.startsWith("{")) throw new SafetensorsError("the header is not a JSON object");
   let header: Record<string, unknown>;
@@ -81,7 +91,8 @@ export function deserialize(bytes: Uint8Array): { tensors: Map<string, StoredTen
   const entries: [string, { dtype: Dtype; shape: number[]; begin: number; end: number }][] = [];
   for (const [name, raw] of Object.entries(header)) {
     if (name === "__metadata__") {
-      if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SafetensorsError("__metadata__ is not an object");
+      if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+        throw new SafetensorsError("__metadata__ is not an object");
       for (const [k, v] of Object.entries(raw)) {
         if (typeof v !== "string") throw new SafetensorsError(`__metadata__.${k} is not a string`);
         metadata[k] = v;
@@ -89,23 +100,48 @@ export function deserialize(bytes: Uint8Array): { tensors: Map<string, StoredTen
       continue;
     }
     const info = raw as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
-    if (typeof info?.dtype !== "string" || !(info.dtype in DTYPE_BYTES)) throw new SafetensorsError(`tensor ${name}: dtype ${JSON.stringify(info?.dtype)} is not one of ${Object.keys(DTYPE_BYTES).join(", ")}`);
-    const okInts = (xs: unknown, len?: number): xs is number[] => Array.isArray(xs) && (len === undefined || xs.length === len) && xs.every((x) => Number.isSafeInteger(x) && x >= 0);
-    if (!okInts(info.shape)) throw new SafetensorsError(`tensor ${name}: shape ${JSON.stringify(info.shape)} is not a list of non-negative integers`);
-    if (!okInts(info.data_offsets, 2) || info.data_offsets[0] > info.data_offsets[1]) throw new SafetensorsError(`tensor ${name}: data_offsets ${JSON.stringify(info.data_offsets)} is not [begin, end]`);
-    entries.push([name, { dtype: info.dtype as Dtype, shape: info.shape, begin: info.data_offsets[0], end: info.data_offsets[1] }]);
+    if (typeof info?.dtype !== "string" || !(info.dtype in DTYPE_BYTES))
+      throw new SafetensorsError(
+        `tensor ${name}: dtype ${JSON.stringify(info?.dtype)} is not one of ${Object.keys(DTYPE_BYTES).join(", ")}`,
+      );
+    const okInts = (xs: unknown, len?: number): xs is number[] =>
+      Array.isArray(xs) &&
+      (len === undefined || xs.length === len) &&
+      xs.every((x) => Number.isSafeInteger(x) && x >= 0);
+    if (!okInts(info.shape))
+      throw new SafetensorsError(
+        `tensor ${name}: shape ${JSON.stringify(info.shape)} is not a list of non-negative integers`,
+      );
+    if (!okInts(info.data_offsets, 2) || info.data_offsets[0] > info.data_offsets[1])
+      throw new SafetensorsError(
+        `tensor ${name}: data_offsets ${JSON.stringify(info.data_offsets)} is not [begin, end]`,
+      );
+    entries.push([
+      name,
+      { dtype: info.dtype as Dtype, shape: info.shape, begin: info.data_offsets[0], end: info.data_offsets[1] },
+    ]);
   }
   // The offsets must tile [0, dataLength) exactly, whatever order the header lists them in.
   const sorted = entries.slice().sort((a, b) => a[1].begin - b[1].begin || a[1].end - b[1].end);
   let expected = 0;
   for (const [name, e] of sorted) {
-    if (e.begin !== expected) throw new SafetensorsError(`tensor ${name}: its data starts at byte ${e.begin}, expected ${expected} (a gap or an overlap)`);
+    if (e.begin !== expected)
+      throw new SafetensorsError(
+        `tensor ${name}: its data starts at byte ${e.begin}, expected ${expected} (a gap or an overlap)`,
+      );
     expected = e.end;
   }
-  if (expected !== dataLength) throw new SafetensorsError(`the tensors end at byte ${expected} of the data but the file has ${dataLength} (${expected > dataLength ? "truncated" : "trailing bytes"})`);
+  if (expected !== dataLength)
+    throw new SafetensorsError(
+      `the tensors end at byte ${expected} of the data but the file has ${dataLength} (${expected > dataLength ? "truncated" : "trailing bytes"})`,
+    );
   const tensors = new Map<string, StoredTensor>();
   for (const [name, e] of sorted) {
-    const t: StoredTensor = { dtype: e.dtype, shape: e.shape, bytes: bytes.subarray(dataStart + e.begin, dataStart + e.end) };
+    const t: StoredTensor = {
+      dtype: e.dtype,
+      shape: e.shape,
+      bytes: bytes.subarray(dataStart + e.begin, dataStart + e.end),
+    };
     checkLength(name, t, SafetensorsError);
     tensors.set(name, t);
   }
@@ -114,7 +150,8 @@ export function deserialize(bytes: Uint8Array): { tensors: Map<string, StoredTen
 
 function checkLength(name: string, t: StoredTensor, Err: new (m: string) => Error = RangeError): void {
   const expected = t.shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[t.dtype];
-  if (t.bytes.length !== expected) throw new Err(`tensor ${name}: ${t.bytes.length} bytes for ${t.dtype} of shape [${t.shape}] (needs ${expected})`);
+  if (t.bytes.length !== expected)
+    throw new Err(`tensor ${name}: ${t.bytes.length} bytes for ${t.dtype} of shape [${t.shape}] (needs ${expected})`);
 }
 
 /** A stored tensor's values as float32 (the dtype a tfjs variable holds), converted from any dtype above. */
@@ -125,13 +162,28 @@ export function toFloat32(t: StoredTensor): Float32Array {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     switch (t.dtype) {
-      case "F32": out[i] = view.getFloat32(4 * i, true); break;
-      case "F64": out[i] = view.getFloat64(8 * i, true); break;
-      case "F16": out[i] = halfToFloat(view.getUint16(2 * i, true)); break;
-      case "BF16": out[i] = bfloat16ToFloat(view.getUint16(2 * i, true)); break;
-      case "I64": out[i] = Number(view.getBigInt64(8 * i, true)); break;
-      case "I32": out[i] = view.getInt32(4 * i, true); break;
-      case "U8": case "BOOL": out[i] = bytes[i]; break;
+      case "F32":
+        out[i] = view.getFloat32(4 * i, true);
+        break;
+      case "F64":
+        out[i] = view.getFloat64(8 * i, true);
+        break;
+      case "F16":
+        out[i] = halfToFloat(view.getUint16(2 * i, true));
+        break;
+      case "BF16":
+        out[i] = bfloat16ToFloat(view.getUint16(2 * i, true));
+        break;
+      case "I64":
+        out[i] = Number(view.getBigInt64(8 * i, true));
+        break;
+      case "I32":
+        out[i] = view.getInt32(4 * i, true);
+        break;
+      case "U8":
+      case "BOOL":
+        out[i] = bytes[i];
+        break;
     }
   }
   return out;

@@ -85,14 +85,21 @@ export class Box extends Space<TypedArray> {
   readonly low: TypedArray;
   readonly high: TypedArray;
 
-  constructor(low: number | ArrayLike<number>, high: number | ArrayLike<number>, shape?: readonly number[], dtype: DType = "float32") {
-    const inferred = shape ?? (typeof low !== "number" ? [low.length] : typeof high !== "number" ? [high.length] : null);
+  constructor(
+    low: number | ArrayLike<number>,
+    high: number | ArrayLike<number>,
+    shape?: readonly number[],
+    dtype: DType = "float32",
+  ) {
+    const inferred =
+      shape ?? (typeof low !== "number" ? [low.length] : typeof high !== "number" ? [high.length] : null);
     if (inferred === null) throw new TypeError("Box: shape is required when low and high are scalars");
     super(inferred, dtype);
     this.low = broadcast(low, this.size, dtype, "low");
     this.high = broadcast(high, this.size, dtype, "high");
     for (let i = 0; i < this.size; i++) {
-      if (!(this.low[i] <= this.high[i])) throw new RangeError(`Box: low[${i}]=${this.low[i]} > high[${i}]=${this.high[i]}`);
+      if (!(this.low[i] <= this.high[i]))
+        throw new RangeError(`Box: low[${i}]=${this.low[i]} > high[${i}]=${this.high[i]}`);
     }
   }
 
@@ -129,7 +136,8 @@ export class Box extends Space<TypedArray> {
   }
 
   get isBounded(): boolean {
-    for (let i = 0; i < this.size; i++) if (!Number.isFinite(this.low[i]) || !Number.isFinite(this.high[i])) return false;
+    for (let i = 0; i < this.size; i++)
+      if (!Number.isFinite(this.low[i]) || !Number.isFinite(this.high[i])) return false;
     return true;
   }
 
@@ -165,7 +173,8 @@ export class MultiDiscrete extends Space<Int32Array> {
     if (!ArrayBuffer.isView(x) && !Array.isArray(x)) return false;
     const arr = x as ArrayLike<number>;
     if (arr.length !== this.nvec.length) return false;
-    for (let i = 0; i < arr.length; i++) if (!Number.isInteger(arr[i]) || arr[i] < 0 || arr[i] >= this.nvec[i]) return false;
+    for (let i = 0; i < arr.length; i++)
+      if (!Number.isInteger(arr[i]) || arr[i] < 0 || arr[i] >= this.nvec[i]) return false;
     return true;
   }
   toString(): string {

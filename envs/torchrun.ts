@@ -17,7 +17,6 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-
 export interface LaunchConfig {
   nnodes: number;
   nodeRank: number;
@@ -34,7 +33,16 @@ const USAGE = `usage: npx tsx envs/torchrun.ts [--standalone] [--nnodes N] [--no
 
 /** Parses torchrun's flags up to the script; throws an Error with a one-line message for a bad command line. */
 export function parseLaunchArgs(argv: string[]): LaunchConfig | "help" {
-  const cfg: LaunchConfig = { nnodes: 1, nodeRank: 0, nprocPerNode: 1, masterAddr: "127.0.0.1", masterPort: null, standalone: false, script: "", scriptArgs: [] };
+  const cfg: LaunchConfig = {
+    nnodes: 1,
+    nodeRank: 0,
+    nprocPerNode: 1,
+    masterAddr: "127.0.0.1",
+    masterPort: null,
+    standalone: false,
+    script: "",
+    scriptArgs: [],
+  };
   let masterAddrGiven = false;
   let i = 0;
   const positiveInt = (name: string, raw: string, min: number) => {
@@ -78,9 +86,14 @@ export function parseLaunchArgs(argv: string[]): LaunchConfig | "help" {
   if (i >= argv.length) throw new Error("no script given");
   cfg.script = argv[i];
   cfg.scriptArgs = argv.slice(i + 1);
-  if (cfg.nodeRank >= cfg.nnodes) throw new Error(`--node-rank ${cfg.nodeRank} is out of range for --nnodes ${cfg.nnodes}`);
-  if (cfg.standalone && cfg.nnodes !== 1) throw new Error(`--standalone runs on one machine: --nnodes must be 1, got ${cfg.nnodes}`);
-  if (cfg.nnodes > 1 && (!masterAddrGiven || cfg.masterPort === null)) throw new Error("with --nnodes > 1, give --master-addr and --master-port (the address of node 0, reachable from every node)");
+  if (cfg.nodeRank >= cfg.nnodes)
+    throw new Error(`--node-rank ${cfg.nodeRank} is out of range for --nnodes ${cfg.nnodes}`);
+  if (cfg.standalone && cfg.nnodes !== 1)
+    throw new Error(`--standalone runs on one machine: --nnodes must be 1, got ${cfg.nnodes}`);
+  if (cfg.nnodes > 1 && (!masterAddrGiven || cfg.masterPort === null))
+    throw new Error(
+      "with --nnodes > 1, give --master-addr and --master-port (the address of node 0, reachable from every node)",
+    );
   return cfg;
 }
 
@@ -137,13 +150,20 @@ export async function launch(cfg: LaunchConfig): Promise<number> {
   const stopOthers = () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
     // A rank that ignores SIGTERM for 10 s is killed.
-    setTimeout(() => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill("SIGKILL")), 10_000).unref();
+    setTimeout(
+      () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill("SIGKILL")),
+      10_000,
+    ).unref();
   };
 
   for (let localRank = 0; localRank < cfg.nprocPerNode; localRank++) {
     const env = rankEnv(cfg, localRank, masterPort);
     // Own process group (detached), so a terminal's Ctrl-C reaches each rank once, through us, not twice.
-    const child = spawn(process.execPath, [...runner, script, ...cfg.scriptArgs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(process.execPath, [...runner, script, ...cfg.scriptArgs], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     children.push(child);
     const prefix = `[rank${env.RANK}]: `;
     prefixLines(child.stdout!, process.stdout, prefix);
@@ -197,7 +217,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(2);
   }
   if (cfg === "help") {
-    process.stdout.write(`${USAGE}\n\nStarts --nproc-per-node copies of the script on this machine, with torchrun's environment variables.\n`);
+    process.stdout.write(
+      `${USAGE}\n\nStarts --nproc-per-node copies of the script on this machine, with torchrun's environment variables.\n`,
+    );
     process.exit(0);
   }
   process.exitCode = await launch(cfg);

@@ -70,7 +70,8 @@ export class SyncVectorEnv {
       if (env.observationSpace.toString() !== obs) {
         throw new Error(`SyncVectorEnv: sub-env observation space ${env.observationSpace} differs from ${obs}`);
       }
-      if (env.actionSpace.toString() !== act) throw new Error(`SyncVectorEnv: sub-env action space ${env.actionSpace} differs from ${act}`);
+      if (env.actionSpace.toString() !== act)
+        throw new Error(`SyncVectorEnv: sub-env action space ${env.actionSpace} differs from ${act}`);
     }
   }
 
@@ -86,7 +87,9 @@ export class SyncVectorEnv {
     }
     const values = obs as ArrayLike<number>;
     if (values.length !== this.obsSize) {
-      throw new RangeError(`SyncVectorEnv: env ${envIndex} returned ${values.length} observation values, expected ${this.obsSize}`);
+      throw new RangeError(
+        `SyncVectorEnv: env ${envIndex} returned ${values.length} observation values, expected ${this.obsSize}`,
+      );
     }
     // One native copy; for typed and plain arrays alike it converts each value as element-wise assignment would.
     (batch as Float64Array).set(values, offset);
@@ -100,7 +103,8 @@ export class SyncVectorEnv {
     const batch = this.copy ? this.newObservationBatch() : this.sharedObservations;
     const infos: VectorInfo = {};
     for (let i = 0; i < this.numEnvs; i++) {
-      const envSeed = typeof seed === "number" ? seed + i : (seed as readonly (number | null | undefined)[] | undefined)?.[i];
+      const envSeed =
+        typeof seed === "number" ? seed + i : (seed as readonly (number | null | undefined)[] | undefined)?.[i];
       const resetArgs: ResetArgs = {};
       if (envSeed !== undefined && envSeed !== null) resetArgs.seed = envSeed;
       if (options !== undefined) resetArgs.options = options;
@@ -118,7 +122,9 @@ export class SyncVectorEnv {
   step(actions: ArrayLike<number>): VectorStepResult {
     const n = this.numEnvs;
     if (actions.length !== n * this.actSize) {
-      throw new RangeError(`SyncVectorEnv.step: expected ${n * this.actSize} action values for ${n} envs, got ${actions.length}`);
+      throw new RangeError(
+        `SyncVectorEnv.step: expected ${n * this.actSize} action values for ${n} envs, got ${actions.length}`,
+      );
     }
     const batch = this.copy ? this.newObservationBatch() : this.sharedObservations;
     const rewards = new Float64Array(n);

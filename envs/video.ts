@@ -149,7 +149,11 @@ function searchPath(pathVar: string | undefined): string | null {
 
 /** Runs `ffmpeg -encoders`: the codec to use, or why the binary is unusable. */
 function probeFfmpeg(path: string): { codec: Ffmpeg["codec"] } | { problem: string } {
-  const out = spawnSync(path, ["-hide_banner", "-nostdin", "-encoders"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+  const out = spawnSync(path, ["-hide_banner", "-nostdin", "-encoders"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 20_000,
+  });
   if (out.error !== undefined) {
     const code = (out.error as NodeJS.ErrnoException).code;
     return { problem: code === "ENOENT" ? "does not exist" : `could not be run (${code ?? out.error.message})` };
@@ -247,7 +251,9 @@ class VideoRecorder {
       this.height = frame.height;
     } else if (frame.width !== this.width || frame.height !== this.height) {
       // A raw stream has one frame size; moviepy would fail here too.
-      warnOnce(`RecordVideo: frame size changed from ${this.width}x${this.height} to ${frame.width}x${frame.height}; such frames are dropped`);
+      warnOnce(
+        `RecordVideo: frame size changed from ${this.width}x${this.height} to ${frame.width}x${frame.height}; such frames are dropped`,
+      );
       return;
     }
     try {
@@ -257,7 +263,9 @@ class VideoRecorder {
       }
     } catch (error) {
       // A full temp disk should cost us this video, not the training run.
-      console.warn(`RecordVideo: could not buffer a frame for ${this.path} (${(error as Error).message}); video dropped`);
+      console.warn(
+        `RecordVideo: could not buffer a frame for ${this.path} (${(error as Error).message}); video dropped`,
+      );
       this.abandon();
       return;
     }
@@ -325,7 +333,11 @@ class VideoRecorder {
       partPath,
     ];
     const started = performance.now();
-    const out = spawnSync(this.ffmpeg.path, args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    const out = spawnSync(this.ffmpeg.path, args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+    });
     if (out.error !== undefined || out.status !== 0) {
       const detail = out.error?.message ?? (out.stderr.trim().split("\n").pop() || `status ${out.status}`);
       console.warn(`RecordVideo: ffmpeg failed to write ${this.path} (${detail}); video dropped`);
@@ -368,7 +380,8 @@ class VideoRecorder {
  */
 function onExit(): void {
   for (const recorder of openRecorders) {
-    if (recorder.frameCount > 0) console.warn(`RecordVideo: unable to save last video ${recorder.path}! Did you call close()?`);
+    if (recorder.frameCount > 0)
+      console.warn(`RecordVideo: unable to save last video ${recorder.path}! Did you call close()?`);
     recorder.abandon();
   }
 }
@@ -432,7 +445,8 @@ export class RecordVideo<Obs = unknown, Act = unknown> extends Wrapper<Obs, Act>
     let { episodeTrigger = null, stepTrigger = null } = options;
     if (episodeTrigger === null && stepTrigger === null) episodeTrigger = cappedCubicVideoSchedule;
     // 0.29: `assert trigger_count == 1, "Must specify exactly one trigger"`.
-    if (episodeTrigger !== null && stepTrigger !== null) throw new Error("RecordVideo: must specify exactly one trigger (episodeTrigger or stepTrigger)");
+    if (episodeTrigger !== null && stepTrigger !== null)
+      throw new Error("RecordVideo: must specify exactly one trigger (episodeTrigger or stepTrigger)");
     this.episodeTrigger = episodeTrigger;
     this.stepTrigger = stepTrigger;
     this.videoLength = options.videoLength ?? 0;
@@ -504,7 +518,10 @@ export class RecordVideo<Obs = unknown, Act = unknown> extends Wrapper<Obs, Act>
   private startVideoRecorder(): void {
     this.closeVideoRecorder();
     if (this.ffmpeg === null) return; // videos disabled: skip the (costly) rendering too
-    const name = this.episodeTrigger !== null ? `${this.namePrefix}-episode-${this.episodeId}` : `${this.namePrefix}-step-${this.stepId}`;
+    const name =
+      this.episodeTrigger !== null
+        ? `${this.namePrefix}-episode-${this.episodeId}`
+        : `${this.namePrefix}-step-${this.stepId}`;
     this.videoRecorder = new VideoRecorder(
       this.env,
       join(this.videoFolder, `${name}.mp4`),

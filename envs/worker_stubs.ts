@@ -22,7 +22,8 @@
 import { createRequire } from "node:module";
 
 /** The one line a worker's env gets when it touches tfjs (followed by the name it used). */
-export const STUB_MESSAGE = "tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors";
+export const STUB_MESSAGE =
+  "tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors";
 
 /** Packages whose export names the main thread passes on when it has them loaded. */
 const KNOWN_PACKAGES = [
@@ -50,7 +51,8 @@ export function loadedExportNames(): Record<string, string[]> {
       continue; // not installed (tfjs-node is optional)
     }
     const cached = require.cache[path];
-    if (cached !== undefined) names[specifier] = Object.keys(cached.exports as object).filter((name) => name !== "default");
+    if (cached !== undefined)
+      names[specifier] = Object.keys(cached.exports as object).filter((name) => name !== "default");
   }
   return names;
 }

@@ -1,6 +1,16 @@
 // Wrappers, as `gymnasium.wrappers` (0.29). Each one changes one thing and says where its semantics come from.
 
-import { ActionWrapper, type Env, type Info, ObservationWrapper, type ResetArgs, RewardWrapper, type StepResult, type StepWithoutObservationResult, Wrapper } from "./core.ts";
+import {
+  ActionWrapper,
+  type Env,
+  type Info,
+  ObservationWrapper,
+  type ResetArgs,
+  RewardWrapper,
+  type StepResult,
+  type StepWithoutObservationResult,
+  Wrapper,
+} from "./core.ts";
 import { RunningMeanStd } from "./running_mean_std.ts";
 import { Box, type TypedArray, zerosOf } from "./spaces.ts";
 
@@ -117,7 +127,8 @@ export class RecordEpisodeStatistics<Obs = unknown, Act = unknown> extends Wrapp
     this.episodeReturn = Math.fround(this.episodeReturn + reward);
     this.episodeLength += 1;
     if (terminated || truncated) {
-      if ("episode" in info || "_episode" in info) throw new Error("RecordEpisodeStatistics: attempted to add episode stats when they already exist");
+      if ("episode" in info || "_episode" in info)
+        throw new Error("RecordEpisodeStatistics: attempted to add episode stats when they already exist");
       const now = performance.now();
       const episode: EpisodeStatistics = {
         r: this.episodeReturn,
@@ -151,13 +162,15 @@ export class ClipAction<Obs = unknown> extends ActionWrapper<Obs, TypedArray> {
   private readonly box: Box;
   /** Also takes an untyped `Env` (what `make` returns): the Box action space is checked at run time. */
   constructor(env: Env<Obs, TypedArray> | Env) {
-    if (!(env.actionSpace instanceof Box)) throw new TypeError(`ClipAction: action space must be a Box, got ${env.actionSpace}`);
+    if (!(env.actionSpace instanceof Box))
+      throw new TypeError(`ClipAction: action space must be a Box, got ${env.actionSpace}`);
     super(env as Env<Obs, TypedArray>);
     this.box = env.actionSpace;
   }
   action(action: TypedArray): TypedArray {
     const { low, high, dtype, size } = this.box;
-    if (action.length !== size) throw new RangeError(`ClipAction: expected ${size} action values, got ${action.length}`);
+    if (action.length !== size)
+      throw new RangeError(`ClipAction: expected ${size} action values, got ${action.length}`);
     const clipped = zerosOf(dtype, size);
     // Math.min/max propagate NaN exactly like np.clip does.
     for (let i = 0; i < size; i++) clipped[i] = Math.min(Math.max(action[i], low[i]), high[i]);
@@ -194,7 +207,8 @@ export class NormalizeObservation<Act = unknown> extends ObservationWrapper<Type
 
   observation(obs: ArrayLike<number>): TypedArray {
     const rms = this.obsRms;
-    if (obs.length !== rms.size) throw new RangeError(`NormalizeObservation: expected ${rms.size} values, got ${obs.length}`);
+    if (obs.length !== rms.size)
+      throw new RangeError(`NormalizeObservation: expected ${rms.size} values, got ${obs.length}`);
     if (this.updateRunningMean) rms.update(obs, 1);
     const out = this.outputFloat32 ? new Float32Array(rms.size) : new Float64Array(rms.size);
     for (let i = 0; i < rms.size; i++) out[i] = (obs[i] - rms.mean[i]) / Math.sqrt(rms.var[i] + this.epsilon);
@@ -274,7 +288,8 @@ export class TransformReward<Obs = unknown, Act = unknown> extends RewardWrapper
 export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> {
   /** Also takes an untyped `Env` (what `make` returns): the Box observation space is checked at run time. */
   constructor(env: Env<TypedArray, Act> | Env) {
-    if (!(env.observationSpace instanceof Box)) throw new TypeError(`FlattenObservation: only Box observation spaces are supported, got ${env.observationSpace}`);
+    if (!(env.observationSpace instanceof Box))
+      throw new TypeError(`FlattenObservation: only Box observation spaces are supported, got ${env.observationSpace}`);
     super(env as Env<TypedArray, Act>);
     const box = env.observationSpace;
     this.observationSpace = new Box(box.low, box.high, [box.size], box.dtype);

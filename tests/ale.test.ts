@@ -12,7 +12,17 @@ import dasmModule from "dasm";
 
 import { checkEnv } from "../envs/env_checker.ts";
 import { make, spec as envSpec } from "../envs/registration.ts";
-import { Action, ACTION_MEANINGS, AtariEnv, Atari2600, RomNotFoundError, decimalScore, findRom, type GameSettings, type GameSpec } from "../envs/ale/index.ts";
+import {
+  Action,
+  ACTION_MEANINGS,
+  AtariEnv,
+  Atari2600,
+  RomNotFoundError,
+  decimalScore,
+  findRom,
+  type GameSettings,
+  type GameSpec,
+} from "../envs/ale/index.ts";
 import { alePyRomDir, md5Hex } from "../envs/ale/roms.ts";
 import { registerGame } from "../envs/ale/index.ts";
 
@@ -107,9 +117,18 @@ describe("emulator", () => {
     const colour = emu.readRam(COUNTER) & 0xfe; // shown by the next frame's kernel
     emu.emulateFrame();
     const row = (r: number) => emu.screen.subarray(r * 160, (r + 1) * 160);
-    assert.ok(row(2).every((v) => v === 0), "frame line 36 is still in VBLANK");
-    assert.ok(row(3).every((v) => v === 0x0e), "frame line 37, the first kernel line, is white");
-    assert.ok(row(4).every((v) => v === colour) && row(194).every((v) => v === colour), "kernel lines show the counter");
+    assert.ok(
+      row(2).every((v) => v === 0),
+      "frame line 36 is still in VBLANK",
+    );
+    assert.ok(
+      row(3).every((v) => v === 0x0e),
+      "frame line 37, the first kernel line, is white",
+    );
+    assert.ok(
+      row(4).every((v) => v === colour) && row(194).every((v) => v === colour),
+      "kernel lines show the counter",
+    );
     assert.ok(row(195).every((v) => v === 0) && row(209).every((v) => v === 0), "overscan is blanked");
   });
 
@@ -322,8 +341,24 @@ describe("AtariEnv", () => {
     const full = testEnv({ fullActionSpace: true });
     assert.equal(full.actionSpace.n, 18);
     assert.deepEqual(full.getActionMeanings(), [
-      "NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT",
-      "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE", "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE",
+      "NOOP",
+      "FIRE",
+      "UP",
+      "RIGHT",
+      "LEFT",
+      "DOWN",
+      "UPRIGHT",
+      "UPLEFT",
+      "DOWNRIGHT",
+      "DOWNLEFT",
+      "UPFIRE",
+      "RIGHTFIRE",
+      "LEFTFIRE",
+      "DOWNFIRE",
+      "UPRIGHTFIRE",
+      "UPLEFTFIRE",
+      "DOWNRIGHTFIRE",
+      "DOWNLEFTFIRE",
     ]);
   });
 
@@ -399,11 +434,19 @@ describe("registration and ROM lookup", () => {
   test("ids and defaults follow ale-py: NoFrameskip-v4 and ALE/...-v5", () => {
     const v4 = envSpec("BreakoutNoFrameskip-v4");
     assert.equal(v4.maxEpisodeSteps, 400_000);
-    assert.deepEqual([v4.kwargs.frameskip, v4.kwargs.repeatActionProbability, v4.kwargs.fullActionSpace], [1, 0, false]);
+    assert.deepEqual(
+      [v4.kwargs.frameskip, v4.kwargs.repeatActionProbability, v4.kwargs.fullActionSpace],
+      [1, 0, false],
+    );
     const v5 = envSpec("ALE/Pong-v5");
     assert.equal(v5.maxEpisodeSteps, null);
     assert.deepEqual(
-      [v5.kwargs.frameskip, v5.kwargs.repeatActionProbability, v5.kwargs.fullActionSpace, v5.kwargs.maxNumFramesPerEpisode],
+      [
+        v5.kwargs.frameskip,
+        v5.kwargs.repeatActionProbability,
+        v5.kwargs.fullActionSpace,
+        v5.kwargs.maxNumFramesPerEpisode,
+      ],
       [4, 0.25, false, 108_000],
     );
     assert.ok(envSpec("ALE/BeamRider-v5"));
@@ -413,7 +456,11 @@ describe("registration and ROM lookup", () => {
     const empty = tempRomDir();
     const err = (() => {
       try {
-        findRom("breakout", "f34f08e5eb96e500e851a80be3277a56", { romDir: empty, env: { ALE_ROMS_DIR: "/nonexistent/roms" }, askPython: false });
+        findRom("breakout", "f34f08e5eb96e500e851a80be3277a56", {
+          romDir: empty,
+          env: { ALE_ROMS_DIR: "/nonexistent/roms" },
+          askPython: false,
+        });
       } catch (e) {
         return e;
       }
@@ -431,14 +478,20 @@ describe("registration and ROM lookup", () => {
     writeFileSync(join(dir, "breakout.bin"), ROM);
     assert.throws(
       () => findRom("breakout", "f34f08e5eb96e500e851a80be3277a56", { romDir: dir, env: {}, askPython: false }),
-      (e: unknown) => e instanceof RomNotFoundError && e.message.includes(join(dir, "breakout.bin")) && e.message.includes(md5Hex(ROM)),
+      (e: unknown) =>
+        e instanceof RomNotFoundError &&
+        e.message.includes(join(dir, "breakout.bin")) &&
+        e.message.includes(md5Hex(ROM)),
     );
   });
 
   test("the MD5, not the file name, identifies the ROM", () => {
     const dir = tempRomDir();
     writeFileSync(join(dir, "whatever.bin"), ROM);
-    assert.equal(findRom("testcart", md5Hex(ROM), { romDir: dir, env: {}, askPython: false }).path, join(dir, "whatever.bin"));
+    assert.equal(
+      findRom("testcart", md5Hex(ROM), { romDir: dir, env: {}, askPython: false }).path,
+      join(dir, "whatever.bin"),
+    );
   });
 
   test("make raises the ROM error when the ROM is missing", (t) => {

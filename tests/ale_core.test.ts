@@ -188,8 +188,11 @@ describe("loops polling the RIOT timer", () => {
     const isRiot = (address: number) => (address & 0x1280) === 0x280;
     const bus = {
       peek: (address: number) => (isRiot(address) ? (onBusRead(), riot.peek(address)) : memory[address]),
-      poke: (address: number, value: number) => (isRiot(address) ? riot.poke(address, value) : (memory[address] = value)),
-      ...(quiet ? { peekTimerQuietly: (address: number, cycles: number) => riot.peekTimerQuietly(address, cycles) } : {}),
+      poke: (address: number, value: number) =>
+        isRiot(address) ? riot.poke(address, value) : (memory[address] = value),
+      ...(quiet
+        ? { peekTimerQuietly: (address: number, cycles: number) => riot.peekTimerQuietly(address, cycles) }
+        : {}),
     };
     const cpu = new M6502(bus, clock);
     cpu.mapRom(memory.subarray(0xf000)); // the loop must be in the mapped bank, as cartridge code is
@@ -205,7 +208,14 @@ describe("loops polling the RIOT timer", () => {
   ];
   for (const [name, program] of loops) {
     test(`${name}: registers, flags and clock after any instruction count are as when each pass is emulated`, () => {
-      const state = ({ cpu, clock }: ReturnType<typeof polling>) => [cpu.pc, cpu.a, cpu.x, cpu.y, cpu.getPS(), clock.cycles];
+      const state = ({ cpu, clock }: ReturnType<typeof polling>) => [
+        cpu.pc,
+        cpu.a,
+        cpu.x,
+        cpu.y,
+        cpu.getPS(),
+        clock.cycles,
+      ];
       for (const interval of [0, 1, 2]) {
         for (let timer = 1; timer < 24; timer++) {
           for (const budget of [3, 4, 5, 8, 9, 40, 41, 300]) {
@@ -213,7 +223,11 @@ describe("loops polling the RIOT timer", () => {
             const emulated = polling(program, timer, false, undefined, interval);
             skipped.cpu.execute(budget);
             emulated.cpu.execute(budget);
-            assert.deepEqual(state(skipped), state(emulated), `interval ${interval}, timer ${timer}, ${budget} instructions`);
+            assert.deepEqual(
+              state(skipped),
+              state(emulated),
+              `interval ${interval}, timer ${timer}, ${budget} instructions`,
+            );
           }
         }
       }
@@ -272,7 +286,10 @@ describe("cartridges", () => {
     for (let s = 0; s < 8; s++) image.fill(s, s * 1024, (s + 1) * 1024);
     const cart = createCartridge(image, "E0");
     cart.reset();
-    assert.deepEqual([0x1000, 0x1400, 0x1800, 0x1c00].map((a) => cart.peek(a)), [4, 5, 6, 7]);
+    assert.deepEqual(
+      [0x1000, 0x1400, 0x1800, 0x1c00].map((a) => cart.peek(a)),
+      [4, 5, 6, 7],
+    );
     cart.peek(0x1fe2); // slice 2 into segment 0
     assert.equal(cart.peek(0x1000), 2);
   });
@@ -303,7 +320,8 @@ describe("the CPU's direct reads (mapped bank, RIOT RAM)", () => {
     const bus = {
       dataBus: 0,
       peek(address: number): number {
-        const value = address & 0x1000 ? cart.peek(address) : address & 0x1280 ? low[address & 0xfff] : tia(address, this.dataBus);
+        const value =
+          address & 0x1000 ? cart.peek(address) : address & 0x1280 ? low[address & 0xfff] : tia(address, this.dataBus);
         this.dataBus = value;
         return value;
       },

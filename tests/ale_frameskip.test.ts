@@ -28,7 +28,9 @@ const FIXTURE = JSON.parse(readFileSync(new URL("./fixtures/ale_frameskip.json",
 };
 const STEPS = Number(process.env.ALE_FRAMESKIP_STEPS || FIXTURE.steps);
 if (!(STEPS > 0 && STEPS <= FIXTURE.steps && STEPS % FIXTURE.checkpoint === 0)) {
-  throw new Error(`ALE_FRAMESKIP_STEPS must be a multiple of ${FIXTURE.checkpoint} up to ${FIXTURE.steps}, got ${STEPS}`);
+  throw new Error(
+    `ALE_FRAMESKIP_STEPS must be a multiple of ${FIXTURE.checkpoint} up to ${FIXTURE.steps}, got ${STEPS}`,
+  );
 }
 const CHECKPOINTS = STEPS / FIXTURE.checkpoint;
 
@@ -47,7 +49,11 @@ describe(`observed screens against ale-py ${FIXTURE.ale_py}: after reset, at fra
       assert.deepEqual(last.reset, real.reset, "screen and RAM after the ROM load's reset");
       assert.deepEqual(last.last, real.last.slice(0, CHECKPOINTS), "AtariEnv(frameskip=4): digests every 50 steps");
       const pooled = stepDigests(game, rom, STEPS, FIXTURE.checkpoint, "pooled");
-      assert.deepEqual(pooled.pooled, real.pooled.slice(0, CHECKPOINTS), "MaxAndSkipEnv(skip=4): digests every 50 steps");
+      assert.deepEqual(
+        pooled.pooled,
+        real.pooled.slice(0, CHECKPOINTS),
+        "MaxAndSkipEnv(skip=4): digests every 50 steps",
+      );
       if (STEPS === FIXTURE.steps) assert.deepEqual([last.reward, last.resets], [real.reward, real.resets]);
     });
   }

@@ -12,13 +12,63 @@ import { ACTION_MEANINGS, GAMES, ROM_MD5S, type GameSettings, type GameSpec } fr
 
 /** The Atari-57 benchmark set as ale-py names it. */
 const ATARI_57 = [
-  "Alien", "Amidar", "Assault", "Asterix", "Asteroids", "Atlantis", "BankHeist", "BattleZone", "BeamRider", "Berzerk",
-  "Bowling", "Boxing", "Breakout", "Centipede", "ChopperCommand", "CrazyClimber", "Defender", "DemonAttack",
-  "DoubleDunk", "Enduro", "FishingDerby", "Freeway", "Frostbite", "Gopher", "Gravitar", "Hero", "IceHockey", "Jamesbond",
-  "Kangaroo", "Krull", "KungFuMaster", "MontezumaRevenge", "MsPacman", "NameThisGame", "Phoenix", "Pitfall", "Pong",
-  "PrivateEye", "Qbert", "Riverraid", "RoadRunner", "Robotank", "Seaquest", "Skiing", "Solaris", "SpaceInvaders",
-  "StarGunner", "Surround", "Tennis", "TimePilot", "Tutankham", "UpNDown", "Venture", "VideoPinball", "WizardOfWor",
-  "YarsRevenge", "Zaxxon",
+  "Alien",
+  "Amidar",
+  "Assault",
+  "Asterix",
+  "Asteroids",
+  "Atlantis",
+  "BankHeist",
+  "BattleZone",
+  "BeamRider",
+  "Berzerk",
+  "Bowling",
+  "Boxing",
+  "Breakout",
+  "Centipede",
+  "ChopperCommand",
+  "CrazyClimber",
+  "Defender",
+  "DemonAttack",
+  "DoubleDunk",
+  "Enduro",
+  "FishingDerby",
+  "Freeway",
+  "Frostbite",
+  "Gopher",
+  "Gravitar",
+  "Hero",
+  "IceHockey",
+  "Jamesbond",
+  "Kangaroo",
+  "Krull",
+  "KungFuMaster",
+  "MontezumaRevenge",
+  "MsPacman",
+  "NameThisGame",
+  "Phoenix",
+  "Pitfall",
+  "Pong",
+  "PrivateEye",
+  "Qbert",
+  "Riverraid",
+  "RoadRunner",
+  "Robotank",
+  "Seaquest",
+  "Skiing",
+  "Solaris",
+  "SpaceInvaders",
+  "StarGunner",
+  "Surround",
+  "Tennis",
+  "TimePilot",
+  "Tutankham",
+  "UpNDown",
+  "Venture",
+  "VideoPinball",
+  "WizardOfWor",
+  "YarsRevenge",
+  "Zaxxon",
 ];
 
 const games = [...GAMES.values()];
@@ -56,13 +106,15 @@ describe("the game table", () => {
       const actions = game.minimalActions;
       assert.ok(actions.length > 0, game.name);
       for (const a of actions) assert.ok(Number.isInteger(a) && a >= 0 && a < 18, `${game.name}: action ${a}`);
-      for (let i = 1; i < actions.length; i++) assert.ok(actions[i - 1] < actions[i], `${game.name}: not strictly increasing`);
+      for (let i = 1; i < actions.length; i++)
+        assert.ok(actions[i - 1] < actions[i], `${game.name}: not strictly increasing`);
     }
   });
 
   test("starting actions are joystick actions", () => {
     for (const game of games) {
-      for (const a of game.startingActions ?? []) assert.ok(Number.isInteger(a) && a >= 0 && a < 18, `${game.name}: ${a}`);
+      for (const a of game.startingActions ?? [])
+        assert.ok(Number.isInteger(a) && a >= 0 && a < 18, `${game.name}: ${a}`);
     }
   });
 
@@ -72,7 +124,8 @@ describe("the game table", () => {
       const difficulties = game.difficulties ?? [0];
       assert.equal(new Set(modes).size, modes.length, game.name);
       assert.equal(new Set(difficulties).size, difficulties.length, game.name);
-      if (modes.length > 1) assert.ok(game.modeSelect ?? game.selectMode, `${game.name} has modes but no way to select them`);
+      if (modes.length > 1)
+        assert.ok(game.modeSelect ?? game.selectMode, `${game.name} has modes but no way to select them`);
       assert.ok(!(game.modeSelect && game.selectMode), `${game.name}: modeSelect and selectMode both given`);
     }
   });
@@ -114,7 +167,17 @@ describe("minimal action sets match ale-py's documented ones", () => {
   });
 
   test("MsPacman: NOOP and the eight directions, without FIRE", () => {
-    assert.deepEqual(meanings("MsPacman"), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT"]);
+    assert.deepEqual(meanings("MsPacman"), [
+      "NOOP",
+      "UP",
+      "RIGHT",
+      "LEFT",
+      "DOWN",
+      "UPRIGHT",
+      "UPLEFT",
+      "DOWNRIGHT",
+      "DOWNLEFT",
+    ]);
   });
 
   test("Surround: NOOP, UP, RIGHT, LEFT, DOWN", () => {
@@ -125,7 +188,17 @@ describe("minimal action sets match ale-py's documented ones", () => {
     // Recorded from ale-py 0.12.1: ALEInterface.loadROM then getLegalActionSet() for each of the 57 ROMs.
     const legal = (g: GameSpec) => ACTION_MEANINGS.filter((_, a) => !(g.illegalActions ?? []).includes(a));
     for (const g of GAMES.values()) if (g.name !== "Skiing") assert.equal(legal(g).length, 18, g.name);
-    assert.deepEqual(legal(byName("Skiing")), ["NOOP", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT", "DOWNRIGHT", "DOWNLEFT"]);
+    assert.deepEqual(legal(byName("Skiing")), [
+      "NOOP",
+      "UP",
+      "RIGHT",
+      "LEFT",
+      "DOWN",
+      "UPRIGHT",
+      "UPLEFT",
+      "DOWNRIGHT",
+      "DOWNLEFT",
+    ]);
   });
 
   test("Seaquest and MontezumaRevenge use all 18 actions, Enduro 9", () => {
@@ -223,7 +296,10 @@ describe("reward, terminal and lives from RAM", () => {
 
 describe("console wiring", () => {
   test("Surround and WizardOfWor, and only they, swap the controller ports (Console.SwapPorts)", () => {
-    const swapped = games.filter((g) => g.console?.swapPorts).map((g) => g.name).sort();
+    const swapped = games
+      .filter((g) => g.console?.swapPorts)
+      .map((g) => g.name)
+      .sort();
     assert.deepEqual(swapped, ["Surround", "WizardOfWor"]);
   });
 });

@@ -136,29 +136,52 @@ describe("BeamRider", () => {
   test("minimal action set is ale-py's nine actions", (t) => {
     const env = envFor(t, BEAM_RIDER);
     if (env === null) return;
-    assert.deepEqual(env.getActionMeanings(), ["NOOP", "FIRE", "UP", "RIGHT", "LEFT", "UPRIGHT", "UPLEFT", "RIGHTFIRE", "LEFTFIRE"]);
+    assert.deepEqual(env.getActionMeanings(), [
+      "NOOP",
+      "FIRE",
+      "UP",
+      "RIGHT",
+      "LEFT",
+      "UPRIGHT",
+      "UPLEFT",
+      "RIGHTFIRE",
+      "LEFTFIRE",
+    ]);
   });
 });
 
 describe("ALEInterface.allLives", () => {
   const ale = (game: GameSpec, mode?: number) =>
-    new ALEInterface(game, new Uint8Array(readFileSync(join(ROM_DIR, `${game.rom}.bin`))), { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode }, () => 0);
+    new ALEInterface(
+      game,
+      new Uint8Array(readFileSync(join(ROM_DIR, `${game.rom}.bin`))),
+      { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode },
+      () => 0,
+    );
 
-  test("4-player Multi-Agent Pong: one 0 per player (no lives counter), written into the array passed in", { skip: skipWithoutRom("pong") }, () => {
-    const pong = ale(PONG_MA, 5);
-    pong.resetGame(0, true);
-    assert.deepEqual(pong.allLives(), [0, 0, 0, 0]);
-    const out = [7, 7, 7, 7];
-    assert.equal(pong.allLives(out), out);
-    assert.deepEqual(out, [0, 0, 0, 0]);
-  });
+  test(
+    "4-player Multi-Agent Pong: one 0 per player (no lives counter), written into the array passed in",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      const pong = ale(PONG_MA, 5);
+      pong.resetGame(0, true);
+      assert.deepEqual(pong.allLives(), [0, 0, 0, 0]);
+      const out = [7, 7, 7, 7];
+      assert.equal(pong.allLives(out), out);
+      assert.deepEqual(out, [0, 0, 0, 0]);
+    },
+  );
 
-  test("a single-player game gives [lives()], also into the array passed in", { skip: skipWithoutRom("breakout") }, () => {
-    const breakout = ale(BREAKOUT);
-    breakout.resetGame(0, true);
-    assert.deepEqual(breakout.allLives(), [5]);
-    const out = [0];
-    assert.equal(breakout.allLives(out), out);
-    assert.deepEqual(out, [5]);
-  });
+  test(
+    "a single-player game gives [lives()], also into the array passed in",
+    { skip: skipWithoutRom("breakout") },
+    () => {
+      const breakout = ale(BREAKOUT);
+      breakout.resetGame(0, true);
+      assert.deepEqual(breakout.allLives(), [5]);
+      const out = [0];
+      assert.equal(breakout.allLives(out), out);
+      assert.deepEqual(out, [5]);
+    },
+  );
 });

@@ -27,7 +27,10 @@ describe("screen to RGB shortcuts", () => {
     // Row 1 repeats row 0 but for pixel 7 of its first group: the row-above copy must not take it.
     const screen = new Uint8Array(160 * 2);
     screen[160 + 7] = 0x80;
-    assert.deepEqual(direct(screen).subarray(480, 504), Uint8Array.from([...new Array(21).fill(0), ...direct(Uint8Array.of(0x80))]));
+    assert.deepEqual(
+      direct(screen).subarray(480, 504),
+      Uint8Array.from([...new Array(21).fill(0), ...direct(Uint8Array.of(0x80))]),
+    );
     // The cache, comparing a frame with the one its buffer showed before.
     const cache = new ScreenRgbCache(160 * 2);
     const out = new Uint8Array(screen.length * 3);
@@ -84,21 +87,28 @@ describe("screen to RGB shortcuts", () => {
 
   for (const id of ["breakout", "pong"]) {
     const game = findGame(id)!;
-    test(`${game.name}: getScreenRGB is the screen's direct conversion every frame (rendered or not, across resets)`, { skip: skipWithoutRom(game.rom) }, () => {
-      const rom = new Uint8Array(readFileSync(join(ROM_DIR, `${game.rom}.bin`)));
-      const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
-      ale.resetGame(0, true);
-      const actions = ale.getMinimalActionSet();
-      const rgb = new Uint8Array(210 * 160 * 3);
-      let seed = 7;
-      for (let frame = 0; frame < 200; frame++) {
-        seed = (seed * 1103515245 + 12345) >>> 0;
-        // Unrendered frames in runs of up to three, as MaxAndSkip and frame skipping leave them.
-        ale.act(actions[(seed >>> 16) % actions.length], (seed & 3) === 0 || frame % 4 === 3);
-        if (frame === 120) ale.resetGame(0);
-        ale.getScreenRGB(rgb);
-        assert.ok(Buffer.from(rgb).equals(direct(ale.console.screen)), `frame ${frame}: getScreenRGB differs from screenToRgb`);
-      }
-    });
+    test(
+      `${game.name}: getScreenRGB is the screen's direct conversion every frame (rendered or not, across resets)`,
+      { skip: skipWithoutRom(game.rom) },
+      () => {
+        const rom = new Uint8Array(readFileSync(join(ROM_DIR, `${game.rom}.bin`)));
+        const ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0 }, () => 0.5);
+        ale.resetGame(0, true);
+        const actions = ale.getMinimalActionSet();
+        const rgb = new Uint8Array(210 * 160 * 3);
+        let seed = 7;
+        for (let frame = 0; frame < 200; frame++) {
+          seed = (seed * 1103515245 + 12345) >>> 0;
+          // Unrendered frames in runs of up to three, as MaxAndSkip and frame skipping leave them.
+          ale.act(actions[(seed >>> 16) % actions.length], (seed & 3) === 0 || frame % 4 === 3);
+          if (frame === 120) ale.resetGame(0);
+          ale.getScreenRGB(rgb);
+          assert.ok(
+            Buffer.from(rgb).equals(direct(ale.console.screen)),
+            `frame ${frame}: getScreenRGB differs from screenToRgb`,
+          );
+        }
+      },
+    );
   }
 });

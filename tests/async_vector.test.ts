@@ -134,7 +134,11 @@ export function makeEnv(kind: string, ...params: number[]): () => Env {
 }
 
 const HERE = import.meta.url;
-const spec = (kind: string, ...params: number[]): EnvFnSpec => ({ module: HERE, exportName: "makeEnv", args: [kind, ...params] });
+const spec = (kind: string, ...params: number[]): EnvFnSpec => ({
+  module: HERE,
+  exportName: "makeEnv",
+  args: [kind, ...params],
+});
 
 if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "1") runChild();
 else if (isMainThread && process.env.ASYNC_VECTOR_CHILD === "suspend") runSuspendedChild();
@@ -168,27 +172,47 @@ function runChild(): void {
 }
 
 function registerTests(): void {
-  test("a process stopped mid-step (Ctrl-Z, SIGSTOP) and resumed does not count the stop against the worker timeout", { timeout: 90_000 }, async () => {
-    const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(HERE)], {
-      env: { ...process.env, ASYNC_VECTOR_CHILD: "suspend" },
-    });
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d) => { err += d; });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const stepping = new Promise<void>((resolve) => child.stdout.on("data", (d) => { out += d; if (out.includes("stepping")) resolve(); }));
-    await Promise.race([stepping, exited]); // a child that dies before stepping fails below instead of hanging
-    if (child.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 300));
-      child.kill("SIGSTOP");
-      await new Promise((r) => setTimeout(r, 8000)); // longer than the 6 s timeout
-      child.kill("SIGCONT");
-    }
-    const code = await exited;
-    assert.equal(code, 0, `child exited ${code}: ${err.trim().split("\n").find((l) => l.includes("Error")) ?? err}`);
-    assert.match(out, /suspend ok/);
-  });
+  test(
+    "a process stopped mid-step (Ctrl-Z, SIGSTOP) and resumed does not count the stop against the worker timeout",
+    { timeout: 90_000 },
+    async () => {
+      const { spawn } = await import("node:child_process");
+      const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(HERE)], {
+        env: { ...process.env, ASYNC_VECTOR_CHILD: "suspend" },
+      });
+      let out = "";
+      let err = "";
+      child.stderr.on("data", (d) => {
+        err += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const stepping = new Promise<void>((resolve) =>
+        child.stdout.on("data", (d) => {
+          out += d;
+          if (out.includes("stepping")) resolve();
+        }),
+      );
+      await Promise.race([stepping, exited]); // a child that dies before stepping fails below instead of hanging
+      if (child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 300));
+        child.kill("SIGSTOP");
+        await new Promise((r) => setTimeout(r, 8000)); // longer than the 6 s timeout
+        child.kill("SIGCONT");
+      }
+      const code = await exited;
+      assert.equal(
+        code,
+        0,
+        `child exited ${code}: ${
+          err
+            .trim()
+            .split("\n")
+            .find((l) => l.includes("Error")) ?? err
+        }`,
+      );
+      assert.match(out, /suspend ok/);
+    },
+  );
 
   test("AsyncVectorEnv is gym.vector.AsyncVectorEnv", async () => {
     // Imported here, not at the top: workers load this file and need none of the registered env families.
@@ -204,7 +228,10 @@ function registerTests(): void {
       [1, 4, 0],
       [2, 5, 1],
     ];
-    const asyncEnvs = new AsyncVectorEnv(params.map((p) => spec("counter", ...p)), options);
+    const asyncEnvs = new AsyncVectorEnv(
+      params.map((p) => spec("counter", ...p)),
+      options,
+    );
     const syncEnvs = new SyncVectorEnv(params.map((p) => makeEnv("counter", ...p)));
     try {
       assert.equal(asyncEnvs.observationSpace.toString(), syncEnvs.observationSpace.toString());
@@ -226,7 +253,8 @@ function registerTests(): void {
 
   test("AsyncVectorEnv gives SyncVectorEnv's results, step for step, across autoresets", () => compareWithSync({}));
 
-  test("with several envs per worker (numWorkers: 2 for 3 envs) the results are still SyncVectorEnv's, autoresets included", () => compareWithSync({ numWorkers: 2 }));
+  test("with several envs per worker (numWorkers: 2 for 3 envs) the results are still SyncVectorEnv's, autoresets included", () =>
+    compareWithSync({ numWorkers: 2 }));
 
   test("numWorkers splits the envs into contiguous runs, one thread each, and call() answers in env order", () => {
     const envs = new AsyncVectorEnv([spec("echo"), spec("echo"), spec("echo")], { numWorkers: 2 });
@@ -245,16 +273,27 @@ function registerTests(): void {
   });
 
   test("numWorkers must be a positive integer", () => {
-    assert.throws(() => new AsyncVectorEnv([spec("echo")], { numWorkers: 0 }), /numWorkers must be a positive integer, got 0/);
+    assert.throws(
+      () => new AsyncVectorEnv([spec("echo")], { numWorkers: 0 }),
+      /numWorkers must be a positive integer, got 0/,
+    );
   });
 
   test("with several envs per worker, an env that fails is named by its own index", () => {
-    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")], { numWorkers: 1 }), /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose/);
-    const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("step"), spec("counter", 1, 3, 0)], { numWorkers: 2 });
+    assert.throws(
+      () => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")], { numWorkers: 1 }),
+      /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose/,
+    );
+    const envs = new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("step"), spec("counter", 1, 3, 0)], {
+      numWorkers: 2,
+    });
     envs.reset();
     envs.step([0, 0, 0]);
     envs.step([0, 0, 0]);
-    assert.throws(() => envs.step([0, 0, 0]), /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/);
+    assert.throws(
+      () => envs.step([0, 0, 0]),
+      /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/,
+    );
     assert.equal(envs.closed, true);
   });
 
@@ -262,7 +301,10 @@ function registerTests(): void {
     const envs = new AsyncVectorEnv([spec("exit"), spec("counter", 0, 3, 0)], { numWorkers: 1, timeoutMs: 20_000 });
     envs.reset();
     envs.step([0, 0]);
-    assert.throws(() => envs.step([0, 0]), /envs 0-1 \(worker thread \d+\) failed in step: its worker exited \(code 3\)/);
+    assert.throws(
+      () => envs.step([0, 0]),
+      /envs 0-1 \(worker thread \d+\) failed in step: its worker exited \(code 3\)/,
+    );
   });
 
   test("AsyncVectorEnv hands Box actions to each env as its own slice in the action dtype, and forwards call()", () => {
@@ -292,7 +334,10 @@ function registerTests(): void {
   });
 
   test("an env that throws while being built surfaces as an Error naming the env index and the message", () => {
-    assert.throws(() => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")]), /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose in the constructor/);
+    assert.throws(
+      () => new AsyncVectorEnv([spec("counter", 0, 3, 0), spec("construct")]),
+      /env 1 \(worker thread \d+\) failed in construction: RangeError: broken on purpose in the constructor/,
+    );
   });
 
   test("an env that throws in reset surfaces as an Error naming the env index and the message", () => {
@@ -305,7 +350,12 @@ function registerTests(): void {
     envs.reset();
     envs.step([0, 0]);
     envs.step([0, 0]);
-    assert.throws(() => envs.step([0, 0]), (error: Error) => /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/.test(error.message) && /explodeInStep/.test(error.message));
+    assert.throws(
+      () => envs.step([0, 0]),
+      (error: Error) =>
+        /env 1 \(worker thread \d+\) failed in step: Error: broken on purpose in step/.test(error.message) &&
+        /explodeInStep/.test(error.message),
+    );
     assert.equal(envs.closed, true);
     assert.throws(() => envs.step([0, 0]), /after close/);
   });
@@ -320,10 +370,20 @@ function registerTests(): void {
   });
 
   test("a worker whose env hangs in step ends in one error line naming the env and its worker, after the timeout", () => {
-    const envs = new AsyncVectorEnv([spec("spin", 10), spec("spin", 1e15)], { numWorkers: 2, timeoutMs: 2000, startupTimeoutMs: 60_000 });
+    const envs = new AsyncVectorEnv([spec("spin", 10), spec("spin", 1e15)], {
+      numWorkers: 2,
+      timeoutMs: 2000,
+      startupTimeoutMs: 60_000,
+    });
     envs.reset();
     const start = performance.now();
-    assert.throws(() => envs.step([0, 0]), (e: Error) => /^AsyncVectorEnv: env 1 \(worker thread 1\) failed in step: no answer from its worker within 2000 ms$/.test(errorLine(e).replace(/^error: | \(rerun with --debug for the stack trace\)$/g, "")));
+    assert.throws(
+      () => envs.step([0, 0]),
+      (e: Error) =>
+        /^AsyncVectorEnv: env 1 \(worker thread 1\) failed in step: no answer from its worker within 2000 ms$/.test(
+          errorLine(e).replace(/^error: | \(rerun with --debug for the stack trace\)$/g, ""),
+        ),
+    );
     assert.ok(performance.now() - start < 10_000);
     assert.equal(envs.closed, true);
   });
@@ -373,7 +433,10 @@ function registerTests(): void {
       const speedup = syncMs / asyncMs;
       const load = loadavg()[0];
       // Other processes can take the second core; only an idle-enough machine can be held to the speed-up.
-      if (speedup < 1.3 && load > 1) return t.skip(`speed-up ${speedup.toFixed(2)}x with load average ${load.toFixed(1)}: machine too busy to judge`);
+      if (speedup < 1.3 && load > 1)
+        return t.skip(
+          `speed-up ${speedup.toFixed(2)}x with load average ${load.toFixed(1)}: machine too busy to judge`,
+        );
       assert.ok(speedup > 1.3, `sync ${syncMs.toFixed(0)} ms, async ${asyncMs.toFixed(0)} ms: ${speedup.toFixed(2)}x`);
     } finally {
       asyncEnvs.close();

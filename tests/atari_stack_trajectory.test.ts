@@ -10,14 +10,29 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
 
-import { ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, FrameStack, GrayScaleObservation, MaxAndSkipEnv, NoopResetEnv, ResizeObservation, actionMeanings } from "../envs/atari_wrappers.ts";
+import {
+  ClipRewardEnv,
+  EpisodicLifeEnv,
+  FireResetEnv,
+  FrameStack,
+  GrayScaleObservation,
+  MaxAndSkipEnv,
+  NoopResetEnv,
+  ResizeObservation,
+  actionMeanings,
+} from "../envs/atari_wrappers.ts";
 import type { ALEInterface } from "../envs/ale/interface.ts";
 import type { Env } from "../envs/core.ts";
 import * as gym from "../envs/index.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import type { Discrete } from "../envs/spaces.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
-import { ReferenceFrameStack, ReferenceGrayScale, ReferenceMaxAndSkip, ReferenceResize } from "./reference_atari_wrappers.ts";
+import {
+  ReferenceFrameStack,
+  ReferenceGrayScale,
+  ReferenceMaxAndSkip,
+  ReferenceResize,
+} from "./reference_atari_wrappers.ts";
 
 process.env.ALE_ROMS_DIR = ROM_DIR;
 
@@ -41,7 +56,10 @@ function stack(envId: string, reference: boolean): Env {
  * steps (so paddles travel across the screen and games end: Breakout's lives often, a whole Pong game at least once); reset (unseeded) whenever an episode
  * ends, and seeded again every 700 steps. Yields one record per reset or step.
  */
-function* trajectory(env: Env, steps: number): Generator<{ obs: Uint8Array; reward: number; terminated: boolean; truncated: boolean; ram: Uint8Array }> {
+function* trajectory(
+  env: Env,
+  steps: number,
+): Generator<{ obs: Uint8Array; reward: number; terminated: boolean; truncated: boolean; ram: Uint8Array }> {
   const ale = (env.unwrapped as unknown as { ale: ALEInterface }).ale;
   const ram = new Uint8Array(128);
   const n = (env.actionSpace as Discrete).n;
@@ -62,8 +80,20 @@ function* trajectory(env: Env, steps: number): Generator<{ obs: Uint8Array; rewa
 
 /** Digests recorded with commit 2578d23 (before the speed work), `steps` agent steps each. */
 const CASES = [
-  { envId: "BreakoutNoFrameskip-v4", rom: "breakout", steps: 2500, minEnds: 3, sha1: "24ada91e2aec872278b4be8689d5b07a18550825" },
-  { envId: "PongNoFrameskip-v4", rom: "pong", steps: 2500, minEnds: 1, sha1: "62dd1b6e9ee4b3d8e9b3874f3a3c5d2f7197ece0" },
+  {
+    envId: "BreakoutNoFrameskip-v4",
+    rom: "breakout",
+    steps: 2500,
+    minEnds: 3,
+    sha1: "24ada91e2aec872278b4be8689d5b07a18550825",
+  },
+  {
+    envId: "PongNoFrameskip-v4",
+    rom: "pong",
+    steps: 2500,
+    minEnds: 1,
+    sha1: "62dd1b6e9ee4b3d8e9b3874f3a3c5d2f7197ece0",
+  },
 ];
 
 /**

@@ -118,7 +118,10 @@ test("NoopResetEnv requires action 0 to be NOOP", () => {
 test("MaxAndSkipEnv repeats the action 4 times, sums the rewards and max-pools exactly the last two frames", () => {
   // Frame t shows 100 + t on pixels of t's parity and t elsewhere, so frames 3 and 4 each win on half the
   // pixels, and frame 1 (101 on odd pixels) would win where frame 3 (103) does not if it were pooled too.
-  const inner = new FakeAtari({ rewards: { 1: 1, 2: 10, 3: 100, 4: 1000, 5: 5 }, pixel: (t, j) => FakeAtari.pixel(t, j % 4) });
+  const inner = new FakeAtari({
+    rewards: { 1: 1, 2: 10, 3: 100, 4: 1000, 5: 5 },
+    pixel: (t, j) => FakeAtari.pixel(t, j % 4),
+  });
   const env = new MaxAndSkipEnv(inner, 4);
   env.reset();
   const [obs, reward, terminated, truncated] = env.step(3);
@@ -163,7 +166,10 @@ test("maxInto is the byte-wise max for every pair of byte values in every byte l
   for (const offset of [0, 1]) {
     const out = a.slice(offset);
     maxInto(out, b.subarray(offset));
-    assert.ok(out.every((v, i) => v === Math.max(a[i + offset], b[i + offset])), `offset ${offset}`);
+    assert.ok(
+      out.every((v, i) => v === Math.max(a[i + offset], b[i + offset])),
+      `offset ${offset}`,
+    );
   }
 });
 
@@ -176,7 +182,11 @@ test("maxInto skips equal stretches and handles the words and bytes past the las
     for (let i = 0; i < length; i++) if (rng.random() < 0.05) b[i] = rng.integers(0, 256);
     const out = a.slice();
     maxInto(out, b);
-    assert.deepEqual(out, Uint8Array.from(a, (v, i) => Math.max(v, b[i])), `length ${length}`);
+    assert.deepEqual(
+      out,
+      Uint8Array.from(a, (v, i) => Math.max(v, b[i])),
+      `length ${length}`,
+    );
   }
 });
 
@@ -316,7 +326,8 @@ test("AreaResize reuses equal rows and output rows bit-exactly (runs of equal ro
     const levels = 1 + rng.integers(0, 255);
     let row = new Uint8Array(WIDTH * 3);
     for (let y = 0; y < HEIGHT; ) {
-      if (rng.random() < 0.7) row = Uint8Array.from(row, () => (rng.integers(0, levels) * 255) / Math.max(1, levels - 1));
+      if (rng.random() < 0.7)
+        row = Uint8Array.from(row, () => (rng.integers(0, levels) * 255) / Math.max(1, levels - 1));
       for (let n = 1 + rng.integers(0, 12); n > 0 && y < HEIGHT; n--, y++) image.set(row, y * WIDTH * 3);
     }
     assert.deepEqual(resize.apply(image), referenceAreaResize(image, HEIGHT, WIDTH, 84, 84, 3));
@@ -387,7 +398,10 @@ test("ResizeObservation and GrayScaleObservation give uint8 Boxes of the new sha
   assert.equal(resized.observationSpace.toString(), "Box(0, 255, (84, 84, 3), uint8)");
   assert.equal(new GrayScaleObservation(resized).observationSpace.toString(), "Box(0, 255, (84, 84), uint8)");
   assert.equal(new GrayScaleObservation(resized, true).observationSpace.toString(), "Box(0, 255, (84, 84, 1), uint8)");
-  assert.equal(new ResizeObservation(new FakeAtari(), 42).observationSpace.toString(), "Box(0, 255, (42, 42, 3), uint8)");
+  assert.equal(
+    new ResizeObservation(new FakeAtari(), 42).observationSpace.toString(),
+    "Box(0, 255, (42, 42, 3), uint8)",
+  );
 });
 
 test("GrayScaleObservation requires [H, W, 3] observations", () => {

@@ -59,33 +59,49 @@ describe("setupBackend", () => {
     assert.equal(line, backendReport()?.line);
   });
 
-  test("auto with --no-cuda and no native TensorFlow selects wasm and says why each faster option was not taken",
-    { skip: nativeInstalled ? "tfjs-node is installed here" : false }, async () => {
+  test(
+    "auto with --no-cuda and no native TensorFlow selects wasm and says why each faster option was not taken",
+    { skip: nativeInstalled ? "tfjs-node is installed here" : false },
+    async () => {
       const report = await selectBackend("auto", { cuda: false });
       assert.equal(report.backend, "wasm");
       assert.equal(tf.getBackend(), "wasm");
       assert.equal(report.reason, "--no-cuda: no GPU backend; tfjs-node not installed");
       assert.match(report.line, /^backend: wasm .* — --no-cuda: no GPU backend; tfjs-node not installed$/);
-    });
+    },
+  );
 
-  test("auto without a GPU package or hardware adapter names the reason for CUDA, WebGPU and native TensorFlow",
-    { skip: nativeInstalled ? "tfjs-node(-gpu) is installed here" : false }, async () => {
+  test(
+    "auto without a GPU package or hardware adapter names the reason for CUDA, WebGPU and native TensorFlow",
+    { skip: nativeInstalled ? "tfjs-node(-gpu) is installed here" : false },
+    async () => {
       const report = await selectBackend("auto", { cuda: true });
       // On this machine there is no hardware GPU: WebGPU is either absent or a software adapter, refused by auto.
       assert.equal(report.backend, "wasm");
       const parts = report.reason.split("; ");
       assert.equal(parts[0], "tfjs-node-gpu not installed");
-      assert.match(parts[1], /^(no WebGPU adapter.*|WebGPU adapter .* is software, refused \(--backend webgpu forces it\))$/);
+      assert.match(
+        parts[1],
+        /^(no WebGPU adapter.*|WebGPU adapter .* is software, refused \(--backend webgpu forces it\))$/,
+      );
       assert.equal(parts[2], "tfjs-node not installed");
-    });
+    },
+  );
 
-  test("an explicitly requested backend that cannot start throws BackendUnavailableError, never falls back",
-    { skip: nativeInstalled ? "tfjs-node is installed here" : false }, async () => {
+  test(
+    "an explicitly requested backend that cannot start throws BackendUnavailableError, never falls back",
+    { skip: nativeInstalled ? "tfjs-node is installed here" : false },
+    async () => {
       await setupBackend("wasm", { quiet: true });
-      await assert.rejects(selectBackend("tensorflow", { cuda: false }),
-        (err: Error) => err instanceof BackendUnavailableError && /^--backend tensorflow cannot start: tfjs-node not installed/.test(err.message));
+      await assert.rejects(
+        selectBackend("tensorflow", { cuda: false }),
+        (err: Error) =>
+          err instanceof BackendUnavailableError &&
+          /^--backend tensorflow cannot start: tfjs-node not installed/.test(err.message),
+      );
       assert.equal(tf.getBackend(), "wasm");
-    });
+    },
+  );
 
   test("--backend webgpu with --no-cuda is refused", async () => {
     await assert.rejects(selectBackend("webgpu", { cuda: false }), BackendUnavailableError);
@@ -120,26 +136,48 @@ describe("WASM conv2d gradients match the cpu backend", () => {
   ];
   for (const [xShape, k, s, co, pad] of cases) {
     test(`conv2d ${k}x${k} stride ${s} ${pad}, x ${xShape.join("x")} -> ${co} channels: dx and dW`, async () => {
-      await assertWasmMatchesCpu([xShape, [k, k, xShape[3], co]],
-        (x, w) => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, s, pad), 10 * k + s);
+      await assertWasmMatchesCpu(
+        [xShape, [k, k, xShape[3], co]],
+        (x, w) => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, s, pad),
+        10 * k + s,
+      );
     });
   }
 
   test("three stacked convs with relu (Nature-CNN 8/4, 4/2, 3/1 on a 36x36 input): all filter gradients", async () => {
-    const shapes = [[2, 36, 36, 4], [8, 8, 4, 8], [4, 4, 8, 6], [3, 3, 6, 5]];
-    await assertWasmMatchesCpu(shapes, (x, w1, w2, w3) => {
-      const h1 = tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid"));
-      const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
-      return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
-    }, 7);
+    const shapes = [
+      [2, 36, 36, 4],
+      [8, 8, 4, 8],
+      [4, 4, 8, 6],
+      [3, 3, 6, 5],
+    ];
+    await assertWasmMatchesCpu(
+      shapes,
+      (x, w1, w2, w3) => {
+        const h1 = tf.relu(tf.conv2d(x as tf.Tensor4D, w1 as tf.Tensor4D, 4, "valid"));
+        const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
+        return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
+      },
+      7,
+    );
   });
 
   test("fused conv2d with bias (gradient via its customGrad -> wasm backprop kernels)", async () => {
     // Only a linear fused op stays fused while taping gradients (tfjs's shouldFuse), so add relu separately.
-    await assertWasmMatchesCpu([[2, 12, 12, 3], [4, 4, 3, 5], [5]],
-      (x, w, b) => tf.relu(tf.fused.conv2d({
-        x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 2, pad: "valid", bias: b,
-      })), 3);
+    await assertWasmMatchesCpu(
+      [[2, 12, 12, 3], [4, 4, 3, 5], [5]],
+      (x, w, b) =>
+        tf.relu(
+          tf.fused.conv2d({
+            x: x as tf.Tensor4D,
+            filter: w as tf.Tensor4D,
+            strides: 2,
+            pad: "valid",
+            bias: b,
+          }),
+        ),
+      3,
+    );
   });
 });
 
@@ -148,7 +186,12 @@ describe("WASM matMul gradients match the cpu backend", () => {
     await setupBackend("wasm", { quiet: true });
   });
 
-  for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+  for (const [ta, tb] of [
+    [false, false],
+    [false, true],
+    [true, false],
+    [true, true],
+  ] as const) {
     test(`matMul transposeA=${ta} transposeB=${tb}`, async () => {
       const a = ta ? [5, 3] : [3, 5];
       const b = tb ? [4, 5] : [5, 4];
@@ -157,19 +200,44 @@ describe("WASM matMul gradients match the cpu backend", () => {
   }
 
   test("batched 3-D matMul with transposeB", async () => {
-    await assertWasmMatchesCpu([[3, 4, 5], [3, 6, 5]], (x, y) => tf.matMul(x, y, false, true), 17);
+    await assertWasmMatchesCpu(
+      [
+        [3, 4, 5],
+        [3, 6, 5],
+      ],
+      (x, y) => tf.matMul(x, y, false, true),
+      17,
+    );
   });
 
   test("fused matMul with bias (ppo.ts's linear layer) followed by tanh", async () => {
-    await assertWasmMatchesCpu([[6, 4], [4, 7], [7]],
-      (x, w, b) => tf.tanh(tf.fused.matMul({ a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: b })), 19);
+    await assertWasmMatchesCpu(
+      [[6, 4], [4, 7], [7]],
+      (x, w, b) => tf.tanh(tf.fused.matMul({ a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: b })),
+      19,
+    );
   });
 
   test("broadcast batch dims: gradient of the broadcast operand is summed over the batch", async () => {
     // tfjs's own gradient cannot do this (shape mismatch), so the reference tiles b explicitly on cpu.
-    const expected = await gradsOn("cpu", [[2, 3, 4], [4, 5]],
-      (x, y) => tf.matMul(x, tf.tile(tf.expandDims(y, 0), [2, 1, 1])), 23);
-    const actual = await gradsOn("wasm", [[2, 3, 4], [4, 5]], (x, y) => tf.matMul(x, y), 23);
+    const expected = await gradsOn(
+      "cpu",
+      [
+        [2, 3, 4],
+        [4, 5],
+      ],
+      (x, y) => tf.matMul(x, tf.tile(tf.expandDims(y, 0), [2, 1, 1])),
+      23,
+    );
+    const actual = await gradsOn(
+      "wasm",
+      [
+        [2, 3, 4],
+        [4, 5],
+      ],
+      (x, y) => tf.matMul(x, y),
+      23,
+    );
     assertRelClose(actual, expected, TOL, (i) => `input ${i}`);
   });
 });
@@ -184,11 +252,43 @@ describe("gradient overrides on other backends", () => {
     unregisterWasmGradientFixes();
     const conv = (x: tf.Tensor, w: tf.Tensor) => tf.conv2d(x as tf.Tensor4D, w as tf.Tensor4D, 2, "valid");
     const mm = (x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y, true, false);
-    const refConv = await gradsOn("cpu", [[2, 11, 10, 3], [4, 4, 3, 5]], conv, 29);
-    const refMm = await gradsOn("cpu", [[5, 3], [5, 4]], mm, 31);
+    const refConv = await gradsOn(
+      "cpu",
+      [
+        [2, 11, 10, 3],
+        [4, 4, 3, 5],
+      ],
+      conv,
+      29,
+    );
+    const refMm = await gradsOn(
+      "cpu",
+      [
+        [5, 3],
+        [5, 4],
+      ],
+      mm,
+      31,
+    );
     registerWasmGradientFixes({ allBackends: true });
-    const gotConv = await gradsOn("cpu", [[2, 11, 10, 3], [4, 4, 3, 5]], conv, 29);
-    const gotMm = await gradsOn("cpu", [[5, 3], [5, 4]], mm, 31);
+    const gotConv = await gradsOn(
+      "cpu",
+      [
+        [2, 11, 10, 3],
+        [4, 4, 3, 5],
+      ],
+      conv,
+      29,
+    );
+    const gotMm = await gradsOn(
+      "cpu",
+      [
+        [5, 3],
+        [5, 4],
+      ],
+      mm,
+      31,
+    );
     assertRelClose(gotConv, refConv, TOL, (i) => `conv input ${i}`);
     assertRelClose(gotMm, refMm, TOL, (i) => `matMul input ${i}`);
   });
@@ -198,8 +298,10 @@ describe("gradient overrides on other backends", () => {
     await tf.setBackend("wasm");
     const x = tf.ones([1, 5, 5, 1]) as tf.Tensor4D;
     const w = tf.ones([3, 3, 1, 1]) as tf.Tensor4D;
-    assert.throws(() => tf.grad((ww: tf.Tensor) => tf.sum(tf.conv2d(x, ww as tf.Tensor4D, 1, "valid")))(w),
-      /Conv2DBackpropFilter/);
+    assert.throws(
+      () => tf.grad((ww: tf.Tensor) => tf.sum(tf.conv2d(x, ww as tf.Tensor4D, 1, "valid")))(w),
+      /Conv2DBackpropFilter/,
+    );
     tf.dispose([x, w]);
   });
 });

@@ -21,13 +21,23 @@ import { assertRelClose, randomArray, valueAndGradsOn } from "./backend_helpers.
 const TOL = 1e-4;
 
 await setupBackend("cpu", { quiet: true });
-const unavailable = await selectBackend("webgpu").then(() => null, (err: Error) => err.message);
-const skip = unavailable === null ? false : `no WebGPU adapter here (${unavailable}); .ci/lavapipe.sh provides a software one`;
+const unavailable = await selectBackend("webgpu").then(
+  () => null,
+  (err: Error) => err.message,
+);
+const skip =
+  unavailable === null ? false : `no WebGPU adapter here (${unavailable}); .ci/lavapipe.sh provides a software one`;
 
-async function assertWebGpuMatchesCpu(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
+async function assertWebGpuMatchesCpu(
+  shapes: number[][],
+  f: (...xs: tf.Tensor[]) => tf.Tensor,
+  seed: number,
+): Promise<void> {
   const expected = await valueAndGradsOn("cpu", shapes, f, seed);
   const actual = await valueAndGradsOn("webgpu", shapes, f, seed);
-  assertRelClose(actual, expected, TOL, (i) => (i === 0 ? "value" : `gradient of input ${i - 1} (shape ${shapes[i - 1]})`));
+  assertRelClose(actual, expected, TOL, (i) =>
+    i === 0 ? "value" : `gradient of input ${i - 1} (shape ${shapes[i - 1]})`,
+  );
 }
 
 /** A forward-only op (no gradient, e.g. a comparison), on both backends. */
@@ -79,7 +89,10 @@ async function assertUpdateMatches<A, M>(v: Variant<A, M>): Promise<void> {
   tf.dispose(params);
   const names = ["pg_loss", "v_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac"];
   expected.stats.forEach((e, i) => {
-    assert.ok(Math.abs(actual.stats[i] - e) <= TOL * Math.max(Math.abs(e), 1e-3), `${names[i]}: ${actual.stats[i]} vs cpu ${e}`);
+    assert.ok(
+      Math.abs(actual.stats[i] - e) <= TOL * Math.max(Math.abs(e), 1e-3),
+      `${names[i]}: ${actual.stats[i]} vs cpu ${e}`,
+    );
   });
   assertRelClose(actual.deltas, expected.deltas, TOL, (i) => `parameter ${i}: change from the cpu backend's`);
 }
@@ -106,38 +119,116 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
     // [name, input shapes, function]: the ops of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts
     // and envs/nn.ts (gradient clipping), each on small shapes.
     const cases: [string, number[][], (...xs: tf.Tensor[]) => tf.Tensor][] = [
-      ["fused matMul + bias + relu (linear layer)", [[5, 7], [7, 6], [6]],
-        (x, w, b) => tf.fused.matMul({ a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: b, activation: "relu" })],
-      ["matMul then tanh (MLP layer)", [[5, 4], [4, 8]], (x, w) => tf.tanh(tf.matMul(x, w))],
-      ["matMul with transposeB (LSTM recurrence)", [[3, 5], [6, 5]], (x, w) => tf.matMul(x, w, false, true)],
-      ["fused conv2d 8x8 stride 4 + bias + relu", [[2, 20, 20, 4], [8, 8, 4, 6], [6]],
-        (x, w, b) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 4, pad: "valid", bias: b, activation: "relu" })],
-      ["fused conv2d 4x4 stride 2 + bias + relu", [[2, 9, 9, 6], [4, 4, 6, 5], [5]],
-        (x, w, b) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 2, pad: "valid", bias: b, activation: "relu" })],
-      ["fused conv2d 3x3 stride 1 + bias + relu", [[2, 6, 6, 5], [3, 3, 5, 4], [4]],
-        (x, w, b) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 1, pad: "valid", bias: b, activation: "relu" })],
-      ["div by 255, NCHW->NHWC transpose, reshape", [[2, 3, 4, 5]],
-        (x) => tf.reshape(tf.transpose(tf.div(x, 255), [0, 2, 3, 1]), [2, -1])],
-      ["logSoftmax, oneHot and sum (categorical log-prob)", [[4, 6]],
-        (x) => tf.sum(tf.mul(tf.logSoftmax(x), tf.oneHot(tf.tensor1d([0, 5, 2, 3], "int32"), 6)), -1)],
+      [
+        "fused matMul + bias + relu (linear layer)",
+        [[5, 7], [7, 6], [6]],
+        (x, w, b) => tf.fused.matMul({ a: x as tf.Tensor2D, b: w as tf.Tensor2D, bias: b, activation: "relu" }),
+      ],
+      [
+        "matMul then tanh (MLP layer)",
+        [
+          [5, 4],
+          [4, 8],
+        ],
+        (x, w) => tf.tanh(tf.matMul(x, w)),
+      ],
+      [
+        "matMul with transposeB (LSTM recurrence)",
+        [
+          [3, 5],
+          [6, 5],
+        ],
+        (x, w) => tf.matMul(x, w, false, true),
+      ],
+      [
+        "fused conv2d 8x8 stride 4 + bias + relu",
+        [[2, 20, 20, 4], [8, 8, 4, 6], [6]],
+        (x, w, b) =>
+          tf.fused.conv2d({
+            x: x as tf.Tensor4D,
+            filter: w as tf.Tensor4D,
+            strides: 4,
+            pad: "valid",
+            bias: b,
+            activation: "relu",
+          }),
+      ],
+      [
+        "fused conv2d 4x4 stride 2 + bias + relu",
+        [[2, 9, 9, 6], [4, 4, 6, 5], [5]],
+        (x, w, b) =>
+          tf.fused.conv2d({
+            x: x as tf.Tensor4D,
+            filter: w as tf.Tensor4D,
+            strides: 2,
+            pad: "valid",
+            bias: b,
+            activation: "relu",
+          }),
+      ],
+      [
+        "fused conv2d 3x3 stride 1 + bias + relu",
+        [[2, 6, 6, 5], [3, 3, 5, 4], [4]],
+        (x, w, b) =>
+          tf.fused.conv2d({
+            x: x as tf.Tensor4D,
+            filter: w as tf.Tensor4D,
+            strides: 1,
+            pad: "valid",
+            bias: b,
+            activation: "relu",
+          }),
+      ],
+      [
+        "div by 255, NCHW->NHWC transpose, reshape",
+        [[2, 3, 4, 5]],
+        (x) => tf.reshape(tf.transpose(tf.div(x, 255), [0, 2, 3, 1]), [2, -1]),
+      ],
+      [
+        "logSoftmax, oneHot and sum (categorical log-prob)",
+        [[4, 6]],
+        (x) => tf.sum(tf.mul(tf.logSoftmax(x), tf.oneHot(tf.tensor1d([0, 5, 2, 3], "int32"), 6)), -1),
+      ],
       ["exp, mul, neg, sum (entropy)", [[4, 6]], (x) => tf.neg(tf.sum(tf.mul(tf.exp(x), x), -1))],
-      ["sigmoid, tanh, split, slice (LSTM gates)", [[3, 8]], (x) => {
-        const [i, f] = tf.split(x, 2, 1);
-        return tf.concat([tf.sigmoid(i), tf.tanh(f), tf.slice(x, [0, 2], [-1, 3])], 1);
-      }],
-      ["clipByValue, maximum, minimum (clipped objectives)", [[6], [6]],
-        (a, b) => tf.add(tf.maximum(tf.mul(a, 3), tf.clipByValue(b, -0.2, 0.2)), tf.minimum(a, tf.mul(b, 2)))],
+      [
+        "sigmoid, tanh, split, slice (LSTM gates)",
+        [[3, 8]],
+        (x) => {
+          const [i, f] = tf.split(x, 2, 1);
+          return tf.concat([tf.sigmoid(i), tf.tanh(f), tf.slice(x, [0, 2], [-1, 3])], 1);
+        },
+      ],
+      [
+        "clipByValue, maximum, minimum (clipped objectives)",
+        [[6], [6]],
+        (a, b) => tf.add(tf.maximum(tf.mul(a, 3), tf.clipByValue(b, -0.2, 0.2)), tf.minimum(a, tf.mul(b, 2))),
+      ],
       ["sub, square, mean (value loss)", [[7], [7]], (a, b) => tf.mean(tf.square(tf.sub(a, b)))],
-      ["moments, sqrt, add, div (advantage normalisation)", [[9]], (x) => {
-        const { mean, variance } = tf.moments(x);
-        return tf.div(tf.sub(x, mean), tf.add(tf.sqrt(variance), 1e-8));
-      }],
-      ["abs, stack, concat, squeeze, broadcastTo", [[1, 4], [4]],
-        (a, b) => tf.concat([tf.stack([tf.abs(tf.squeeze(a)), b]), tf.broadcastTo(b, [3, 4])], 0)],
-      ["Gaussian log-prob (exp of log-std, square, div)", [[4, 3], [1, 3], [4, 3]], (mean, logstd, a) => {
-        const std = tf.exp(logstd);
-        return tf.sum(tf.sub(tf.neg(tf.div(tf.square(tf.sub(a, mean)), tf.mul(2, tf.square(std)))), logstd), 1);
-      }],
+      [
+        "moments, sqrt, add, div (advantage normalisation)",
+        [[9]],
+        (x) => {
+          const { mean, variance } = tf.moments(x);
+          return tf.div(tf.sub(x, mean), tf.add(tf.sqrt(variance), 1e-8));
+        },
+      ],
+      [
+        "abs, stack, concat, squeeze, broadcastTo",
+        [[1, 4], [4]],
+        (a, b) => tf.concat([tf.stack([tf.abs(tf.squeeze(a)), b]), tf.broadcastTo(b, [3, 4])], 0),
+      ],
+      [
+        "Gaussian log-prob (exp of log-std, square, div)",
+        [
+          [4, 3],
+          [1, 3],
+          [4, 3],
+        ],
+        (mean, logstd, a) => {
+          const std = tf.exp(logstd);
+          return tf.sum(tf.sub(tf.neg(tf.div(tf.square(tf.sub(a, mean)), tf.mul(2, tf.square(std)))), logstd), 1);
+        },
+      ],
     ];
     cases.forEach(([name, shapes, f], k) => {
       test(name, async () => assertWebGpuMatchesCpu(shapes, f, 31 * k + 1));
@@ -151,7 +242,9 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
 
     test("a Dawn validation error becomes an exception at the next readback, not zeros", async () => {
       await tf.setBackend("webgpu");
-      const device = (tf.backend() as unknown as { device: { createBuffer(d: { size: number; usage: number }): unknown } }).device;
+      const device = (
+        tf.backend() as unknown as { device: { createBuffer(d: { size: number; usage: number }): unknown } }
+      ).device;
       device.createBuffer({ size: 4, usage: 0 }); // usage 0 is invalid: Dawn reports an uncaptured validation error
       const x = tf.add(tf.ones([3]), 1);
       assert.throws(() => x.dataSync(), /^Error: WebGPU: /);
@@ -164,7 +257,11 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
     test("ppo.ts: MLP actor-critic (CartPole sizes, 8 samples)", async () => {
       await assertUpdateMatches({
         agent: () => new ppo.Agent(4, 2, new RandomGenerator(1)),
-        minibatch: () => ({ obs: tf.tensor2d(randomArray(32, 5), [8, 4]), actions: tf.tensor1d([0, 1, 1, 0, 1, 0, 0, 1], "int32"), ...common(8, 6) }),
+        minibatch: () => ({
+          obs: tf.tensor2d(randomArray(32, 5), [8, 4]),
+          actions: tf.tensor1d([0, 1, 1, 0, 1, 0, 0, 1], "int32"),
+          ...common(8, 6),
+        }),
         update: ppo.updateStep,
         parameters: (a) => a.parameters(),
       });
@@ -173,7 +270,11 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
     test("ppo_continuous_action.ts: Gaussian MLP (3-d observations, 2-d actions, 8 samples)", async () => {
       await assertUpdateMatches({
         agent: () => new ppoContinuous.Agent(3, 2, new RandomGenerator(2)),
-        minibatch: () => ({ obs: tf.tensor2d(randomArray(24, 7), [8, 3]), actions: tf.tensor2d(randomArray(16, 8), [8, 2]), ...common(8, 9) }),
+        minibatch: () => ({
+          obs: tf.tensor2d(randomArray(24, 7), [8, 3]),
+          actions: tf.tensor2d(randomArray(16, 8), [8, 2]),
+          ...common(8, 9),
+        }),
         update: ppoContinuous.updateStep,
         parameters: (a) => a.parameters(),
       });
@@ -182,7 +283,11 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
     test("ppo_atari.ts: Nature CNN (2 stacked-frame observations)", async () => {
       await assertUpdateMatches({
         agent: () => new ppoAtari.Agent(4, new RandomGenerator(3)),
-        minibatch: () => ({ obs: ppoAtari.framesToInput(frameBytes(2, 4, 10)), actions: tf.tensor1d([1, 3], "int32"), ...common(2, 11) }),
+        minibatch: () => ({
+          obs: ppoAtari.framesToInput(frameBytes(2, 4, 10)),
+          actions: tf.tensor1d([1, 3], "int32"),
+          ...common(2, 11),
+        }),
         update: ppoAtari.updateStep,
         parameters: (a) => a.parameters(),
       });
@@ -193,7 +298,10 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
         agent: () => new ppoAtariLstm.Agent(4, new RandomGenerator(4)),
         minibatch: () => ({
           obs: frames(4, 1, 12),
-          initialLstmState: { h: tf.tensor2d(randomArray(256, 13), [2, 128]), c: tf.tensor2d(randomArray(256, 14), [2, 128]) },
+          initialLstmState: {
+            h: tf.tensor2d(randomArray(256, 13), [2, 128]),
+            c: tf.tensor2d(randomArray(256, 14), [2, 128]),
+          },
           dones: tf.tensor1d([0, 0, 1, 0]),
           actions: tf.tensor1d([0, 2, 3, 1], "int32"),
           ...common(4, 15),

@@ -13,7 +13,14 @@ for (const c of BEHAVIOUR_CASES) {
     const fixture = JSON.parse(readFileSync(new URL(`fixtures/behaviour/${c.name}.json`, import.meta.url), "utf8"));
     const expected: LoggedScalar[] = fixture.scalars;
     const actual = runCase(c);
-    const differing = actual.findIndex((s, i) => !Object.is(s.value, expected[i]?.value) || s.tag !== expected[i]?.tag || s.step !== expected[i]?.step);
-    assert.ok(differing === -1 && actual.length === expected.length, differing === -1 ? `${actual.length} scalars logged, ${expected.length} recorded` : `first difference at #${differing}: ${JSON.stringify(actual[differing])} logged, ${JSON.stringify(expected[differing])} recorded`);
+    const differing = actual.findIndex(
+      (s, i) => !Object.is(s.value, expected[i]?.value) || s.tag !== expected[i]?.tag || s.step !== expected[i]?.step,
+    );
+    assert.ok(
+      differing === -1 && actual.length === expected.length,
+      differing === -1
+        ? `${actual.length} scalars logged, ${expected.length} recorded`
+        : `first difference at #${differing}: ${JSON.stringify(actual[differing])} logged, ${JSON.stringify(expected[differing])} recorded`,
+    );
   });
 }

@@ -26,34 +26,117 @@ export const BEHAVIOUR_CASES: BehaviourCase[] = [
   { name: "ppo_cartpole_cpu", argv: ["ppo.ts", "--backend", "cpu", "--total-timesteps", "2048"] },
   {
     name: "ppo_continuous_hopper_wasm",
-    argv: ["ppo_continuous_action.ts", "--backend", "wasm", "--env-id", "Hopper-v4", "--num-steps", "256", "--total-timesteps", "1024"],
+    argv: [
+      "ppo_continuous_action.ts",
+      "--backend",
+      "wasm",
+      "--env-id",
+      "Hopper-v4",
+      "--num-steps",
+      "256",
+      "--total-timesteps",
+      "1024",
+    ],
   },
   {
     name: "ppo_continuous_hopper_cpu",
-    argv: ["ppo_continuous_action.ts", "--backend", "cpu", "--env-id", "Hopper-v4", "--num-steps", "256", "--total-timesteps", "1024"],
+    argv: [
+      "ppo_continuous_action.ts",
+      "--backend",
+      "cpu",
+      "--env-id",
+      "Hopper-v4",
+      "--num-steps",
+      "256",
+      "--total-timesteps",
+      "1024",
+    ],
   },
   { name: "ppo_atari_breakout_wasm", argv: ["ppo_atari.ts", "--backend", "wasm", ...atari], roms: ["breakout.bin"] },
   {
     name: "ppo_atari_lstm_memorycue_wasm",
-    argv: ["ppo_atari_lstm.ts", "--backend", "wasm", "--env-id", "MemoryCue-v0", "--num-envs", "4", "--num-steps", "32", "--total-timesteps", "512"],
+    argv: [
+      "ppo_atari_lstm.ts",
+      "--backend",
+      "wasm",
+      "--env-id",
+      "MemoryCue-v0",
+      "--num-envs",
+      "4",
+      "--num-steps",
+      "32",
+      "--total-timesteps",
+      "512",
+    ],
   },
   {
     name: "ppo_atari_lstm_breakout_wasm",
-    argv: ["ppo_atari_lstm.ts", "--backend", "wasm", "--num-envs", "4", "--num-steps", "32", "--total-timesteps", "512", "--rom-dir", ROM_DIR],
+    argv: [
+      "ppo_atari_lstm.ts",
+      "--backend",
+      "wasm",
+      "--num-envs",
+      "4",
+      "--num-steps",
+      "32",
+      "--total-timesteps",
+      "512",
+      "--rom-dir",
+      ROM_DIR,
+    ],
     roms: ["breakout.bin"],
   },
   {
     name: "ppo_procgen_starpilot_wasm",
-    argv: ["ppo_procgen.ts", "--backend", "wasm", "--env-id", "starpilot", "--use-monochrome-assets", "--num-envs", "2", "--num-steps", "32", "--total-timesteps", "256"],
+    argv: [
+      "ppo_procgen.ts",
+      "--backend",
+      "wasm",
+      "--env-id",
+      "starpilot",
+      "--use-monochrome-assets",
+      "--num-envs",
+      "2",
+      "--num-steps",
+      "32",
+      "--total-timesteps",
+      "256",
+    ],
   },
   {
     name: "ppo_atari_multigpu_breakout_wasm",
-    argv: ["ppo_atari_multigpu.ts", "--backend", "wasm", "--local-num-envs", "2", "--num-steps", "32", "--total-timesteps", "512", "--rom-dir", ROM_DIR],
+    argv: [
+      "ppo_atari_multigpu.ts",
+      "--backend",
+      "wasm",
+      "--local-num-envs",
+      "2",
+      "--num-steps",
+      "32",
+      "--total-timesteps",
+      "512",
+      "--rom-dir",
+      ROM_DIR,
+    ],
     roms: ["breakout.bin"],
   },
   {
     name: "ppo_pettingzoo_pong_wasm",
-    argv: ["ppo_pettingzoo_ma_atari.ts", "--backend", "wasm", "--env-id", "pong_v3", "--num-envs", "2", "--num-steps", "32", "--total-timesteps", "512", "--rom-dir", ROM_DIR],
+    argv: [
+      "ppo_pettingzoo_ma_atari.ts",
+      "--backend",
+      "wasm",
+      "--env-id",
+      "pong_v3",
+      "--num-envs",
+      "2",
+      "--num-steps",
+      "32",
+      "--total-timesteps",
+      "512",
+      "--rom-dir",
+      ROM_DIR,
+    ],
     roms: ["pong.bin"],
   },
 ];
@@ -75,8 +158,13 @@ export function runCase(c: BehaviourCase): LoggedScalar[] {
   const cwd = mkdtempSync(join(tmpdir(), `behaviour-${c.name}-`));
   try {
     const [script, ...flags] = c.argv;
-    const result = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, script), ...flags], { cwd, encoding: "utf8", env: { ...process.env, WANDB_MODE: "disabled" } });
-    if (result.status !== 0) throw new Error(`${c.argv.join(" ")} exited ${result.status}: ${result.stderr.slice(-2000)}`);
+    const result = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, script), ...flags], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, WANDB_MODE: "disabled" },
+    });
+    if (result.status !== 0)
+      throw new Error(`${c.argv.join(" ")} exited ${result.status}: ${result.stderr.slice(-2000)}`);
     const [run] = readdirSync(join(cwd, "runs"));
     return readRunDir(join(cwd, "runs", run))
       .filter((e) => e.text === undefined && e.tag !== "charts/SPS")

@@ -231,8 +231,40 @@ describe("BipedalWalker", () => {
     assert.deepEqual(Array.from(env.actionSpace.high), [1, 1, 1, 1]);
     const pi = f32(Math.PI);
     assert.equal(env.observationSpace.dtype, "float32");
-    assert.deepEqual(Array.from(env.observationSpace.low), [-pi, -5, -5, -5, -pi, -5, -pi, -5, -0, -pi, -5, -pi, -5, -0, ...new Array(10).fill(-1)]);
-    assert.deepEqual(Array.from(env.observationSpace.high), [pi, 5, 5, 5, pi, 5, pi, 5, 5, pi, 5, pi, 5, 5, ...new Array(10).fill(1)]);
+    assert.deepEqual(Array.from(env.observationSpace.low), [
+      -pi,
+      -5,
+      -5,
+      -5,
+      -pi,
+      -5,
+      -pi,
+      -5,
+      -0,
+      -pi,
+      -5,
+      -pi,
+      -5,
+      -0,
+      ...new Array(10).fill(-1),
+    ]);
+    assert.deepEqual(Array.from(env.observationSpace.high), [
+      pi,
+      5,
+      5,
+      5,
+      pi,
+      5,
+      pi,
+      5,
+      5,
+      pi,
+      5,
+      pi,
+      5,
+      5,
+      ...new Array(10).fill(1),
+    ]);
   });
 
   test("observations have 24 entries and lidar fractions stay in [0, 1] over random rollouts", () => {
@@ -317,7 +349,8 @@ describe("BipedalWalker", () => {
       assert.equal(normal.terrain.filter(isObstacle).length, 0, `seed ${seed}`);
       assert.ok(hardcore.terrain.filter(isObstacle).length > 0, `seed ${seed}`);
       // Obstacles are polygons in the ground's collision category, so the lidar sees them.
-      for (const t of hardcore.terrain.filter(isObstacle)) assert.equal(t.body.getFixtureList()!.getFilterCategoryBits() & 1, 1);
+      for (const t of hardcore.terrain.filter(isObstacle))
+        assert.equal(t.body.getFixtureList()!.getFilterCategoryBits() & 1, 1);
     }
   });
 

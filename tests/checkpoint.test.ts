@@ -3,7 +3,17 @@
 import * as tf from "@tensorflow/tfjs";
 import { MathBackendCPU } from "@tensorflow/tfjs-backend-cpu";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +21,15 @@ import { after, before, test } from "node:test";
 
 import * as gym from "../envs/index.ts";
 import { setupBackend } from "../envs/backend.ts";
-import { CheckpointError, atomicWrite, fromTorch, loadParameters, readCheckpoint, toTorch, writeCheckpoint } from "../envs/checkpoint.ts";
+import {
+  CheckpointError,
+  atomicWrite,
+  fromTorch,
+  loadParameters,
+  readCheckpoint,
+  toTorch,
+  writeCheckpoint,
+} from "../envs/checkpoint.ts";
 import { SummaryWriter, readRunDir } from "../envs/logging.ts";
 import { type StatefulOptimizer, adam } from "../envs/nn.ts";
 import { RandomGenerator } from "../envs/rng.ts";
@@ -46,7 +64,15 @@ test("safetensors: a written file reads back, its header padded to 8 bytes and i
   const f64 = { dtype: "F64" as const, shape: [2], bytes: new Uint8Array(Float64Array.of(0.5, -3).buffer) };
   const bf16 = { dtype: "BF16" as const, shape: [1], bytes: Uint8Array.of(0x80, 0x3f) }; // 1.0
   const f16 = { dtype: "F16" as const, shape: [1], bytes: Uint8Array.of(0x00, 0xc0) }; // -2.0
-  const more = deserialize(serialize(new Map<string, StoredTensor>([["x", f64], ["y", bf16], ["z", f16]])));
+  const more = deserialize(
+    serialize(
+      new Map<string, StoredTensor>([
+        ["x", f64],
+        ["y", bf16],
+        ["z", f16],
+      ]),
+    ),
+  );
   assert.deepEqual(Array.from(toFloat32(more.tensors.get("x")!)), [0.5, -3]);
   assert.deepEqual(Array.from(toFloat32(more.tensors.get("y")!)), [1]);
   assert.deepEqual(Array.from(toFloat32(more.tensors.get("z")!)), [-2]);
@@ -58,15 +84,26 @@ test("safetensors: truncated, padded, overlapping and foreign files are one-line
     [good.subarray(0, good.length - 3), /truncated/],
     [Uint8Array.from([...good, 0]), /trailing bytes/],
     [good.subarray(0, 5), /too short/],
-    [new TextEncoder().encode("PK\x03\x04 a zip file, as torch.save writes"), /(over the 100 MB limit|not a JSON object|truncated)/],
+    [
+      new TextEncoder().encode("PK\x03\x04 a zip file, as torch.save writes"),
+      /(over the 100 MB limit|not a JSON object|truncated)/,
+    ],
   ];
-  const overlapping = new TextEncoder().encode(JSON.stringify({ a: { dtype: "F32", shape: [1], data_offsets: [0, 4] }, b: { dtype: "F32", shape: [1], data_offsets: [0, 4] } }));
+  const overlapping = new TextEncoder().encode(
+    JSON.stringify({
+      a: { dtype: "F32", shape: [1], data_offsets: [0, 4] },
+      b: { dtype: "F32", shape: [1], data_offsets: [0, 4] },
+    }),
+  );
   const file = new Uint8Array(8 + overlapping.length + 4);
   new DataView(file.buffer).setBigUint64(0, BigInt(overlapping.length), true);
   file.set(overlapping, 8);
   cases.push([file, /gap or an overlap/]);
   for (const [bytes, message] of cases) {
-    assert.throws(() => deserialize(bytes), (e: Error) => e instanceof SafetensorsError && message.test(e.message) && !e.message.includes("\n"));
+    assert.throws(
+      () => deserialize(bytes),
+      (e: Error) => e instanceof SafetensorsError && message.test(e.message) && !e.message.includes("\n"),
+    );
   }
 });
 
@@ -78,9 +115,12 @@ test("layouts: torch's Linear, Conv2d and Linear-after-Flatten weights compute w
   const ours = rand(kh * kw * cin * cout);
   const t = toTorch(ours, [kh, kw, cin, cout], "conv2d");
   assert.deepEqual(t.shape, [cout, cin, kh, kw]);
-  for (let o = 0; o < cout; o++) for (let i = 0; i < cin; i++) for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) {
-    assert.equal(t.data[((o * cin + i) * kh + y) * kw + x], ours[((y * kw + x) * cin + i) * cout + o]);
-  }
+  for (let o = 0; o < cout; o++)
+    for (let i = 0; i < cin; i++)
+      for (let y = 0; y < kh; y++)
+        for (let x = 0; x < kw; x++) {
+          assert.equal(t.data[((o * cin + i) * kh + y) * kw + x], ours[((y * kw + x) * cin + i) * cout + o]);
+        }
   assert.deepEqual(fromTorch(t.data, t.shape, "conv2d"), ours);
   // Linear after Flatten: a [c, h, w] feature map flattened channels-last (ours) and channels-first (torch).
   const [h, w, c, out] = [3, 2, 4, 5];
@@ -92,7 +132,9 @@ test("layouts: torch's Linear, Conv2d and Linear-after-Flatten weights compute w
     let a = 0;
     let b = 0;
     for (let k = 0; k < h * w * c; k++) a += feature[k] * weight[k * out + o];
-    for (let ch = 0; ch < c; ch++) for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) b += feature[(y * w + x) * c + ch] * tw.data[o * c * h * w + (ch * h + y) * w + x];
+    for (let ch = 0; ch < c; ch++)
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) b += feature[(y * w + x) * c + ch] * tw.data[o * c * h * w + (ch * h + y) * w + x];
     assert.ok(Math.abs(a - b) < 1e-4, `${a} != ${b}`);
   }
   assert.deepEqual(fromTorch(tw.data, tw.shape, { flattened: [h, w, c] }), weight);
@@ -131,7 +173,10 @@ test("Adam's exported state, imported into a fresh optimizer, continues the same
   const c = tf.variable(tf.tensor(init));
   const optC = adam(1e-2);
   optC.importState(state);
-  assert.throws(() => tf.tidy(() => optC.applyGradients({ [c.name]: grads(0) })), /restored state has moments for 1 variables.*1 without a moment/);
+  assert.throws(
+    () => tf.tidy(() => optC.applyGradients({ [c.name]: grads(0) })),
+    /restored state has moments for 1 variables.*1 without a moment/,
+  );
   tf.dispose([a, b, c]);
   [optA, optB, optC].forEach((o) => o.dispose());
 });
@@ -143,12 +188,21 @@ test("on a backend the WebAssembly loop does not serve, tfjs's Adam exports and 
     for (const kernel of tf.getKernelsForBackend("cpu")) tf.registerKernel({ ...kernel, backendName: "device-like" });
   }
   const init = Float32Array.of(0.5, -1, 2, 0.1, 3, 7);
-  const grads = (k: number) => tf.tensor(Float32Array.from(init, (v, i) => Math.cos(k * 3 + i) * v), [2, 3]);
-  const run = (backend: string, steps: number[], from: { state: ReturnType<StatefulOptimizer["exportState"]>; values: Float32Array } | null) => {
+  const grads = (k: number) =>
+    tf.tensor(
+      Float32Array.from(init, (v, i) => Math.cos(k * 3 + i) * v),
+      [2, 3],
+    );
+  const run = (
+    backend: string,
+    steps: number[],
+    from: { state: ReturnType<StatefulOptimizer["exportState"]>; values: Float32Array } | null,
+  ) => {
     tf.setBackend(backend);
     const v = tf.variable(tf.tensor(from?.values ?? init, [2, 3]));
     const opt = adam(1e-2, 0.9, 0.999, 1e-5);
-    if (from) opt.importState({ step: from.state.step, moments: new Map([[v.name, [...from.state.moments.values()][0]]]) });
+    if (from)
+      opt.importState({ step: from.state.step, moments: new Map([[v.name, [...from.state.moments.values()][0]]]) });
     for (const k of steps) tf.tidy(() => opt.applyGradients({ [v.name]: grads(k) }));
     const out = { state: opt.exportState(), values: Float32Array.from(v.dataSync()) };
     v.dispose();
@@ -164,7 +218,10 @@ test("on a backend the WebAssembly loop does not serve, tfjs's Adam exports and 
     // Across paths (the loop on cpu, then tfjs's Adam, and back): the same update, up to float rounding.
     const crossed = run("cpu", [3, 4], run("device-like", [0, 1, 2], null));
     const crossedBack = run("device-like", [3, 4], run("cpu", [0, 1, 2], null));
-    for (const other of [crossed, crossedBack]) other.values.forEach((x, i) => assert.ok(Math.abs(x - straight.values[i]) < 1e-6, `${x} != ${straight.values[i]}`));
+    for (const other of [crossed, crossedBack])
+      other.values.forEach((x, i) =>
+        assert.ok(Math.abs(x - straight.values[i]) < 1e-6, `${x} != ${straight.values[i]}`),
+      );
   } finally {
     tf.setBackend("cpu");
   }
@@ -176,10 +233,17 @@ test("a checkpoint write into an unwritable folder leaves the previous file inta
   atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(1, 2, 3));
   // Root ignores permission bits: an immutable folder (chattr +i) stops it as a read-only one stops a user.
   const asRoot = process.getuid?.() === 0;
-  const lock = (on: boolean) => (asRoot ? spawnSync("chattr", [on ? "+i" : "-i", dir]).status === 0 : (chmodSync(dir, on ? 0o500 : 0o700), true));
-  if (!lock(true)) return t.skip("running as root on a file system without immutable folders (chattr +i): nothing makes a folder unwritable to root here");
+  const lock = (on: boolean) =>
+    asRoot ? spawnSync("chattr", [on ? "+i" : "-i", dir]).status === 0 : (chmodSync(dir, on ? 0o500 : 0o700), true);
+  if (!lock(true))
+    return t.skip(
+      "running as root on a file system without immutable folders (chattr +i): nothing makes a folder unwritable to root here",
+    );
   try {
-    assert.throws(() => atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(4)), /^CheckpointError: cannot write checkpoint .*c\.safetensors: .*(EACCES|EPERM).*; the previous checkpoint there is intact$/);
+    assert.throws(
+      () => atomicWrite(join(dir, "c.safetensors"), Uint8Array.of(4)),
+      /^CheckpointError: cannot write checkpoint .*c\.safetensors: .*(EACCES|EPERM).*; the previous checkpoint there is intact$/,
+    );
   } finally {
     lock(false);
   }
@@ -187,28 +251,36 @@ test("a checkpoint write into an unwritable folder leaves the previous file inta
   assert.deepEqual(readdirSync(dir), ["c.safetensors"]);
 });
 
-test("a checkpoint write onto a full disk leaves the previous file intact and says so in one line", { skip: existsSync("/dev/full") ? false : "no /dev/full here" }, () => {
-  // /dev/full answers every write with ENOSPC: the temporary file is made a link to it.
-  const dir = join(workDir, "full");
-  mkdirSync(dir);
-  const target = join(dir, "c.safetensors");
-  atomicWrite(target, Uint8Array.of(1, 2, 3));
-  const tmp = `${target}.tmp-${process.pid}`;
-  try {
-    // open() follows the link, so the checkpoint's bytes go to /dev/full and the write fails with ENOSPC.
-    symlinkSync("/dev/full", tmp);
-    assert.throws(() => atomicWrite(target, Uint8Array.of(4, 5)), /^CheckpointError: cannot write checkpoint .*c\.safetensors: the disk is full; the previous checkpoint there is intact$/);
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-  assert.deepEqual([...readFileSync(target)], [1, 2, 3]);
-});
+test(
+  "a checkpoint write onto a full disk leaves the previous file intact and says so in one line",
+  { skip: existsSync("/dev/full") ? false : "no /dev/full here" },
+  () => {
+    // /dev/full answers every write with ENOSPC: the temporary file is made a link to it.
+    const dir = join(workDir, "full");
+    mkdirSync(dir);
+    const target = join(dir, "c.safetensors");
+    atomicWrite(target, Uint8Array.of(1, 2, 3));
+    const tmp = `${target}.tmp-${process.pid}`;
+    try {
+      // open() follows the link, so the checkpoint's bytes go to /dev/full and the write fails with ENOSPC.
+      symlinkSync("/dev/full", tmp);
+      assert.throws(
+        () => atomicWrite(target, Uint8Array.of(4, 5)),
+        /^CheckpointError: cannot write checkpoint .*c\.safetensors: the disk is full; the previous checkpoint there is intact$/,
+      );
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    assert.deepEqual([...readFileSync(target)], [1, 2, 3]);
+  },
+);
 
 test("a full disk under the event file is one line naming the file", (t) => {
   // A 64 KiB tmpfs, filled by the events: needs root (mount), as the namespace tests do.
   const dir = join(workDir, "tiny");
   mkdirSync(dir);
-  if (process.getuid?.() !== 0 || spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status !== 0) return t.skip("cannot mount a small tmpfs here (needs root)");
+  if (process.getuid?.() !== 0 || spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status !== 0)
+    return t.skip("cannot mount a small tmpfs here (needs root)");
   try {
     const writer = new SummaryWriter(dir, null, { maxQueue: 1 });
     assert.throws(() => {
@@ -223,7 +295,13 @@ test("a full disk under the event file is one line naming the file", (t) => {
 test("truncated, foreign and other scripts' checkpoints are one-line errors", () => {
   const variable = tf.variable(tf.ones([2, 3]));
   const params = [{ name: "actor.weight", variable, layout: "linear" as const }];
-  const progress = { runName: "r", iteration: 1, globalStep: 8, rng: [new RandomGenerator(1).getState()], args: { envId: "CartPole-v1" } };
+  const progress = {
+    runName: "r",
+    iteration: 1,
+    globalStep: 8,
+    rng: [new RandomGenerator(1).getState()],
+    args: { envId: "CartPole-v1" },
+  };
   const file = writeCheckpoint(join(workDir, "ok.safetensors"), "ppo.ts", params, null, progress);
   const bytes = readFileSync(file);
   writeFileSync(join(workDir, "cut.safetensors"), bytes.subarray(0, bytes.length - 10));
@@ -236,14 +314,25 @@ test("truncated, foreign and other scripts' checkpoints are one-line errors", ()
     ["ok.safetensors", "ppo_atari.ts", /was written by ppo\.ts, not ppo_atari\.ts/],
     ["missing.safetensors", "ppo.ts", /cannot read checkpoint .*missing\.safetensors: no such file/],
   ] as const) {
-    assert.throws(() => readCheckpoint(join(workDir, name), script), (e: Error) => e instanceof CheckpointError && message.test(e.message) && !e.message.includes("\n"), name);
+    assert.throws(
+      () => readCheckpoint(join(workDir, name), script),
+      (e: Error) => e instanceof CheckpointError && message.test(e.message) && !e.message.includes("\n"),
+      name,
+    );
   }
   variable.dispose();
 });
 
 test("an older JSON checkpoint (parameters in parameters() order, tfjs layouts) still loads", () => {
   const saved = new ppoAgent(4, 2, new RandomGenerator(3));
-  const json = { format: "ppo.ts/agent@1", script: "ppo.ts", envId: "CartPole-v1", obsDim: 4, numActions: 2, parameters: saved.parameters().map((p) => ({ shape: p.shape, data: Array.from(p.dataSync()) })) };
+  const json = {
+    format: "ppo.ts/agent@1",
+    script: "ppo.ts",
+    envId: "CartPole-v1",
+    obsDim: 4,
+    numActions: 2,
+    parameters: saved.parameters().map((p) => ({ shape: p.shape, data: Array.from(p.dataSync()) })),
+  };
   writeFileSync(join(workDir, "old.json"), JSON.stringify(json));
   const checkpoint = readCheckpoint(join(workDir, "old.json"), "ppo.ts");
   assert.equal(checkpoint.envId, "CartPole-v1");
@@ -261,7 +350,15 @@ test("readRunDir applies a resumed writer's purge step: the old file's steps pas
   const second = new SummaryWriter(dir, null, { purgeStep: 21 });
   for (const step of [30, 40]) second.addScalar("x", -step, step);
   second.close();
-  assert.deepEqual(readRunDir(dir).map((e) => [e.step, e.value]), [[10, 10], [20, 20], [30, -30], [40, -40]]);
+  assert.deepEqual(
+    readRunDir(dir).map((e) => [e.step, e.value]),
+    [
+      [10, 10],
+      [20, 20],
+      [30, -30],
+      [40, -40],
+    ],
+  );
 });
 
 // A deterministic env whose reset state is always the same: 4-step episodes, observation a function of the step
@@ -299,7 +396,24 @@ function runDir(cwd: string): string {
 test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters, one continuous event curve", async () => {
   gym.register({ id: "Parity-v0", entryPoint: () => new Parity() });
   // 6 iterations of 2 envs x 8 steps, learning rate annealed over all 6.
-  const common = ["--env-id", "Parity-v0", "--backend", "cpu", "--num-envs", "2", "--num-steps", "8", "--num-minibatches", "2", "--update-epochs", "2", "--total-timesteps", "96", "--seed", "7"];
+  const common = [
+    "--env-id",
+    "Parity-v0",
+    "--backend",
+    "cpu",
+    "--num-envs",
+    "2",
+    "--num-steps",
+    "8",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "2",
+    "--total-timesteps",
+    "96",
+    "--seed",
+    "7",
+  ];
   const [straight, interrupted] = ["straight", "interrupted"].map((name) => join(workDir, name));
   const log = console.log;
   console.log = () => {};
@@ -315,7 +429,15 @@ test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters
     const checkpoints = readdirSync(join(runDir(interrupted), "checkpoints"));
     assert.deepEqual(checkpoints, ["iteration_00000002.safetensors", "iteration_00000003.safetensors"]);
     // Only --resume and the flags of this process: the rest (schedule, sizes, seed) comes from the checkpoint.
-    await ppoMain(["--resume", join(runDir(interrupted), "checkpoints", checkpoints[1]), "--backend", "cpu", "--save-model", "--eval-episodes", "1"]);
+    await ppoMain([
+      "--resume",
+      join(runDir(interrupted), "checkpoints", checkpoints[1]),
+      "--backend",
+      "cpu",
+      "--save-model",
+      "--eval-episodes",
+      "1",
+    ]);
   } finally {
     console.log = log;
     process.chdir(startDir);
@@ -328,7 +450,11 @@ test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters
   for (const [name, t] of a.tensors) assert.deepEqual(toFloat32(b.tensors.get(name)!), toFloat32(t), name);
   // One event curve: the resumed run's second event file continues the first; all but the timings as straight's.
   assert.equal(readdirSync(runDir(interrupted)).filter((n) => n.includes("tfevents")).length, 2);
-  const scalars = (cwd: string) => readRunDir(runDir(cwd)).filter((e) => e.tag !== "charts/SPS" && e.text === undefined).map((e) => `${e.tag}@${e.step}=${e.value}`).sort();
+  const scalars = (cwd: string) =>
+    readRunDir(runDir(cwd))
+      .filter((e) => e.tag !== "charts/SPS" && e.text === undefined)
+      .map((e) => `${e.tag}@${e.step}=${e.value}`)
+      .sort();
   assert.deepEqual(scalars(interrupted), scalars(straight));
   assert.ok(scalars(straight).includes("charts/learning_rate@96=" + Math.fround(2.5e-4 / 6)));
 });

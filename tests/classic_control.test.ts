@@ -8,11 +8,24 @@ import { describe, test } from "node:test";
 import type { Env } from "../envs/core.ts";
 import { make, spec } from "../envs/registration.ts";
 import { Box, Discrete } from "../envs/spaces.ts";
-import { AcrobotEnv, CartPoleEnv, Continuous_MountainCarEnv, MountainCarEnv, PendulumEnv } from "../envs/classic_control/index.ts";
+import {
+  AcrobotEnv,
+  CartPoleEnv,
+  Continuous_MountainCarEnv,
+  MountainCarEnv,
+  PendulumEnv,
+} from "../envs/classic_control/index.ts";
 import { bound, wrap } from "../envs/classic_control/acrobot.ts";
 
 const f32 = Math.fround;
-const ALL_IDS = ["CartPole-v0", "CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Pendulum-v1"];
+const ALL_IDS = [
+  "CartPole-v0",
+  "CartPole-v1",
+  "Acrobot-v1",
+  "MountainCar-v0",
+  "MountainCarContinuous-v0",
+  "Pendulum-v1",
+];
 
 function assertClose(actual: number, expected: number, tol: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: got ${actual}, expected ${expected} (tol ${tol})`);
@@ -56,7 +69,13 @@ describe("registration", () => {
   });
 
   test("every env declares rgb_array rendering at Gymnasium's frame rate", () => {
-    const fps: Record<string, number> = { "CartPole-v1": 50, "Acrobot-v1": 15, "MountainCar-v0": 30, "MountainCarContinuous-v0": 30, "Pendulum-v1": 30 };
+    const fps: Record<string, number> = {
+      "CartPole-v1": 50,
+      "Acrobot-v1": 15,
+      "MountainCar-v0": 30,
+      "MountainCarContinuous-v0": 30,
+      "Pendulum-v1": 30,
+    };
     for (const [id, renderFps] of Object.entries(fps)) {
       const env = make(id);
       assert.deepEqual(env.metadata.renderModes, ["rgb_array"], id);
@@ -73,7 +92,10 @@ describe("all classic-control envs", () => {
       let [obs] = env.reset({ seed: 1 });
       for (let t = 0; t < 300; t++) {
         assert.ok(obs instanceof Float32Array, `${id} obs is not a Float32Array`);
-        assert.ok(env.observationSpace.contains(obs), `${id} obs ${Array.from(obs as Float32Array)} outside ${env.observationSpace}`);
+        assert.ok(
+          env.observationSpace.contains(obs),
+          `${id} obs ${Array.from(obs as Float32Array)} outside ${env.observationSpace}`,
+        );
         const [next, , terminated, truncated] = env.step(sampleAction(env));
         obs = terminated || truncated ? env.reset()[0] : next;
       }
@@ -481,7 +503,10 @@ describe("MountainCar", () => {
 describe("MountainCarContinuous", () => {
   test("MountainCarContinuous has a float32 action Box(-1, 1, (1,)) and observation Box [-1.2, -0.07] to [0.6, 0.07]", () => {
     const env = new Continuous_MountainCarEnv();
-    assert.deepEqual([Array.from(env.actionSpace.low), Array.from(env.actionSpace.high), env.actionSpace.shape], [[-1], [1], [1]]);
+    assert.deepEqual(
+      [Array.from(env.actionSpace.low), Array.from(env.actionSpace.high), env.actionSpace.shape],
+      [[-1], [1], [1]],
+    );
     assert.equal(env.actionSpace.dtype, "float32");
     assert.deepEqual(Array.from(env.observationSpace.low), [f32(-1.2), f32(-0.07)]);
     assert.deepEqual(Array.from(env.observationSpace.high), [f32(0.6), f32(0.07)]);

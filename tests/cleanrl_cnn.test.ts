@@ -20,7 +20,17 @@ import * as lstm from "../ppo_atari_lstm.ts";
 import * as multigpu from "../ppo_atari_multigpu.ts";
 import * as pettingzoo from "../ppo_pettingzoo_ma_atari.ts";
 import * as procgen from "../ppo_procgen.ts";
-import { type Fixture, hashBytes, hashInts, hashUnit, loadFixture, minibatchColumns, readForward, replayFixture, variantArgs } from "./cleanrl_fixtures.ts";
+import {
+  type Fixture,
+  hashBytes,
+  hashInts,
+  hashUnit,
+  loadFixture,
+  minibatchColumns,
+  readForward,
+  replayFixture,
+  variantArgs,
+} from "./cleanrl_fixtures.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const role = process.env.CLEANRL_RANK;
@@ -41,11 +51,19 @@ if (!role) {
 /** The recorded rollout columns of minibatch `rank` as tensors. */
 function columns(fixture: Fixture, rank: number) {
   const c = minibatchColumns(fixture.minibatches[rank]);
-  return { logprobs: tf.tensor1d(c.logprobs), advantages: tf.tensor1d(c.advantages), returns: tf.tensor1d(c.returns), values: tf.tensor1d(c.values) };
+  return {
+    logprobs: tf.tensor1d(c.logprobs),
+    advantages: tf.tensor1d(c.advantages),
+    returns: tf.tensor1d(c.returns),
+    values: tf.tensor1d(c.values),
+  };
 }
 
 function actions(fixture: Fixture, rank: number): tf.Tensor1D {
-  return tf.tensor1d(hashInts(fixture.minibatches[rank].actions_seed, fixture.minibatch_size, fixture.spaces.actions!), "int32");
+  return tf.tensor1d(
+    hashInts(fixture.minibatches[rank].actions_seed, fixture.minibatch_size, fixture.spaces.actions!),
+    "int32",
+  );
 }
 
 it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch 256", async () => {
@@ -53,7 +71,11 @@ it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch
   const args = variantArgs(atari.ARGS, fixture);
   const n = fixture.minibatch_size;
   const agent = new atari.Agent(fixture.spaces.actions!, new RandomGenerator(0));
-  const mb: atari.Minibatch = { obs: atari.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84)), actions: actions(fixture, 0), ...columns(fixture, 0) };
+  const mb: atari.Minibatch = {
+    obs: atari.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84)),
+    actions: actions(fixture, 0),
+    ...columns(fixture, 0),
+  };
   const optimizer = atari.makeOptimizer(args.learningRate);
   await replayFixture("ppo_atari", fixture, {
     params: () => agent.parameters(),
@@ -75,7 +97,10 @@ it("ppo_atari_lstm.ts takes CleanRL's ppo_atari_lstm.py update: 2 envs × 128 st
   const state = Float32Array.from(hashUnit(spec.initial_state_seed!, 2 * envs * 128), (u) => u * 0.5);
   const mb: lstm.Minibatch = {
     obs: tf.tensor4d(hashBytes(spec.obs_seed, n * 84 * 84), [n, 1, 84, 84], "int32"),
-    initialLstmState: { h: tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]), c: tf.tensor2d(state.subarray(envs * 128), [envs, 128]) },
+    initialLstmState: {
+      h: tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]),
+      c: tf.tensor2d(state.subarray(envs * 128), [envs, 128]),
+    },
     dones: tf.tensor1d(Float32Array.from(spec.dones!)),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
@@ -103,7 +128,11 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
       obs[(i * 84 * 84 + p) * 6 + 5] = 1 - (i % 2);
     }
   }
-  const mb: pettingzoo.Minibatch = { obs: tf.tensor4d(obs, [n, 84, 84, 6], "int32"), actions: actions(fixture, 0), ...columns(fixture, 0) };
+  const mb: pettingzoo.Minibatch = {
+    obs: tf.tensor4d(obs, [n, 84, 84, 6], "int32"),
+    actions: actions(fixture, 0),
+    ...columns(fixture, 0),
+  };
   const optimizer = pettingzoo.makeOptimizer(args.learningRate);
   await replayFixture("ppo_pettingzoo_ma_atari", fixture, {
     params: () => agent.parameters(),
@@ -120,9 +149,14 @@ it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gra
   const n = fixture.minibatch_size;
   const agent = new procgen.Agent(fixture.spaces.actions!, new RandomGenerator(0));
   const c = minibatchColumns(fixture.minibatches[0]);
-  const batch: procgen.Batch = { obs: hashBytes(fixture.minibatches[0].obs_seed, n * 64 * 64 * 3), actions: hashInts(fixture.minibatches[0].actions_seed, n, fixture.spaces.actions!), ...c };
+  const batch: procgen.Batch = {
+    obs: hashBytes(fixture.minibatches[0].obs_seed, n * 64 * 64 * 3),
+    actions: hashInts(fixture.minibatches[0].actions_seed, n, fixture.spaces.actions!),
+    ...c,
+  };
   const mbInds = Int32Array.from({ length: n }, (_, i) => i);
-  const forward = () => readForward(() => agent.getActionAndValue(procgen.framesToInput(batch.obs), tf.tensor1d(batch.actions, "int32")));
+  const forward = () =>
+    readForward(() => agent.getActionAndValue(procgen.framesToInput(batch.obs), tf.tensor1d(batch.actions, "int32")));
   for (const gradChunkSize of [0, n / 4]) {
     const optimizer = procgen.makeOptimizer(args.learningRate);
     await replayFixture(`ppo_procgen (grad chunk size ${gradChunkSize})`, fixture, {
@@ -143,7 +177,11 @@ async function rankChild(rank: number): Promise<void> {
   const args = { ...variantArgs(multigpu.ARGS, fixture), worldSize: dist.getWorldSize() };
   const n = fixture.minibatch_size;
   const agent = new multigpu.Agent(fixture.spaces.actions!, new RandomGenerator(0));
-  const mb: multigpu.Minibatch = { obs: multigpu.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, n * 4 * 84 * 84)), actions: actions(fixture, rank), ...columns(fixture, rank) };
+  const mb: multigpu.Minibatch = {
+    obs: multigpu.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, n * 4 * 84 * 84)),
+    actions: actions(fixture, rank),
+    ...columns(fixture, rank),
+  };
   const optimizer = multigpu.makeOptimizer(args.learningRate);
   await replayFixture(`ppo_atari_multigpu rank ${rank}`, fixture, {
     params: () => agent.parameters(),
@@ -159,15 +197,30 @@ async function rankChild(rank: number): Promise<void> {
 /** The two ranks of the multigpu replay, as child processes running this file. */
 async function startRanks() {
   const port = String(await freePort());
-  return Promise.all([0, 1].map((rank) => {
-    // One WASM thread each: they share the cores with this process's tests.
-    const env = { ...process.env, CLEANRL_RANK: String(rank), RANK: String(rank), WORLD_SIZE: "2", MASTER_ADDR: "127.0.0.1", MASTER_PORT: port, PPO_TS_WASM_THREADS: "1" };
-    const c = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), SELF], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let [stdout, stderr] = ["", ""];
-    c.stdout.on("data", (d) => (stdout += d));
-    c.stderr.on("data", (d) => (stderr += d));
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => c.on("close", (code) => resolve({ code, stdout, stderr })));
-  }));
+  return Promise.all(
+    [0, 1].map((rank) => {
+      // One WASM thread each: they share the cores with this process's tests.
+      const env = {
+        ...process.env,
+        CLEANRL_RANK: String(rank),
+        RANK: String(rank),
+        WORLD_SIZE: "2",
+        MASTER_ADDR: "127.0.0.1",
+        MASTER_PORT: port,
+        PPO_TS_WASM_THREADS: "1",
+      };
+      const c = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), SELF], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let [stdout, stderr] = ["", ""];
+      c.stdout.on("data", (d) => (stdout += d));
+      c.stderr.on("data", (d) => (stderr += d));
+      return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+        c.on("close", (code) => resolve({ code, stdout, stderr })),
+      );
+    }),
+  );
 }
 
 it("ppo_atari_multigpu.ts takes CleanRL's ppo_atari_multigpu.py update: 2 ranks, minibatch 256 each, gradients averaged", async () => {

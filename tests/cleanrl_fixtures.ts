@@ -7,19 +7,63 @@ import { readFileSync } from "node:fs";
 
 import { parseArgs } from "../envs/cli.ts";
 
-export interface ParameterPattern { name: string; shape: number[]; seed: number; scale: number; sample: number[] }
-export interface StepRecord { terms: number[][]; grad_norm: number }
-export interface AfterRecord { delta_sum: number[]; delta_abs_sum: number[]; delta_sample: number[][] }
-export interface ForwardRecord { index: number[]; logprob: number[]; entropy: number[]; value: number[]; logprob_sum: number; entropy_sum: number; value_sum: number }
-export interface Run { forward: ForwardRecord[]; steps: StepRecord[]; after: Record<string, AfterRecord> }
+export interface ParameterPattern {
+  name: string;
+  shape: number[];
+  seed: number;
+  scale: number;
+  sample: number[];
+}
+export interface StepRecord {
+  terms: number[][];
+  grad_norm: number;
+}
+export interface AfterRecord {
+  delta_sum: number[];
+  delta_abs_sum: number[];
+  delta_sample: number[][];
+}
+export interface ForwardRecord {
+  index: number[];
+  logprob: number[];
+  entropy: number[];
+  value: number[];
+  logprob_sum: number;
+  entropy_sum: number;
+  value_sum: number;
+}
+export interface Run {
+  forward: ForwardRecord[];
+  steps: StepRecord[];
+  after: Record<string, AfterRecord>;
+}
 export interface Fixture {
   variant: string;
-  hyperparameters: { learning_rate: number; clip_coef: number; norm_adv: boolean; clip_vloss: boolean; ent_coef: number; vf_coef: number; max_grad_norm: number; adam_eps: number; minibatch_size: number };
+  hyperparameters: {
+    learning_rate: number;
+    clip_coef: number;
+    norm_adv: boolean;
+    clip_vloss: boolean;
+    ent_coef: number;
+    vf_coef: number;
+    max_grad_norm: number;
+    adam_eps: number;
+    minibatch_size: number;
+  };
   minibatch_size: number;
   world_size: number;
   spaces: { obs_shape: number[]; actions?: number; action_dim?: number };
   parameters: ParameterPattern[];
-  minibatches: { obs_seed: number; actions_seed: number; logprobs: number[]; values: number[]; returns: number[]; advantages: number[]; dones?: number[]; initial_state_seed?: number }[];
+  minibatches: {
+    obs_seed: number;
+    actions_seed: number;
+    logprobs: number[];
+    values: number[];
+    returns: number[];
+    advantages: number[];
+    dones?: number[];
+    initial_state_seed?: number;
+  }[];
   float32: Run;
   float64: Run;
 }
@@ -52,8 +96,10 @@ export function hashBytes(seed: number, n: number): Uint8Array {
   return out;
 }
 
-export const hashInts = (seed: number, n: number, high: number) => Int32Array.from(hashUnit(seed, n), (u) => Math.floor((u + 1) * 4194304) % high);
-export const hashFloats = (seed: number, n: number, scale: number) => Float32Array.from(hashUnit(seed, n), (u) => u * scale);
+export const hashInts = (seed: number, n: number, high: number) =>
+  Int32Array.from(hashUnit(seed, n), (u) => Math.floor((u + 1) * 4194304) % high);
+export const hashFloats = (seed: number, n: number, scale: number) =>
+  Float32Array.from(hashUnit(seed, n), (u) => u * scale);
 
 /**
  * For each entry of a torch parameter (row-major in torch's layout), its index in ours: Linear and LSTM weights are
@@ -99,7 +145,13 @@ class Comparison {
    * came out closer than that by luck (a group torch gets exact, a difference of nearly equal numbers). Errors are
    * relative to the group's largest magnitude, or to each entry's `scale`.
    */
-  group(name: string, ours: ArrayLike<number>, f32: ArrayLike<number>, f64: ArrayLike<number>, { scale, floor = 2 ** -20 }: { scale?: ArrayLike<number>; floor?: number } = {}): void {
+  group(
+    name: string,
+    ours: ArrayLike<number>,
+    f32: ArrayLike<number>,
+    f64: ArrayLike<number>,
+    { scale, floor = 2 ** -20 }: { scale?: ArrayLike<number>; floor?: number } = {},
+  ): void {
     let oursErr = 0;
     let torchErr = 0;
     let magnitude = 0;
@@ -111,13 +163,26 @@ class Comparison {
     }
     // With per-entry scales the errors are already relative; otherwise relative to the group's largest entry.
     const rel = (e: number) => (scale !== undefined || magnitude === 0 ? e : e / magnitude);
-    this.rows.push({ name, ours: rel(oursErr), torch: rel(torchErr), tolerance: TOLERANCE_FACTOR * Math.max(rel(torchErr), floor) });
+    this.rows.push({
+      name,
+      ours: rel(oursErr),
+      torch: rel(torchErr),
+      tolerance: TOLERANCE_FACTOR * Math.max(rel(torchErr), floor),
+    });
   }
 
   assertAll(label: string): void {
-    if (process.env.CLEANRL_REPORT) for (const r of this.rows) console.log(`${label}\t${r.name}\tours ${r.ours.toExponential(2)}\ttorch f32 ${r.torch.toExponential(2)}\ttol ${r.tolerance.toExponential(2)}`);
+    if (process.env.CLEANRL_REPORT)
+      for (const r of this.rows)
+        console.log(
+          `${label}\t${r.name}\tours ${r.ours.toExponential(2)}\ttorch f32 ${r.torch.toExponential(2)}\ttol ${r.tolerance.toExponential(2)}`,
+        );
     const failed = this.rows.filter((r) => !(r.ours <= r.tolerance));
-    assert.equal(failed.length, 0, `${label}: ${failed.map((r) => `${r.name}: relative error ${r.ours.toExponential(2)} vs float64, tolerance ${r.tolerance.toExponential(2)} (torch float32 ${r.torch.toExponential(2)})`).join("; ")}`);
+    assert.equal(
+      failed.length,
+      0,
+      `${label}: ${failed.map((r) => `${r.name}: relative error ${r.ours.toExponential(2)} vs float64, tolerance ${r.tolerance.toExponential(2)} (torch float32 ${r.torch.toExponential(2)})`).join("; ")}`,
+    );
   }
 }
 
@@ -136,14 +201,42 @@ const TOLERANCE_FACTOR = 10;
 export function variantArgs(spec: Parameters<typeof parseArgs>[0], fixture: Fixture) {
   const args = parseArgs(spec, "", "", []) as Record<string, number | boolean>;
   const h = fixture.hyperparameters;
-  const ours = { learning_rate: args.learningRate, clip_coef: args.clipCoef, norm_adv: args.normAdv, clip_vloss: args.clipVloss, ent_coef: args.entCoef, vf_coef: args.vfCoef, max_grad_norm: args.maxGradNorm };
-  assert.deepEqual(ours, { learning_rate: h.learning_rate, clip_coef: h.clip_coef, norm_adv: h.norm_adv, clip_vloss: h.clip_vloss, ent_coef: h.ent_coef, vf_coef: h.vf_coef, max_grad_norm: h.max_grad_norm });
-  return { learningRate: args.learningRate as number, clipCoef: args.clipCoef as number, normAdv: args.normAdv as boolean, clipVloss: args.clipVloss as boolean, entCoef: args.entCoef as number, vfCoef: args.vfCoef as number, maxGradNorm: args.maxGradNorm as number };
+  const ours = {
+    learning_rate: args.learningRate,
+    clip_coef: args.clipCoef,
+    norm_adv: args.normAdv,
+    clip_vloss: args.clipVloss,
+    ent_coef: args.entCoef,
+    vf_coef: args.vfCoef,
+    max_grad_norm: args.maxGradNorm,
+  };
+  assert.deepEqual(ours, {
+    learning_rate: h.learning_rate,
+    clip_coef: h.clip_coef,
+    norm_adv: h.norm_adv,
+    clip_vloss: h.clip_vloss,
+    ent_coef: h.ent_coef,
+    vf_coef: h.vf_coef,
+    max_grad_norm: h.max_grad_norm,
+  });
+  return {
+    learningRate: args.learningRate as number,
+    clipCoef: args.clipCoef as number,
+    normAdv: args.normAdv as boolean,
+    clipVloss: args.clipVloss as boolean,
+    entCoef: args.entCoef as number,
+    vfCoef: args.vfCoef as number,
+    maxGradNorm: args.maxGradNorm as number,
+  };
 }
 
 /** Sets the agent's parameters (in CleanRL's `parameters()` order) to the recorder's formula; returns them as set. */
 function setParameters(params: tf.Variable[], fixture: Fixture, flatten: number[] | null = null): Float32Array[] {
-  assert.deepEqual(params.length, fixture.parameters.length, `the agent has ${params.length} parameter tensors, CleanRL's ${fixture.parameters.length}`);
+  assert.deepEqual(
+    params.length,
+    fixture.parameters.length,
+    `the agent has ${params.length} parameter tensors, CleanRL's ${fixture.parameters.length}`,
+  );
   return fixture.parameters.map((p, k) => {
     const { perm, shape } = ourIndexOfTorch(p, flatten);
     assert.deepEqual(params[k].shape, shape, `parameter ${k} (CleanRL's ${p.name})`);
@@ -156,11 +249,21 @@ function setParameters(params: tf.Variable[], fixture: Fixture, flatten: number[
 }
 
 export function minibatchColumns(mb: Fixture["minibatches"][number]) {
-  return { logprobs: Float32Array.from(mb.logprobs), values: Float32Array.from(mb.values), returns: Float32Array.from(mb.returns), advantages: Float32Array.from(mb.advantages) };
+  return {
+    logprobs: Float32Array.from(mb.logprobs),
+    values: Float32Array.from(mb.values),
+    returns: Float32Array.from(mb.returns),
+    advantages: Float32Array.from(mb.advantages),
+  };
 }
 
 /** Forward outputs on the initial weights: the sampled entries and the sums over the minibatch. */
-function compareForward(cmp: Comparison, fixture: Fixture, rank: number, out: { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> }): void {
+function compareForward(
+  cmp: Comparison,
+  fixture: Fixture,
+  rank: number,
+  out: { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> },
+): void {
   const [a, b] = [fixture.float32.forward[rank], fixture.float64.forward[rank]];
   for (const key of ["logprob", "entropy", "value"] as const) {
     const ours = b.index.map((i) => out[key][i]);
@@ -178,17 +281,45 @@ const TERMS = ["pg_loss", "v_loss", "entropy", "old_approx_kl", "approx_kl", "cl
  * floor, the parameter changes' one).
  */
 function compareSteps(cmp: Comparison, fixture: Fixture, rank: number, stats: ArrayLike<number>[]): void {
-  const ranges: [number, number, string, number][] = [[0, 1, "step 1", 2 ** -20], [1, stats.length, `steps 2-${stats.length}`, PARAMETER_FLOOR]];
+  const ranges: [number, number, string, number][] = [
+    [0, 1, "step 1", 2 ** -20],
+    [1, stats.length, `steps 2-${stats.length}`, PARAMETER_FLOOR],
+  ];
   for (const [from, to, name, floor] of ranges) {
     if (to <= from) continue;
-    const [a, b, ours] = [fixture.float32.steps.slice(from, to), fixture.float64.steps.slice(from, to), stats.slice(from, to)];
-    TERMS.forEach((term, j) => cmp.group(`${term} (${name})`, ours.map((s) => s[j]), a.map((s) => s.terms[rank][j]), b.map((s) => s.terms[rank][j]), { floor }));
-    cmp.group(`grad norm (${name})`, ours.map((s) => s[6]), a.map((s) => s.grad_norm), b.map((s) => s.grad_norm), { floor });
+    const [a, b, ours] = [
+      fixture.float32.steps.slice(from, to),
+      fixture.float64.steps.slice(from, to),
+      stats.slice(from, to),
+    ];
+    TERMS.forEach((term, j) =>
+      cmp.group(
+        `${term} (${name})`,
+        ours.map((s) => s[j]),
+        a.map((s) => s.terms[rank][j]),
+        b.map((s) => s.terms[rank][j]),
+        { floor },
+      ),
+    );
+    cmp.group(
+      `grad norm (${name})`,
+      ours.map((s) => s[6]),
+      a.map((s) => s.grad_norm),
+      b.map((s) => s.grad_norm),
+      { floor },
+    );
   }
 }
 
 /** The parameters' change after `step` steps: per tensor its sum and absolute sum, and the sampled entries. */
-function compareAfter(cmp: Comparison, fixture: Fixture, step: number, params: tf.Variable[], initial: Float32Array[], flatten: number[] | null = null): void {
+function compareAfter(
+  cmp: Comparison,
+  fixture: Fixture,
+  step: number,
+  params: tf.Variable[],
+  initial: Float32Array[],
+  flatten: number[] | null = null,
+): void {
   const [a, b] = [fixture.float32.after[String(step)], fixture.float64.after[String(step)]];
   const sums: number[] = [];
   const absSums: number[] = [];
@@ -210,11 +341,18 @@ function compareAfter(cmp: Comparison, fixture: Fixture, step: number, params: t
   // Sums relative to each tensor's total change, so a small tensor's error is not lost beside a large one's.
   const floor = PARAMETER_FLOOR;
   cmp.group(`after ${step} steps: Δ sums`, sums, a.delta_sum, b.delta_sum, { scale: b.delta_abs_sum, floor });
-  cmp.group(`after ${step} steps: |Δ| sums`, absSums, a.delta_abs_sum, b.delta_abs_sum, { scale: b.delta_abs_sum, floor });
+  cmp.group(`after ${step} steps: |Δ| sums`, absSums, a.delta_abs_sum, b.delta_abs_sum, {
+    scale: b.delta_abs_sum,
+    floor,
+  });
   cmp.group(`after ${step} steps: Δ samples`, samples, a.delta_sample.flat(), b.delta_sample.flat(), { floor });
 }
 
-export interface ForwardOutputs { logprob: ArrayLike<number>; entropy: ArrayLike<number>; value: ArrayLike<number> }
+export interface ForwardOutputs {
+  logprob: ArrayLike<number>;
+  entropy: ArrayLike<number>;
+  value: ArrayLike<number>;
+}
 
 /** A variant's `getActionAndValue` outputs, read back (its tensors disposed). */
 export function readForward(fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; value: tf.Tensor }): ForwardOutputs {
@@ -233,7 +371,14 @@ export function readForward(fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; 
 export async function replayFixture(
   label: string,
   fixture: Fixture,
-  o: { params: () => tf.Variable[]; flatten?: number[]; forward: (() => ForwardOutputs) | null; update: () => ArrayLike<number> | Promise<ArrayLike<number>>; steps?: number; rank?: number },
+  o: {
+    params: () => tf.Variable[];
+    flatten?: number[];
+    forward: (() => ForwardOutputs) | null;
+    update: () => ArrayLike<number> | Promise<ArrayLike<number>>;
+    steps?: number;
+    rank?: number;
+  },
 ): Promise<void> {
   const cmp = new Comparison();
   const flatten = o.flatten ?? null;

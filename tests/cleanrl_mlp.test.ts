@@ -8,14 +8,27 @@ import { setupBackend } from "../envs/backend.ts";
 import { RandomGenerator } from "../envs/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as continuous from "../ppo_continuous_action.ts";
-import { hashFloats, hashInts, loadFixture, minibatchColumns, readForward, replayFixture, variantArgs } from "./cleanrl_fixtures.ts";
+import {
+  hashFloats,
+  hashInts,
+  loadFixture,
+  minibatchColumns,
+  readForward,
+  replayFixture,
+  variantArgs,
+} from "./cleanrl_fixtures.ts";
 
 before(async () => {
   await setupBackend("cpu", { quiet: true });
 });
 
 /** The recorded minibatch as tensors, with `actions` as the variant takes them. */
-function minibatch<A extends tf.Tensor>(spec: ReturnType<typeof loadFixture>["minibatches"][number], n: number, obsDim: number, actions: A) {
+function minibatch<A extends tf.Tensor>(
+  spec: ReturnType<typeof loadFixture>["minibatches"][number],
+  n: number,
+  obsDim: number,
+  actions: A,
+) {
   const columns = minibatchColumns(spec);
   return {
     obs: tf.tensor2d(hashFloats(spec.obs_seed, n * obsDim, 2), [n, obsDim]),

@@ -12,7 +12,13 @@ const SPEC = {
 };
 
 test("flags left out take their defaults", () => {
-  assert.deepEqual(parseArgv(SPEC, []), { seed: 1, envId: "CartPole-v1", learningRate: 2.5e-4, annealLr: true, targetKl: null });
+  assert.deepEqual(parseArgv(SPEC, []), {
+    seed: 1,
+    envId: "CartPole-v1",
+    learningRate: 2.5e-4,
+    annealLr: true,
+    targetKl: null,
+  });
 });
 
 test("camelCase keys are set by kebab-case flags, with a space or an equals sign", () => {
@@ -33,7 +39,10 @@ test("a nullable flag accepts a number or None", () => {
 });
 
 test("an unknown flag is an error that suggests the nearest known flag", () => {
-  assert.throws(() => parseArgv(SPEC, ["--env_id", "x"]), (e: Error) => e instanceof UsageError && /unknown flag --env_id \(did you mean --env-id\?\)/.test(e.message));
+  assert.throws(
+    () => parseArgv(SPEC, ["--env_id", "x"]),
+    (e: Error) => e instanceof UsageError && /unknown flag --env_id \(did you mean --env-id\?\)/.test(e.message),
+  );
 });
 
 test("an integer flag rejects a fraction and a word", () => {
@@ -42,7 +51,10 @@ test("an integer flag rejects a fraction and a word", () => {
 });
 
 test("a float flag rejects a non-number and a missing value", () => {
-  assert.throws(() => parseArgv(SPEC, ["--learning-rate", "fast"]), /--learning-rate expects a number value, got "fast"/);
+  assert.throws(
+    () => parseArgv(SPEC, ["--learning-rate", "fast"]),
+    /--learning-rate expects a number value, got "fast"/,
+  );
   assert.throws(() => parseArgv(SPEC, ["--learning-rate"]), /--learning-rate expects a number value/);
 });
 
@@ -54,7 +66,15 @@ test("a stray positional argument and a repeated flag are errors", () => {
 test("--help is reported, and the help text lists every flag with its default and doc", () => {
   assert.equal(parseArgv(SPEC, ["--help"]), "help");
   const text = helpText(SPEC, "desc", "ppo.ts");
-  for (const line of ["--seed INT", "seed of the experiment (default: 1)", "--env-id STR", "(default: CartPole-v1)", "--anneal-lr, --no-anneal-lr", "--target-kl FLOAT", "(default: None)"]) {
+  for (const line of [
+    "--seed INT",
+    "seed of the experiment (default: 1)",
+    "--env-id STR",
+    "(default: CartPole-v1)",
+    "--anneal-lr, --no-anneal-lr",
+    "--target-kl FLOAT",
+    "(default: None)",
+  ]) {
     assert.ok(text.includes(line), `help text lacks "${line}"`);
   }
 });
@@ -67,12 +87,20 @@ const RANGED = {
 };
 
 test("a number outside its flag's declared range is a usage error that states the range", () => {
-  assert.throws(() => parseArgv(RANGED, ["--learning-rate=-1"]), (e: Error) => e instanceof UsageError && e.message === "--learning-rate must be greater than 0, got -1");
+  assert.throws(
+    () => parseArgv(RANGED, ["--learning-rate=-1"]),
+    (e: Error) => e instanceof UsageError && e.message === "--learning-rate must be greater than 0, got -1",
+  );
   assert.throws(() => parseArgv(RANGED, ["--gamma", "1.5"]), /--gamma must be between 0 and 1, got 1\.5$/);
   assert.throws(() => parseArgv(RANGED, ["--num-envs", "0"]), /--num-envs must be at least 1, got 0$/);
   assert.throws(() => parseArgv(RANGED, ["--target-kl", "0"]), /--target-kl must be greater than 0, got 0$/);
   // The bounds themselves, where inclusive, and None for a nullable flag are fine.
-  assert.deepEqual(parseArgv(RANGED, ["--gamma", "1", "--num-envs", "1", "--target-kl", "None"]), { learningRate: 2.5e-4, gamma: 1, numEnvs: 1, targetKl: null });
+  assert.deepEqual(parseArgv(RANGED, ["--gamma", "1", "--num-envs", "1", "--target-kl", "None"]), {
+    learningRate: 2.5e-4,
+    gamma: 1,
+    numEnvs: 1,
+    targetKl: null,
+  });
 });
 
 test("NaN and infinities are rejected by every number flag, ranged or not", () => {

@@ -9,7 +9,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { DistributedError, allReduce, barrier, broadcast, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
+import {
+  DistributedError,
+  allReduce,
+  barrier,
+  broadcast,
+  destroyProcessGroup,
+  getRank,
+  getWorldSize,
+  initProcessGroup,
+} from "../envs/distributed.ts";
 import { freePort } from "../envs/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -26,17 +35,32 @@ interface Rank {
 function startRank(role: string, rank: number, worldSize: number, port: number, timeoutS: number): Rank {
   const started = Date.now();
   const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), SELF], {
-    env: { ...process.env, DIST_TEST_ROLE: role, RANK: String(rank), WORLD_SIZE: String(worldSize), MASTER_ADDR: "127.0.0.1", MASTER_PORT: String(port), DIST_TIMEOUT_S: String(timeoutS) },
+    env: {
+      ...process.env,
+      DIST_TEST_ROLE: role,
+      RANK: String(rank),
+      WORLD_SIZE: String(worldSize),
+      MASTER_ADDR: "127.0.0.1",
+      MASTER_PORT: String(port),
+      DIST_TIMEOUT_S: String(timeoutS),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const r: Rank = { child, stdout: "", stderr: "", exit: null! };
   child.stdout!.on("data", (d) => (r.stdout += d));
   child.stderr!.on("data", (d) => (r.stderr += d));
-  r.exit = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, seconds: (Date.now() - started) / 1000 })));
+  r.exit = new Promise((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, seconds: (Date.now() - started) / 1000 })),
+  );
   return r;
 }
 
-async function startGroup(role: string, worldSize: number, timeoutS = 20, ranks = Array.from({ length: worldSize }, (_, i) => i)): Promise<Rank[]> {
+async function startGroup(
+  role: string,
+  worldSize: number,
+  timeoutS = 20,
+  ranks = Array.from({ length: worldSize }, (_, i) => i),
+): Promise<Rank[]> {
   const port = await freePort();
   return ranks.map((rank) => startRank(role, rank, worldSize, port, timeoutS));
 }
@@ -77,7 +101,10 @@ it("a killed rank makes the others exit with one line naming it, well within the
   for (const rank of [0, 2]) {
     const { code, seconds } = await group[rank].exit;
     assert.equal(code, 1, group[rank].stderr);
-    assert.match(group[rank].stderr, /^error: rank \d: rank 1 is gone: its connection (closed|to (this rank|rank 0) closed)/m);
+    assert.match(
+      group[rank].stderr,
+      /^error: rank \d: rank 1 is gone: its connection (closed|to (this rank|rank 0) closed)/m,
+    );
     assert.equal(group[rank].stderr.trim().split("\n").length, 1, group[rank].stderr);
     assert.ok(seconds < 20, `rank ${rank} took ${seconds} s`);
   }
@@ -87,7 +114,10 @@ it("a rank that never arrives fails the rendezvous after the timeout, naming the
   const [rank0] = await startGroup("collectives", 3, 1.5, [0, 2]);
   const { code } = await rank0.exit;
   assert.equal(code, 1);
-  assert.match(rank0.stderr, /^error: rank 0: rendezvous timed out after 1\.5 s at 127\.0\.0\.1:\d+: rank 1 never arrived$/m);
+  assert.match(
+    rank0.stderr,
+    /^error: rank 0: rendezvous timed out after 1\.5 s at 127\.0\.0\.1:\d+: rank 1 never arrived$/m,
+  );
 });
 
 it("a rank that stalls without dying is caught by the timeout, naming it", async () => {
@@ -106,7 +136,10 @@ it("ranks passing different sizes get a size-mismatch error, not garbage", async
   for (const r of group) {
     const { code } = await r.exit;
     assert.equal(code, 1);
-    assert.match(r.stderr, /^error: rank (0|1): size mismatch in allReduce #1: rank (1|0) has (8|7) floats, rank \1 has (7|8)$/m);
+    assert.match(
+      r.stderr,
+      /^error: rank (0|1): size mismatch in allReduce #1: rank (1|0) has (8|7) floats, rank \1 has (7|8)$/m,
+    );
   }
 });
 
@@ -134,7 +167,8 @@ async function childMain(role: string): Promise<void> {
   } else if (role === "wait-in-allreduce") {
     await barrier();
     console.log("ready");
-    if (rank === 1) setInterval(() => {}, 1000); // waits to be killed
+    if (rank === 1)
+      setInterval(() => {}, 1000); // waits to be killed
     else await allReduce(new Float32Array(10));
     return;
   } else if (role === "stall-rank-1") {

@@ -14,8 +14,15 @@ const role = process.env.DIST_TEST_ROLE;
 // As a rank this file defines no tests.
 const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;
 
-function torchrun(args: string[], testRole: string, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void) {
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), TORCHRUN, ...args], { env: { ...process.env, DIST_TEST_ROLE: testRole }, stdio: ["ignore", "pipe", "pipe"] });
+function torchrun(
+  args: string[],
+  testRole: string,
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+) {
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), TORCHRUN, ...args], {
+    env: { ...process.env, DIST_TEST_ROLE: testRole },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => {
@@ -30,7 +37,16 @@ function torchrun(args: string[], testRole: string, onStdout?: (text: string, ch
 }
 
 it("parses torchrun's flags in either spelling and leaves the script's flags to the script", () => {
-  const cfg = parseLaunchArgs(["--standalone", "--nnodes=1", "--nproc_per_node", "3", "train.ts", "--nnodes", "7", "--seed=2"]) as LaunchConfig;
+  const cfg = parseLaunchArgs([
+    "--standalone",
+    "--nnodes=1",
+    "--nproc_per_node",
+    "3",
+    "train.ts",
+    "--nnodes",
+    "7",
+    "--seed=2",
+  ]) as LaunchConfig;
   assert.equal(cfg.standalone, true);
   assert.equal(cfg.nprocPerNode, 3);
   assert.equal(cfg.nnodes, 1);
@@ -39,16 +55,40 @@ it("parses torchrun's flags in either spelling and leaves the script's flags to 
 });
 
 it("gives node 1 of 2 global ranks after node 0's, and the same world size and master", () => {
-  const cfg = parseLaunchArgs(["--nnodes", "2", "--node-rank", "1", "--nproc-per-node", "2", "--master-addr", "10.0.0.1", "--master-port", "29501", "x.ts"]) as LaunchConfig;
+  const cfg = parseLaunchArgs([
+    "--nnodes",
+    "2",
+    "--node-rank",
+    "1",
+    "--nproc-per-node",
+    "2",
+    "--master-addr",
+    "10.0.0.1",
+    "--master-port",
+    "29501",
+    "x.ts",
+  ]) as LaunchConfig;
   const envs = [0, 1].map((l) => rankEnv(cfg, l, cfg.masterPort!));
-  assert.deepEqual(envs.map((e) => [e.RANK, e.LOCAL_RANK, e.WORLD_SIZE, e.LOCAL_WORLD_SIZE, e.GROUP_RANK]), [["2", "0", "4", "2", "1"], ["3", "1", "4", "2", "1"]]);
+  assert.deepEqual(
+    envs.map((e) => [e.RANK, e.LOCAL_RANK, e.WORLD_SIZE, e.LOCAL_WORLD_SIZE, e.GROUP_RANK]),
+    [
+      ["2", "0", "4", "2", "1"],
+      ["3", "1", "4", "2", "1"],
+    ],
+  );
   assert.equal(envs[1].MASTER_ADDR, "10.0.0.1");
   assert.equal(envs[1].MASTER_PORT, "29501");
 });
 
 it("rejects bad launcher command lines with one message", () => {
-  assert.throws(() => parseLaunchArgs(["--nproc-per-node", "0", "x.ts"]), /--nproc-per-node expects an integer >= 1, got "0"/);
-  assert.throws(() => parseLaunchArgs(["--nnodes", "2", "--node-rank", "2", "x.ts"]), /--node-rank 2 is out of range for --nnodes 2/);
+  assert.throws(
+    () => parseLaunchArgs(["--nproc-per-node", "0", "x.ts"]),
+    /--nproc-per-node expects an integer >= 1, got "0"/,
+  );
+  assert.throws(
+    () => parseLaunchArgs(["--nnodes", "2", "--node-rank", "2", "x.ts"]),
+    /--node-rank 2 is out of range for --nnodes 2/,
+  );
   assert.throws(() => parseLaunchArgs(["--nnodes", "2", "x.ts"]), /give --master-addr and --master-port/);
   assert.throws(() => parseLaunchArgs(["--standalone", "--nnodes", "2", "x.ts"]), /--nnodes must be 1/);
   assert.throws(() => parseLaunchArgs(["--nproc-per-node", "2"]), /no script given/);
@@ -89,7 +129,9 @@ if (role === "sum") {
   await initProcessGroup();
   const buffer = Float32Array.of(getRank() + 1);
   await allReduce(buffer, "sum");
-  console.log(`rank ${getRank()} of ${getWorldSize()} (local ${process.env.LOCAL_RANK} of ${process.env.LOCAL_WORLD_SIZE}): sum=${buffer[0]}`);
+  console.log(
+    `rank ${getRank()} of ${getWorldSize()} (local ${process.env.LOCAL_RANK} of ${process.env.LOCAL_WORLD_SIZE}): sum=${buffer[0]}`,
+  );
   await destroyProcessGroup();
 } else if (role === "fail-rank-1") {
   if (process.env.RANK === "1") {

@@ -20,7 +20,11 @@ export function skipWithoutRom(rom: string): string | false {
 }
 
 /** A float32 Box typed as holding Float32Arrays (Box itself is typed for any TypedArray). */
-export function float32Box(low: number | number[], high: number | number[], shape: number[]): Box & Space<Float32Array> {
+export function float32Box(
+  low: number | number[],
+  high: number | number[],
+  shape: number[],
+): Box & Space<Float32Array> {
   return new Box(low, high, shape, "float32") as Box & Space<Float32Array>;
 }
 
@@ -83,7 +87,12 @@ export class BoxActionEnv extends Env<Float32Array, TypedArray> {
  * `Base` with a count of the observations it builds: each `step` builds one, `stepInto` builds one only when given
  * a buffer (the way AtariEnv skips drawing), so a test sees which frames a wrapper asked to see.
  */
-export function countingObservations<Obs extends TypedArray, B extends new (...args: any[]) => { step(action: number): StepResult<Obs> }>(Base: B) {
+export function countingObservations<
+  Obs extends TypedArray,
+  B extends new (
+    ...args: any[]
+  ) => { step(action: number): StepResult<Obs> },
+>(Base: B) {
   return class extends Base {
     observations = 0;
     override step(action: number): StepResult<Obs> {

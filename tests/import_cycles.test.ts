@@ -20,7 +20,9 @@ function sourceFiles(dir: string): string[] {
 
 /** The relative modules a file imports, as absolute paths (comments stripped first so examples in them do not count). */
 function importsOf(file: string): string[] {
-  const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const code = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
   const specifiers = [
     ...code.matchAll(/^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/gm),
     ...code.matchAll(/^\s*import\s*["']([^"']+)["']/gm),
@@ -50,14 +52,35 @@ function findCycles(graph: Map<string, string[]>): string[][] {
 }
 
 test("the cycle search finds a cycle and passes a tree", () => {
-  assert.deepEqual(findCycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]])), [["a", "b", "c", "a"]]);
-  assert.deepEqual(findCycles(new Map([["a", ["b", "c"]], ["b", ["c"]], ["c", []]])), []);
+  assert.deepEqual(
+    findCycles(
+      new Map([
+        ["a", ["b"]],
+        ["b", ["c"]],
+        ["c", ["a"]],
+      ]),
+    ),
+    [["a", "b", "c", "a"]],
+  );
+  assert.deepEqual(
+    findCycles(
+      new Map([
+        ["a", ["b", "c"]],
+        ["b", ["c"]],
+        ["c", []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test("the envs/ files import each other without a cycle", () => {
   const graph = new Map(sourceFiles(ENVS).map((f) => [f, importsOf(f)]));
   assert.ok(graph.size > 20, `only ${graph.size} files found under envs/`);
-  assert.ok([...graph.values()].some((deps) => deps.length > 0), "no imports parsed");
+  assert.ok(
+    [...graph.values()].some((deps) => deps.length > 0),
+    "no imports parsed",
+  );
   const cycles = findCycles(graph).map((c) => c.map((f) => relative(ROOT, f)).join(" -> "));
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
 });

@@ -16,7 +16,10 @@ function privateSources(files: Record<string, string>): { status: number | null;
   try {
     mkdirSync(join(etc, "sources.list.d"));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(etc, name), text);
-    const r = spawnSync("bash", [SCRIPT, "--sources"], { env: { ...process.env, LAVAPIPE_APT_ETC: etc }, encoding: "utf8" });
+    const r = spawnSync("bash", [SCRIPT, "--sources"], {
+      env: { ...process.env, LAVAPIPE_APT_ETC: etc },
+      encoding: "utf8",
+    });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   } finally {
     rmSync(etc, { recursive: true, force: true });
@@ -35,7 +38,10 @@ test("one-line sources.list: the first deb entry of bookworm, with its signed-by
     ].join("\n"),
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, `deb [signed-by=${key}] http://mirror.invalid/debian bookworm main\ndeb [signed-by=${key}] http://mirror.invalid/debian bookworm-backports main\n`);
+  assert.equal(
+    r.stdout,
+    `deb [signed-by=${key}] http://mirror.invalid/debian bookworm main\ndeb [signed-by=${key}] http://mirror.invalid/debian bookworm-backports main\n`,
+  );
 });
 
 test("deb822 .sources: disabled stanzas and deb-src-only stanzas are skipped; a missing key file is not passed on", () => {
@@ -62,11 +68,16 @@ test("deb822 .sources: disabled stanzas and deb-src-only stanzas are skipped; a 
     "sources.list.d/other.list.disabled": "deb http://ignored.invalid/debian bookworm main\n",
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, "deb http://mirror.invalid/debian bookworm main\ndeb http://mirror.invalid/debian bookworm-backports main\n");
+  assert.equal(
+    r.stdout,
+    "deb http://mirror.invalid/debian bookworm main\ndeb http://mirror.invalid/debian bookworm-backports main\n",
+  );
 });
 
 test("no bookworm source: one line on stderr and exit 1", () => {
-  const r = privateSources({ "sources.list.d/security.list": "deb http://security.invalid/debian-security bookworm-security main\n" });
+  const r = privateSources({
+    "sources.list.d/security.list": "deb http://security.invalid/debian-security bookworm-security main\n",
+  });
   assert.equal(r.status, 1);
   assert.equal(r.stdout, "");
   assert.match(r.stderr, /^lavapipe: no Debian bookworm source in .*\n$/);

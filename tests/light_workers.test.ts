@@ -18,7 +18,12 @@ import { Wrapper } from "../envs/core.ts";
 import { AsyncVectorEnv } from "../envs/async_vector.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
-const VARIANTS = { "ppo_atari.ts": ppoAtari, "ppo_atari_lstm.ts": ppoAtariLstm, "ppo_atari_multigpu.ts": ppoAtariMultigpu, "ppo_pettingzoo_ma_atari.ts": ppoPettingzooMaAtari };
+const VARIANTS = {
+  "ppo_atari.ts": ppoAtari,
+  "ppo_atari_lstm.ts": ppoAtariLstm,
+  "ppo_atari_multigpu.ts": ppoAtariMultigpu,
+  "ppo_pettingzoo_ma_atari.ts": ppoPettingzooMaAtari,
+};
 type Variant = keyof typeof VARIANTS;
 
 /** The variant's env, able to report from inside its worker what that worker has loaded. */
@@ -26,7 +31,10 @@ class ProbeWrapper extends Wrapper {
   /** Whether tfjs ran in this thread: tfjs-core makes its engine global when it loads, and it is CommonJS. */
   tfjsLoaded(): { engine: boolean; modules: string[] } {
     const cache = createRequire(import.meta.url).cache;
-    return { engine: "_tfengine" in globalThis, modules: Object.keys(cache).filter((path) => path.includes("@tensorflow")) };
+    return {
+      engine: "_tfengine" in globalThis,
+      modules: Object.keys(cache).filter((path) => path.includes("@tensorflow")),
+    };
   }
   /** What a makeEnv that (wrongly) computed with tensors would do. */
   useTensor(): number {
@@ -38,7 +46,11 @@ export function probeEnv(variant: Variant, envId: string) {
   return () => new ProbeWrapper(VARIANTS[variant].makeEnv(envId, 0, false, "probe")());
 }
 
-const spec = (variant: Variant, envId = "MemoryCue-v0") => ({ module: import.meta.url, exportName: "probeEnv", args: [variant, envId] });
+const spec = (variant: Variant, envId = "MemoryCue-v0") => ({
+  module: import.meta.url,
+  exportName: "probeEnv",
+  args: [variant, envId],
+});
 
 if (isMainThread) {
   for (const variant of ["ppo_atari.ts", "ppo_atari_lstm.ts", "ppo_atari_multigpu.ts"] as const) {
@@ -56,29 +68,36 @@ if (isMainThread) {
   }
 
   const noPong = skipWithoutRom("pong");
-  test("a worker running ppo_pettingzoo_ma_atari.ts's makeEnv (one pong_v3 game) does not load tfjs, and its game steps", { skip: noPong }, () => {
-    // Workers copy process.env when they start: this is how the game in the worker finds its ROM.
-    const saved = process.env.ALE_ROMS_DIR;
-    process.env.ALE_ROMS_DIR = ROM_DIR;
-    const envs = new AsyncVectorEnv([spec("ppo_pettingzoo_ma_atari.ts", "pong_v3")]);
-    if (saved === undefined) delete process.env.ALE_ROMS_DIR;
-    else process.env.ALE_ROMS_DIR = saved;
-    try {
-      assert.deepEqual(envs.call("tfjsLoaded"), [{ engine: false, modules: [] }]);
-      envs.reset({ seed: 1 });
-      const [, rewards] = envs.step([0, 0]) // one game, both agents (MultiDiscrete, flat);
-      assert.equal(rewards.length, 1);
-    } finally {
-      envs.close();
-    }
-  });
+  test(
+    "a worker running ppo_pettingzoo_ma_atari.ts's makeEnv (one pong_v3 game) does not load tfjs, and its game steps",
+    { skip: noPong },
+    () => {
+      // Workers copy process.env when they start: this is how the game in the worker finds its ROM.
+      const saved = process.env.ALE_ROMS_DIR;
+      process.env.ALE_ROMS_DIR = ROM_DIR;
+      const envs = new AsyncVectorEnv([spec("ppo_pettingzoo_ma_atari.ts", "pong_v3")]);
+      if (saved === undefined) delete process.env.ALE_ROMS_DIR;
+      else process.env.ALE_ROMS_DIR = saved;
+      try {
+        assert.deepEqual(envs.call("tfjsLoaded"), [{ engine: false, modules: [] }]);
+        envs.reset({ seed: 1 });
+        const [, rewards] = envs.step([0, 0]); // one game, both agents (MultiDiscrete, flat);
+        assert.equal(rewards.length, 1);
+      } finally {
+        envs.close();
+      }
+    },
+  );
 
   test("with stubTfjs: false a worker loads the real tfjs (the check above can fail)", () => {
     const envs = new AsyncVectorEnv([spec("ppo_atari.ts")], { stubTfjs: false });
     try {
       const [loaded] = envs.call("tfjsLoaded") as { engine: boolean; modules: string[] }[];
       assert.equal(loaded.engine, true);
-      assert.ok(loaded.modules.some((path) => path.includes("tfjs-core")), loaded.modules.join(", "));
+      assert.ok(
+        loaded.modules.some((path) => path.includes("tfjs-core")),
+        loaded.modules.join(", "),
+      );
       assert.equal(envs.call("useTensor")[0], 2);
     } finally {
       envs.close();
@@ -92,7 +111,10 @@ if (isMainThread) {
       () => envs.call("useTensor"),
       (error: Error) => {
         const first = error.message.split("\n")[0];
-        assert.match(first, /^AsyncVectorEnv: env 0 \(worker thread \d+\) failed in call\(useTensor\): Error: tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors \(@tensorflow\/tfjs: tensor\)$/);
+        assert.match(
+          first,
+          /^AsyncVectorEnv: env 0 \(worker thread \d+\) failed in call\(useTensor\): Error: tfjs is not available in env worker threads: makeEnv and the envs it builds must not use tensors \(@tensorflow\/tfjs: tensor\)$/,
+        );
         return true;
       },
     );

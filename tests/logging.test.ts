@@ -18,7 +18,9 @@ import {
   readRecords,
 } from "../envs/logging.ts";
 
-const LOGGING_MODULE = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), "../envs/logging.ts")).href;
+const LOGGING_MODULE = pathToFileURL(
+  path.join(path.dirname(fileURLToPath(import.meta.url)), "../envs/logging.ts"),
+).href;
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ppo-logging-"));
@@ -66,11 +68,18 @@ async function fakeWandbServer(
         }
         const v = msg.variables ?? {};
         const project = { id: "p", name: v.project, entity: { id: "e", name: "tester" } };
-        res.end(JSON.stringify({ data: { upsertBucket: { bucket: { id: "b", name: v.name, displayName: v.displayName, project }, inserted: true } } }));
+        res.end(
+          JSON.stringify({
+            data: {
+              upsertBucket: { bucket: { id: "b", name: v.name, displayName: v.displayName, project }, inserted: true },
+            },
+          }),
+        );
       } else if (req.url === "/graphql") {
         res.end(JSON.stringify({ data: { viewer: { id: "u", entity: "tester", flags: "", teams: { edges: [] } } } }));
       } else {
-        for (const line of msg.files?.["wandb-history.jsonl"]?.content ?? []) history.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of msg.files?.["wandb-history.jsonl"]?.content ?? [])
+          history.push(JSON.parse(line) as Record<string, unknown>);
         if (msg.complete) complete = true;
         res.end("{}");
       }
@@ -106,7 +115,10 @@ test("the first record is the file_version event", (t) => {
   const first = decodeEvent(readRecords(writer.filePath)[0]);
   assert.equal(first.fileVersion, "brain.Event:2");
   assert.equal(first.values.length, 0);
-  assert.ok(Math.abs(first.wallTime - Date.now() / 1000) < 60, `wall_time ${first.wallTime} is not seconds since the epoch`);
+  assert.ok(
+    Math.abs(first.wallTime - Date.now() / 1000) < 60,
+    `wall_time ${first.wallTime} is not seconds since the epoch`,
+  );
 });
 
 test("written scalars read back with the same tags, steps and float32 values, in order", (t) => {
@@ -132,7 +144,10 @@ test("scalars are on disk after flush(), before close()", (t) => {
   const writer = new SummaryWriter(tempDir(t));
   writer.addScalar("a", 1, 1);
   writer.flush();
-  assert.deepEqual(readEventFile(writer.filePath).map((e) => e.value), [1]);
+  assert.deepEqual(
+    readEventFile(writer.filePath).map((e) => e.value),
+    [1],
+  );
   writer.close();
 });
 
@@ -142,7 +157,10 @@ test("buffered scalars reach the disk on their own once maxQueue records are wai
   writer.addScalar("a", 2, 2);
   assert.deepEqual(readEventFile(writer.filePath), []);
   writer.addScalar("a", 3, 3);
-  assert.deepEqual(readEventFile(writer.filePath).map((e) => e.value), [1, 2, 3]);
+  assert.deepEqual(
+    readEventFile(writer.filePath).map((e) => e.value),
+    [1, 2, 3],
+  );
   writer.close();
 });
 
@@ -214,11 +232,21 @@ test("tracking with an unreachable server returns null promptly with one explana
   withEnv(t, { WANDB_API_KEY: "k".repeat(40), WANDB_MODE: undefined, WANDB_BASE_URL: url });
   const lines: string[] = [];
   const started = Date.now();
-  const tracker = await initTracking({ project: "p", entity: null, name: "r", config: {}, timeoutMs: 5000, log: (l) => lines.push(l) });
+  const tracker = await initTracking({
+    project: "p",
+    entity: null,
+    name: "r",
+    config: {},
+    timeoutMs: 5000,
+    log: (l) => lines.push(l),
+  });
   assert.equal(tracker, null);
   assert.ok(Date.now() - started < 5000);
   assert.equal(lines.length, 1);
-  assert.equal(lines[0], `wandb: tracking disabled: cannot reach ${url} (ECONNREFUSED); set WANDB_API_KEY and check network, or run without --track`);
+  assert.equal(
+    lines[0],
+    `wandb: tracking disabled: cannot reach ${url} (ECONNREFUSED); set WANDB_API_KEY and check network, or run without --track`,
+  );
 });
 
 test("tracking gives up after timeoutMs when the server never answers", async (t) => {
@@ -237,7 +265,14 @@ test("tracking gives up after timeoutMs when the server never answers", async (t
   });
   const lines: string[] = [];
   const started = Date.now();
-  const tracker = await initTracking({ project: "p", entity: null, name: "r", config: {}, timeoutMs: 300, log: (l) => lines.push(l) });
+  const tracker = await initTracking({
+    project: "p",
+    entity: null,
+    name: "r",
+    config: {},
+    timeoutMs: 300,
+    log: (l) => lines.push(l),
+  });
   assert.equal(tracker, null);
   assert.ok(Date.now() - started < 3000);
   assert.match(lines[0], /^wandb: tracking disabled: no answer from .* within 0\.3 s/);
@@ -290,7 +325,10 @@ test("a server that refuses the run disables tracking without crashing the proce
     execFile(
       process.execPath,
       ["--import", "tsx", "--input-type=module", "-e", script],
-      { env: { ...process.env, WANDB_API_KEY: "k".repeat(40), WANDB_BASE_URL: server.url, WANDB_MODE: "" }, timeout: 30_000 },
+      {
+        env: { ...process.env, WANDB_API_KEY: "k".repeat(40), WANDB_BASE_URL: server.url, WANDB_MODE: "" },
+        timeout: 30_000,
+      },
       (err, out, errOut) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout: out, stderr: errOut }),
     );
   });

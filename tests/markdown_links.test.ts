@@ -83,7 +83,10 @@ function relativeLinks(file: string): { line: number; target: string }[] {
 
 test("github slugs follow github-slugger's rules", () => {
   assert.equal(githubSlug("`ppo.ts`"), "ppots");
-  assert.equal(githubSlug("Native TensorFlow against CleanRL's PyTorch (CPU)"), "native-tensorflow-against-cleanrls-pytorch-cpu");
+  assert.equal(
+    githubSlug("Native TensorFlow against CleanRL's PyTorch (CPU)"),
+    "native-tensorflow-against-cleanrls-pytorch-cpu",
+  );
   assert.equal(githubSlug("`ppo_atari_lstm.ts`: MemoryCue-v0"), "ppo_atari_lstmts-memorycue-v0");
   assert.equal(githubSlug("Procgen images: credits and licences"), "procgen-images-credits-and-licences");
   assert.equal(githubSlug("Emulator (ALE)"), "emulator-ale");
@@ -92,7 +95,10 @@ test("github slugs follow github-slugger's rules", () => {
 
 test("every relative link and anchor in the Markdown files resolves", () => {
   const files = markdownFiles(root);
-  assert.ok(files.some((f) => relative(root, f) === "README.md"), "README.md not found");
+  assert.ok(
+    files.some((f) => relative(root, f) === "README.md"),
+    "README.md not found",
+  );
   const anchorCache = new Map<string, Set<string>>();
   const broken: string[] = [];
   for (const file of files) {
@@ -110,7 +116,8 @@ test("every relative link and anchor in the Markdown files resolves", () => {
         continue;
       }
       if (!anchorCache.has(path)) anchorCache.set(path, anchorsOf(path));
-      if (!anchorCache.get(path)!.has(decodeURIComponent(anchor))) broken.push(`${where} (no heading with that anchor)`);
+      if (!anchorCache.get(path)!.has(decodeURIComponent(anchor)))
+        broken.push(`${where} (no heading with that anchor)`);
     }
   }
   assert.deepEqual(broken, [], `broken links:\n${broken.join("\n")}`);

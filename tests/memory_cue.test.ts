@@ -97,7 +97,13 @@ interface Episode {
 /** Plays one episode from `reset({ seed })`; `policy` sees the latest observation and the reset observation. */
 function playEpisode(env: FrameStack, seed: number, policy: (obs: TypedArray, first: TypedArray) => number): Episode {
   const [first] = env.reset({ seed });
-  const episode: Episode = { cue: (env.unwrapped as MemoryCueEnv).cue, observations: [first], rewards: [], terminated: [], infos: [] };
+  const episode: Episode = {
+    cue: (env.unwrapped as MemoryCueEnv).cue,
+    observations: [first],
+    rewards: [],
+    terminated: [],
+    infos: [],
+  };
   for (let step = 0; step < 100; step++) {
     const [obs, reward, terminated, truncated, info] = env.step(policy(episode.observations.at(-1)!, first));
     episode.observations.push(obs);

@@ -88,10 +88,19 @@ describe("registration and spaces", () => {
       const obsSpace = env.observationSpace as Box;
       const actSpace = env.actionSpace as Box;
       assert.deepEqual([obsSpace.shape, obsSpace.dtype], [[doc.obs], "float64"], id);
-      assert.ok(obsSpace.low.every((v) => v === -Infinity) && obsSpace.high.every((v) => v === Infinity), `${id}: observations are unbounded`);
+      assert.ok(
+        obsSpace.low.every((v) => v === -Infinity) && obsSpace.high.every((v) => v === Infinity),
+        `${id}: observations are unbounded`,
+      );
       assert.deepEqual([actSpace.shape, actSpace.dtype], [[doc.act], "float32"], id);
-      assert.ok(actSpace.low.every((v) => v === Math.fround(doc.ctrl[0])), `${id} action low ${actSpace.low}`);
-      assert.ok(actSpace.high.every((v) => v === Math.fround(doc.ctrl[1])), `${id} action high ${actSpace.high}`);
+      assert.ok(
+        actSpace.low.every((v) => v === Math.fround(doc.ctrl[0])),
+        `${id} action low ${actSpace.low}`,
+      );
+      assert.ok(
+        actSpace.high.every((v) => v === Math.fround(doc.ctrl[1])),
+        `${id} action high ${actSpace.high}`,
+      );
       env.close();
     }
   });
@@ -119,11 +128,16 @@ describe("registration and spaces", () => {
 
   test("making a MuJoCo env before gym.mujoco.init() fails with an error that says what to do", () => {
     const require = createRequire(import.meta.url);
-    const script = 'import * as gym from "./envs/index.ts"; try { gym.make("Hopper-v4"); console.log("made"); } catch (e) { console.log(e.message); }';
-    const output = execFileSync(process.execPath, ["--import", require.resolve("tsx"), "--input-type=module", "-e", script], {
-      encoding: "utf8",
-      cwd: new URL("..", import.meta.url),
-    });
+    const script =
+      'import * as gym from "./envs/index.ts"; try { gym.make("Hopper-v4"); console.log("made"); } catch (e) { console.log(e.message); }';
+    const output = execFileSync(
+      process.execPath,
+      ["--import", require.resolve("tsx"), "--input-type=module", "-e", script],
+      {
+        encoding: "utf8",
+        cwd: new URL("..", import.meta.url),
+      },
+    );
     assert.match(output, /await gym\.mujoco\.init\(\)/);
   });
 });
@@ -147,7 +161,12 @@ describe("models carry Gymnasium's physical parameters", () => {
   test("Ant's torso is a sphere of radius 0.25 at density 5", () => {
     const env = gym.make("Ant-v4");
     const m = inner(env);
-    assertClose((m.model.body_mass as Float64Array)[m.bodyId("torso")], 5 * (4 / 3) * Math.PI * 0.25 ** 3, 1e-9, "torso mass");
+    assertClose(
+      (m.model.body_mass as Float64Array)[m.bodyId("torso")],
+      5 * (4 / 3) * Math.PI * 0.25 ** 3,
+      1e-9,
+      "torso mass",
+    );
     env.close();
   });
 
@@ -159,10 +178,19 @@ describe("models carry Gymnasium's physical parameters", () => {
       const legs = id === "Hopper-v4" ? 1 : 2;
       for (let leg = 0; leg < legs; leg++) {
         const first = 3 + 3 * leg; // joints 0-2 are rootx, rootz, rooty
-        const expected = [[-150, 0], [-150, 0], [-45, 45]];
+        const expected = [
+          [-150, 0],
+          [-150, 0],
+          [-45, 45],
+        ];
         for (let k = 0; k < 3; k++) {
           for (let side = 0; side < 2; side++) {
-            assertClose(range[2 * (first + k) + side], (expected[k][side] * Math.PI) / 180, 1e-15, `${id} joint ${first + k} range[${side}]`);
+            assertClose(
+              range[2 * (first + k) + side],
+              (expected[k][side] * Math.PI) / 180,
+              1e-15,
+              `${id} joint ${first + k} range[${side}]`,
+            );
           }
         }
       }
@@ -179,11 +207,19 @@ describe("models carry Gymnasium's physical parameters", () => {
   });
 
   test("initial states are the models' qpos0: Hopper and Walker2d stand at z = 1.25, Ant at 0.75, Humanoid at 1.4", () => {
-    for (const [id, z] of [["Hopper-v4", 1.25], ["Walker2d-v4", 1.25], ["Ant-v4", 0.75], ["Humanoid-v4", 1.4]] as const) {
+    for (const [id, z] of [
+      ["Hopper-v4", 1.25],
+      ["Walker2d-v4", 1.25],
+      ["Ant-v4", 0.75],
+      ["Humanoid-v4", 1.4],
+    ] as const) {
       const env = gym.make(id);
       const zIndex = id === "Ant-v4" || id === "Humanoid-v4" ? 2 : 1;
       assert.equal(inner(env).initQpos[zIndex], z, id);
-      assert.ok(inner(env).initQvel.every((v) => v === 0), `${id} initQvel`);
+      assert.ok(
+        inner(env).initQvel.every((v) => v === 0),
+        `${id} initQvel`,
+      );
       env.close();
     }
   });
@@ -293,7 +329,10 @@ describe("rewards, info and termination", () => {
     rollout(env, 60, 7, (action, [, reward, , , info]) => {
       const i = info as Record<string, number>;
       assertClose(i.reward_ctrl, -sumSq(action), 1e-6 * sumSq(action), "reward_ctrl (float32 sum)");
-      assert.ok(reward <= i.reward_dist + 0.1 * i.reward_ctrl + 1e-12, `reward ${reward} exceeds the dist and ctrl terms`);
+      assert.ok(
+        reward <= i.reward_dist + 0.1 * i.reward_ctrl + 1e-12,
+        `reward ${reward} exceeds the dist and ctrl terms`,
+      );
     });
     env.close();
   });
@@ -348,7 +387,13 @@ describe("rewards, info and termination", () => {
     const env = gym.make("Hopper-v4", { excludeCurrentPositionsFromObservation: false });
     assert.deepEqual(env.observationSpace.shape, [12]);
     env.reset({ seed: 0 });
-    const [obs, , , , info] = env.step(new Float32Array(3)) as [Float64Array, number, boolean, boolean, Record<string, number>];
+    const [obs, , , , info] = env.step(new Float32Array(3)) as [
+      Float64Array,
+      number,
+      boolean,
+      boolean,
+      Record<string, number>,
+    ];
     assert.equal(obs[0], info.x_position);
     env.close();
   });

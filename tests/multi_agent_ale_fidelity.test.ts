@@ -60,9 +60,17 @@ function replay(rom: string, rec: Recording): string[] {
   const spec = MULTI_AGENT_GAMES.get(rom);
   assert.ok(spec, `no Multi-Agent spec for ${rom}`);
   const bytes = new Uint8Array(readFileSync(join(ROM_DIR, `${rom}.bin`)));
-  const ale = new ALEInterface(spec, bytes, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode: rec.mode, randomSeed: rec.seed }, () => 0);
+  const ale = new ALEInterface(
+    spec,
+    bytes,
+    { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode: rec.mode, randomSeed: rec.seed },
+    () => 0,
+  );
   assert.equal(ale.numPlayersActive(), rec.players);
-  assert.deepEqual([...ale.getMinimalActionSet()].sort((a, b) => a - b), rec.minimal);
+  assert.deepEqual(
+    [...ale.getMinimalActionSet()].sort((a, b) => a - b),
+    rec.minimal,
+  );
   ale.resetGame(0, true);
   // The spec states the format Stella ends up with; where Stella detects it, the detection must agree.
   if (ale.console.detectedFormat !== null) assert.equal(ale.console.detectedFormat, ale.console.displayFormat);
@@ -81,7 +89,8 @@ function replay(rom: string, rec: Recording): string[] {
   if (hex(ale.getRAM(ram)) !== rec.start.ram) differ("RAM", -1, "after reset");
   if (hex(ale.console.screen) !== rec.start.screen) differ("screen", -1, "after reset");
   if (hex(ale.getScreenRGB(rgb)) !== rec.start.rgb) differ("RGB screen", -1, "after reset");
-  if (ale.getEpisodeFrameNumber() !== rec.start.episodeFrame) differ("episode frame", -1, `${ale.getEpisodeFrameNumber()} vs ${rec.start.episodeFrame}`);
+  if (ale.getEpisodeFrameNumber() !== rec.start.episodeFrame)
+    differ("episode frame", -1, `${ale.getEpisodeFrameNumber()} vs ${rec.start.episodeFrame}`);
   const lives = ale.allLives();
   if (lives.join() !== rec.start.lives.join()) differ("lives", -1, `[${lives}] vs [${rec.start.lives}]`);
 
@@ -107,7 +116,9 @@ function replay(rom: string, rec: Recording): string[] {
     if (checked && hex(ale.console.screen) !== hashAt(rec.screen, (t + 1) / rec.hashEvery - 1)) differ("screen", t, "");
     if (t % 100 === 99 && hex(ale.getScreenRGB(rgb)) !== hashAt(rec.rgb, (t - 99) / 100)) differ("RGB screen", t, "");
   }
-  return [...differences].map(([kind, d]) => `${kind}: ${d.count} frames differ, first at frame ${d.first}${d.detail ? ` (${d.detail})` : ""}`);
+  return [...differences].map(
+    ([kind, d]) => `${kind}: ${d.count} frames differ, first at frame ${d.first}${d.detail ? ` (${d.detail})` : ""}`,
+  );
 }
 
 /**
@@ -143,7 +154,9 @@ function pettingZooReplay(envId: string, rec: Recording): [number, string][] {
   return left;
 }
 
-const files = readdirSync(FIXTURES).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 
 describe("Multi-Agent ALE fidelity (recorded trajectories)", () => {
   test("fixtures are present", () => {
@@ -153,20 +166,35 @@ describe("Multi-Agent ALE fidelity (recorded trajectories)", () => {
     const match = /^(.+)_m(\d+)_(scripted|random\d+)(_long)?\.json$/.exec(file);
     assert.ok(match, `unexpected fixture name ${file}`);
     const rom = match[1];
-    test(`${rom} mode ${match[2]} ${match[3]}${match[4] ? " (30000 frames, every 100th checksummed)" : ""}`, { skip: skipWithoutRom(rom) }, () => {
-      const rec = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as Recording;
-      assert.deepEqual(replay(rom, rec), []);
-    });
+    test(
+      `${rom} mode ${match[2]} ${match[3]}${match[4] ? " (30000 frames, every 100th checksummed)" : ""}`,
+      { skip: skipWithoutRom(rom) },
+      () => {
+        const rec = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as Recording;
+        assert.deepEqual(replay(rom, rec), []);
+      },
+    );
   }
 
-  test("warlords_v3 through the Parallel API: third_0 leaves on the frame it is knocked out", { skip: skipWithoutRom("warlords") }, () => {
-    const rec = JSON.parse(readFileSync(new URL("warlords_m1_scripted.json", FIXTURES), "utf8")) as Recording;
-    assert.deepEqual(pettingZooReplay("warlords_v3", rec), [[rec.lives[0][0], "third_0"]]);
-  });
+  test(
+    "warlords_v3 through the Parallel API: third_0 leaves on the frame it is knocked out",
+    { skip: skipWithoutRom("warlords") },
+    () => {
+      const rec = JSON.parse(readFileSync(new URL("warlords_m1_scripted.json", FIXTURES), "utf8")) as Recording;
+      assert.deepEqual(pettingZooReplay("warlords_v3", rec), [[rec.lives[0][0], "third_0"]]);
+    },
+  );
 
-  test("space_invaders_v2 through the Parallel API: both agents terminate at the recorded game over", { skip: skipWithoutRom("space_invaders") }, () => {
-    const rec = JSON.parse(readFileSync(new URL("space_invaders_m34_scripted.json", FIXTURES), "utf8")) as Recording;
-    const left = pettingZooReplay("space_invaders_v2", rec);
-    assert.deepEqual(left, [[rec.gameOver[0], "first_0"], [rec.gameOver[0], "second_0"]]);
-  });
+  test(
+    "space_invaders_v2 through the Parallel API: both agents terminate at the recorded game over",
+    { skip: skipWithoutRom("space_invaders") },
+    () => {
+      const rec = JSON.parse(readFileSync(new URL("space_invaders_m34_scripted.json", FIXTURES), "utf8")) as Recording;
+      const left = pettingZooReplay("space_invaders_v2", rec);
+      assert.deepEqual(left, [
+        [rec.gameOver[0], "first_0"],
+        [rec.gameOver[0], "second_0"],
+      ]);
+    },
+  );
 });

@@ -19,10 +19,20 @@ import { RandomGenerator } from "../envs/rng.ts";
 import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
 process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";
-const loadError = await import("@tensorflow/tfjs-node" as string).then(() => null, (err: Error) => String(err.message).split("\n")[0]);
-const skip = loadError === null ? false : `@tensorflow/tfjs-node does not load here (run bash benchmark/native_tf.sh): ${loadError.slice(0, 80)}`;
+const loadError = await import("@tensorflow/tfjs-node" as string).then(
+  () => null,
+  (err: Error) => String(err.message).split("\n")[0],
+);
+const skip =
+  loadError === null
+    ? false
+    : `@tensorflow/tfjs-node does not load here (run bash benchmark/native_tf.sh): ${loadError.slice(0, 80)}`;
 
-async function assertWasmMatchesTensorflow(shapes: number[][], f: (...xs: tf.Tensor[]) => tf.Tensor, seed: number): Promise<void> {
+async function assertWasmMatchesTensorflow(
+  shapes: number[][],
+  f: (...xs: tf.Tensor[]) => tf.Tensor,
+  seed: number,
+): Promise<void> {
   const expected = await gradsOn("tensorflow", shapes, f, seed);
   const actual = await gradsOn("wasm", shapes, f, seed);
   assertRelClose(actual, expected, 1e-4, (i) => `gradient of input ${i} (shape ${shapes[i]})`);
@@ -43,7 +53,14 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
 
   test("fused conv2d + relu gradients (Nature-CNN layer shapes, scaled down) match libtensorflow's", async () => {
     const f = (x: tf.Tensor, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, w3: tf.Tensor) => {
-      const h1 = tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w1 as tf.Tensor4D, strides: 4, pad: "valid", bias: b1, activation: "relu" });
+      const h1 = tf.fused.conv2d({
+        x: x as tf.Tensor4D,
+        filter: w1 as tf.Tensor4D,
+        strides: 4,
+        pad: "valid",
+        bias: b1,
+        activation: "relu",
+      });
       const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
       return tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid"));
     };
@@ -62,14 +79,25 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
       const h2 = tf.relu(tf.conv2d(h1, w2 as tf.Tensor4D, 2, "valid"));
       return tf.conv2d(tf.relu(tf.conv2d(h2, w3 as tf.Tensor4D, 1, "valid")), w4 as tf.Tensor4D, 1, "same");
     };
-    const shapes = [[5, 44, 44, 4], [8, 8, 4, 16], [4, 4, 16, 12], [3, 3, 12, 6], [3, 3, 6, 5]];
+    const shapes = [
+      [5, 44, 44, 4],
+      [8, 8, 4, 16],
+      [4, 4, 16, 12],
+      [3, 3, 12, 6],
+      [3, 3, 6, 5],
+    ];
     unregisterTensorflowBackpropKernels();
     const expected = await gradsOn("tensorflow", shapes, f, 43);
     for (const oneDnn of [true, false]) {
       unregisterTensorflowBackpropKernels();
       assert.equal(registerTensorflowBackpropKernels({ oneDnn }), oneDnn);
       const actual = await gradsOn("tensorflow", shapes, f, 43);
-      assertRelClose(actual, expected, 1e-4, (i) => `${oneDnn ? "oneDNN" : "dilated conv"}: gradient of input ${i} (shape ${shapes[i]})`);
+      assertRelClose(
+        actual,
+        expected,
+        1e-4,
+        (i) => `${oneDnn ? "oneDNN" : "dilated conv"}: gradient of input ${i} (shape ${shapes[i]})`,
+      );
     }
     unregisterTensorflowBackpropKernels();
     registerTensorflowBackpropKernels(); // as setupBackend leaves it
@@ -80,7 +108,12 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     const products = (): Float32Array[] => {
       const out: Float32Array[] = [];
       for (const batch of [[], [3]]) {
-        for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
+        for (const [ta, tb] of [
+          [false, false],
+          [false, true],
+          [true, false],
+          [true, true],
+        ] as const) {
           const n = batch.length === 0 ? 1 : batch[0];
           const a = tf.tensor(randomArray(n * 6 * 5, 73), [...batch, ...(ta ? [5, 6] : [6, 5])]);
           const b = tf.tensor(randomArray(n * 5 * 4, 79), [...batch, ...(tb ? [4, 5] : [5, 4])]);
@@ -93,7 +126,12 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     unregisterTensorflowBackpropKernels();
     const expected = products();
     registerTensorflowBackpropKernels();
-    assertRelClose(products(), expected, 1e-5, (i) => `product ${i} (batch ${i >= 4 ? 3 : "none"}, transposes ${["none", "b", "a", "a and b"][i % 4]})`);
+    assertRelClose(
+      products(),
+      expected,
+      1e-5,
+      (i) => `product ${i} (batch ${i >= 4 ? 3 : "none"}, transposes ${["none", "b", "a", "a and b"][i % 4]})`,
+    );
   });
 
   test("fused conv2d and matMul with a per-channel bias and relu or linear (native BiasAdd + Relu) equal tfjs-node's own kernels", async () => {
@@ -128,7 +166,13 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     const dy = tf.tensor1d([1, 2, 3, 4, 5, 6, 7, 8]);
     const gradOn = async (backend: string): Promise<number[]> => {
       await tf.setBackend(backend);
-      return Array.from(tf.tidy(() => tf.grad((v: tf.Tensor) => tf.relu(v))(tf.tensor1d(x.dataSync()), tf.tensor1d(dy.dataSync())).dataSync()));
+      return Array.from(
+        tf.tidy(() =>
+          tf
+            .grad((v: tf.Tensor) => tf.relu(v))(tf.tensor1d(x.dataSync()), tf.tensor1d(dy.dataSync()))
+            .dataSync(),
+        ),
+      );
     };
     const expected = await gradOn("cpu");
     assert.deepEqual(expected, [0, 0, 0, 0, 5, 6, 7, 0]);
@@ -136,12 +180,24 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
     // ... and it is the native op, not tfjs's six-op Step kernel.
     await tf.setBackend("tensorflow");
     const profile = await tf.profile(() => tf.grad((v: tf.Tensor) => tf.relu(v))(tf.tensor1d([1, -1])));
-    assert.deepEqual(profile.kernelNames.filter((k) => k === "Step" || k === "PpoTsNativeReluGrad"), ["PpoTsNativeReluGrad"]);
+    assert.deepEqual(
+      profile.kernelNames.filter((k) => k === "Step" || k === "PpoTsNativeReluGrad"),
+      ["PpoTsNativeReluGrad"],
+    );
   });
 
   test("matMul gradients with every transpose combination match libtensorflow's", async () => {
-    for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]] as const) {
-      await assertWasmMatchesTensorflow([ta ? [5, 3] : [3, 5], tb ? [4, 5] : [5, 4]], (a, b) => tf.matMul(a, b, ta, tb), 43);
+    for (const [ta, tb] of [
+      [false, false],
+      [false, true],
+      [true, false],
+      [true, true],
+    ] as const) {
+      await assertWasmMatchesTensorflow(
+        [ta ? [5, 3] : [3, 5], tb ? [4, 5] : [5, 4]],
+        (a, b) => tf.matMul(a, b, ta, tb),
+        43,
+      );
     }
   });
 
@@ -168,14 +224,20 @@ describe("native TensorFlow (tfjs-node) against the WASM path", { skip }, () => 
           values: tf.tensor1d(randomArray(n, 71)),
         };
         const { value, grads } = tf.variableGrads(() => ppoLoss(agent, mb, args).loss, agent.parameters());
-        return { loss: value.dataSync()[0], grads: agent.parameters().map((p) => grads[p.name].dataSync() as Float32Array) };
+        return {
+          loss: value.dataSync()[0],
+          grads: agent.parameters().map((p) => grads[p.name].dataSync() as Float32Array),
+        };
       });
       tf.dispose(agent.parameters());
       return out;
     };
     const expected = await run("tensorflow");
     const actual = await run("wasm");
-    assert.ok(Math.abs(actual.loss - expected.loss) <= 1e-4 * Math.abs(expected.loss), `loss ${actual.loss} vs ${expected.loss}`);
+    assert.ok(
+      Math.abs(actual.loss - expected.loss) <= 1e-4 * Math.abs(expected.loss),
+      `loss ${actual.loss} vs ${expected.loss}`,
+    );
     assertRelClose(actual.grads, expected.grads, 1e-4, (i) => `gradient of parameter ${i}`);
   });
 });

@@ -44,7 +44,11 @@ interface Pair {
 
 /** Two namespaces joined by a veth pair, 10.241.k.1 and 10.241.k.2, loopback up in both. */
 function makePair(k: number): Pair {
-  const pair: Pair = { ns: [`${tag}a${k}`, `${tag}b${k}`], dev: [`${tag}va${k}`, `${tag}vb${k}`], addr: [`10.241.${k}.1`, `10.241.${k}.2`] };
+  const pair: Pair = {
+    ns: [`${tag}a${k}`, `${tag}b${k}`],
+    dev: [`${tag}va${k}`, `${tag}vb${k}`],
+    addr: [`10.241.${k}.1`, `10.241.${k}.2`],
+  };
   const steps = [
     ["netns", "add", pair.ns[0]],
     ["netns", "add", pair.ns[1]],
@@ -81,10 +85,22 @@ interface Rank {
 
 /** Rank `rank` inside namespace `ns`, rendezvous at rank 0's veth address. */
 function startRank(pair: Pair, rank: number): Rank {
-  const child = spawn("ip", ["netns", "exec", pair.ns[rank], process.execPath, "--import", import.meta.resolve("tsx"), SELF], {
-    env: { ...process.env, NETNS_TEST_CHILD: "1", RANK: String(rank), WORLD_SIZE: "2", MASTER_ADDR: pair.addr[0], MASTER_PORT: "29500", DIST_TIMEOUT_S: String(TIMEOUT_S) },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "ip",
+    ["netns", "exec", pair.ns[rank], process.execPath, "--import", import.meta.resolve("tsx"), SELF],
+    {
+      env: {
+        ...process.env,
+        NETNS_TEST_CHILD: "1",
+        RANK: String(rank),
+        WORLD_SIZE: "2",
+        MASTER_ADDR: pair.addr[0],
+        MASTER_PORT: "29500",
+        DIST_TIMEOUT_S: String(TIMEOUT_S),
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   const r: Rank = { pid: child.pid!, go: () => child.stdin.end("go\n"), output: "", exit: null! };
   child.stdout.on("data", (d) => (r.output += d));
@@ -97,7 +113,12 @@ function startRank(pair: Pair, rank: number): Rank {
 function printed(r: Rank, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const check = () => (r.output.includes(text) ? resolve() : Date.now() - started > 60_000 ? reject(new Error(`the rank never printed "${text}": ${r.output}`)) : setTimeout(check, 25));
+    const check = () =>
+      r.output.includes(text)
+        ? resolve()
+        : Date.now() - started > 60_000
+          ? reject(new Error(`the rank never printed "${text}": ${r.output}`))
+          : setTimeout(check, 25);
     check();
   });
 }
@@ -109,8 +130,14 @@ const errorLines = (stderr: string) => stderr.split("\n").filter((l) => l.starts
 function netemUnavailable(): string | null {
   const pair = makePair(9);
   try {
-    const r = spawnSync("ip", ["netns", "exec", pair.ns[1], "tc", "qdisc", "add", "dev", pair.dev[1], "root", "netem", "delay", "1ms"], { encoding: "utf8" });
-    return r.status === 0 ? null : `tc netem is not available in this kernel (${(r.stderr || `exit ${r.status}`).trim()})`;
+    const r = spawnSync(
+      "ip",
+      ["netns", "exec", pair.ns[1], "tc", "qdisc", "add", "dev", pair.dev[1], "root", "netem", "delay", "1ms"],
+      { encoding: "utf8" },
+    );
+    return r.status === 0
+      ? null
+      : `tc netem is not available in this kernel (${(r.stderr || `exit ${r.status}`).trim()})`;
   } finally {
     removePair(pair);
   }
@@ -127,7 +154,12 @@ const skip = child ? null : unavailable();
  * Starts both ranks in a fresh pair of namespaces, applies `fault` once they train, checks how `survivors` end and
  * returns their error lines.
  */
-async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Rank[]) => void, survivors: number[]): Promise<string[]> {
+async function faultCase(
+  k: number,
+  name: string,
+  fault: (pair: Pair, ranks: Rank[]) => void,
+  survivors: number[],
+): Promise<string[]> {
   const pair = makePair(k);
   const ranks: Rank[] = [];
   const seen: string[] = [];
@@ -144,9 +176,16 @@ async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Ran
       assert.notEqual(code, 0, `${name}: rank ${rank} exited 0`);
       assert.equal(lines.length, 1, `${name}: rank ${rank} printed ${JSON.stringify(stderr)}`);
       // Rank 0 names rank 1; rank 1 names rank 0, or passes on rank 0's abort, which names rank 1.
-      assert.match(lines[0], /rank [01]\b.*(is gone|timed out|waiting for rank)|(is gone|timed out|waiting for) rank [01]\b/, `${name}: rank ${rank}: ${lines[0]}`);
+      assert.match(
+        lines[0],
+        /rank [01]\b.*(is gone|timed out|waiting for rank)|(is gone|timed out|waiting for) rank [01]\b/,
+        `${name}: rank ${rank}: ${lines[0]}`,
+      );
       if (rank === 0) assert.match(lines[0], /rank 1\b/);
-      assert.ok((at - faultAt) / 1000 < TIMEOUT_S + 10, `${name}: rank ${rank} took ${(at - faultAt) / 1000} s to stop`);
+      assert.ok(
+        (at - faultAt) / 1000 < TIMEOUT_S + 10,
+        `${name}: rank ${rank} took ${(at - faultAt) / 1000} s to stop`,
+      );
       seen.push(`rank ${rank}, ${((at - faultAt) / 1000).toFixed(1)} s after the fault: ${lines[0]}`);
     }
     return seen;
@@ -163,16 +202,57 @@ async function faultCase(k: number, name: string, fault: (pair: Pair, ranks: Ran
   }
 }
 
-it("across two network namespaces joined by a veth pair, a lost rank ends the others in one line naming it", { skip: skip ?? false, timeout: 120_000, concurrency: true }, async (t) => {
-  const netem = netemUnavailable();
-  await Promise.all([
-    t.test("the rank in the other namespace is killed", async (st) => report(st, await faultCase(0, "kill", (_pair, ranks) => process.kill(ranks[1].pid, "SIGKILL"), [0]))),
-    t.test("the link is cut (ip link set down)", async (st) => report(st, await faultCase(1, "link down", (pair) => assert.equal(ip("-n", pair.ns[1], "link", "set", pair.dev[1], "down"), null), [0, 1]))),
-    t.test("the link is delayed past the timeout (tc netem)", { skip: netem ?? false }, async (st) =>
-      report(st, await faultCase(2, "netem delay", (pair) => assert.equal(spawnSync("ip", ["netns", "exec", pair.ns[1], "tc", "qdisc", "add", "dev", pair.dev[1], "root", "netem", "delay", `${2 * TIMEOUT_S}s`]).status, 0), [0, 1])),
-    ),
-  ]);
-});
+it(
+  "across two network namespaces joined by a veth pair, a lost rank ends the others in one line naming it",
+  { skip: skip ?? false, timeout: 120_000, concurrency: true },
+  async (t) => {
+    const netem = netemUnavailable();
+    await Promise.all([
+      t.test("the rank in the other namespace is killed", async (st) =>
+        report(st, await faultCase(0, "kill", (_pair, ranks) => process.kill(ranks[1].pid, "SIGKILL"), [0])),
+      ),
+      t.test("the link is cut (ip link set down)", async (st) =>
+        report(
+          st,
+          await faultCase(
+            1,
+            "link down",
+            (pair) => assert.equal(ip("-n", pair.ns[1], "link", "set", pair.dev[1], "down"), null),
+            [0, 1],
+          ),
+        ),
+      ),
+      t.test("the link is delayed past the timeout (tc netem)", { skip: netem ?? false }, async (st) =>
+        report(
+          st,
+          await faultCase(
+            2,
+            "netem delay",
+            (pair) =>
+              assert.equal(
+                spawnSync("ip", [
+                  "netns",
+                  "exec",
+                  pair.ns[1],
+                  "tc",
+                  "qdisc",
+                  "add",
+                  "dev",
+                  pair.dev[1],
+                  "root",
+                  "netem",
+                  "delay",
+                  `${2 * TIMEOUT_S}s`,
+                ]).status,
+                0,
+              ),
+            [0, 1],
+          ),
+        ),
+      ),
+    ]);
+  },
+);
 
 if (child) {
   await runMain(async () => {

@@ -17,15 +17,19 @@ function gram(w: Float32Array, rows: number, cols: number, gain: number, ofColum
   const n = ofColumns ? cols : rows;
   const len = ofColumns ? rows : cols;
   const at = (vec: number, k: number) => (ofColumns ? w[k * cols + vec] : w[vec * cols + k]);
-  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
-    let dot = 0;
-    for (let k = 0; k < len; k++) dot += at(i, k) * at(j, k);
-    return dot / gain ** 2;
-  }));
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => {
+      let dot = 0;
+      for (let k = 0; k < len; k++) dot += at(i, k) * at(j, k);
+      return dot / gain ** 2;
+    }),
+  );
 }
 
 function assertIdentity(m: number[][]) {
-  m.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - (i === j ? 1 : 0)) < 1e-5, `entry (${i},${j}) = ${v}`)));
+  m.forEach((row, i) =>
+    row.forEach((v, j) => assert.ok(Math.abs(v - (i === j ? 1 : 0)) < 1e-5, `entry (${i},${j}) = ${v}`)),
+  );
 }
 
 test("orthogonal init of a wide [in, out] weight has orthonormal columns scaled by the gain", () => {
@@ -98,13 +102,18 @@ test("clipGradNorm's norm over the Nature CNN's 3136×512 weight agrees with a f
   for (const v of values) exact += v * v;
   exact = Math.sqrt(exact);
   const norm = tf.tidy(() => clipGradNorm({ w: tf.tensor2d(values, [3136, 512]) }, 0.5).norm.dataSync()[0]);
-  assert.ok(Math.abs(norm - exact) / exact < 1e-6, `norm ${norm}, float64 ${exact}, relative ${(norm - exact) / exact}`);
+  assert.ok(
+    Math.abs(norm - exact) / exact < 1e-6,
+    `norm ${norm}, float64 ${exact}, relative ${(norm - exact) / exact}`,
+  );
 });
 
 test("adam() takes the same steps as tfjs's Adam (torch's update), through learning-rate changes and an outside assign, tensor count flat", () => {
   const rng = new RandomGenerator(3);
   const shapes = [[3, 5], [6], [2, 2, 3, 4], [1]]; // sizes 15, 6, 48, 1: whole and partial SIMD groups
-  const init = shapes.map((shape) => Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()));
+  const init = shapes.map((shape) =>
+    Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+  );
   const ours = init.map((x, i) => tf.variable(tf.tensor(x, shapes[i])));
   const theirs = init.map((x, i) => tf.variable(tf.tensor(x, shapes[i])));
   const optimizer: tf.Optimizer = adam(0.05, 0.9, 0.999, 1e-5);
@@ -121,7 +130,12 @@ test("adam() takes the same steps as tfjs's Adam (torch's update), through learn
       tf.tidy(() => ours[0].assign(tf.tensor(loaded, shapes[0])));
       tf.tidy(() => theirs[0].assign(tf.tensor(loaded, shapes[0])));
     }
-    const grads = init.map((x, i) => tf.tensor(Float32Array.from(x, () => rng.normal()), shapes[i]));
+    const grads = init.map((x, i) =>
+      tf.tensor(
+        Float32Array.from(x, () => rng.normal()),
+        shapes[i],
+      ),
+    );
     tf.tidy(() => optimizer.applyGradients(Object.fromEntries(ours.map((v, i) => [v.name, grads[i]]))));
     tf.tidy(() => reference.applyGradients(Object.fromEntries(theirs.map((v, i) => [v.name, grads[i]]))));
     tf.dispose(grads);
@@ -131,7 +145,8 @@ test("adam() takes the same steps as tfjs's Adam (torch's update), through learn
   ours.forEach((v, i) => {
     const a = v.dataSync();
     const b = theirs[i].dataSync();
-    for (let k = 0; k < a.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= 1e-5 * (1 + Math.abs(b[k])), `param ${i}[${k}]: ${a[k]} vs ${b[k]}`);
+    for (let k = 0; k < a.length; k++)
+      assert.ok(Math.abs(a[k] - b[k]) <= 1e-5 * (1 + Math.abs(b[k])), `param ${i}[${k}]: ${a[k]} vs ${b[k]}`);
     assert.ok(Math.abs(a[0] - init[i][0]) > 1e-3 || i === 0, "the parameters moved");
   });
   optimizer.dispose();

@@ -45,7 +45,14 @@ interface RawRun {
 }
 
 /** Steps a raw env under `policy` for up to `cycles` cycles, recording nonzero rewards and checksums at `marks`. */
-function rawRun(envId: string, seed: number, policy: Policy, cycles: number, marks: number[] = [], obsType: "rgb_image" | "ram" = "rgb_image"): RawRun {
+function rawRun(
+  envId: string,
+  seed: number,
+  policy: Policy,
+  cycles: number,
+  marks: number[] = [],
+  obsType: "rgb_image" | "ram" = "rgb_image",
+): RawRun {
   const env = parallelEnv(envId, { romDir: ROM_DIR, obsType });
   env.reset({ seed });
   const n = env.actionSpace("first_0").n;
@@ -87,90 +94,151 @@ describe("raw PettingZoo Atari envs vs Multi-Agent ALE", () => {
     );
   });
 
-  test("pong_v3 no-ops: the point at cycle 133, then first_0's serve penalty every 120 cycles", { skip: skipWithoutRom("pong") }, () => {
-    const run = rawRun("pong_v3", 0, scripted.noop, 500, [1, 100]);
-    assert.deepEqual(run.rewards, [[133, 1, -1], [252, -1, 0], [372, -1, 0], [492, -1, 0]]);
-    assert.equal(run.ram.get(1), "fa71eee67208233435b859a4a52f7350");
-    assert.equal(run.ram.get(100), "0efc80390cb255371092af4d64f44de8");
-    assert.equal(run.obs.get(100), "b7de7c2f19cae64c8c83700fe6d284ae");
-  });
+  test(
+    "pong_v3 no-ops: the point at cycle 133, then first_0's serve penalty every 120 cycles",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      const run = rawRun("pong_v3", 0, scripted.noop, 500, [1, 100]);
+      assert.deepEqual(run.rewards, [
+        [133, 1, -1],
+        [252, -1, 0],
+        [372, -1, 0],
+        [492, -1, 0],
+      ]);
+      assert.equal(run.ram.get(1), "fa71eee67208233435b859a4a52f7350");
+      assert.equal(run.ram.get(100), "0efc80390cb255371092af4d64f44de8");
+      assert.equal(run.obs.get(100), "b7de7c2f19cae64c8c83700fe6d284ae");
+    },
+  );
 
-  test("pong_v3 all no-ops: truncated at cycle 100000 (max_cycles) with -835 / +3 and the recorded final RAM", { skip: skipWithoutRom("pong") }, () => {
-    // The whole recorded run, not a prefix. RAM observations: the screen is still emulated, but not converted to
-    // RGB, which halves the time (~15 s here); this fixture records rewards and RAM, not screens.
-    const run = rawRun("pong_v3", 0, scripted.noop, 100_001, [], "ram");
-    assert.equal(run.endCycle, 100_000);
-    assert.deepEqual(run.totals, [-835, 3]);
-    assert.equal(run.rewards.length, 834);
-    assert.deepEqual(run.rewards.find(([c]) => c === 65270), [65270, -4, 4]);
-    assert.equal(md5(run.env.ale.getRAM(new Uint8Array(128))), "0c458fcb75a2ec14ed872b5bc5a4bf8b");
-    assert.equal(run.env.ale.getEpisodeFrameNumber(), 100_003);
-  });
+  test(
+    "pong_v3 all no-ops: truncated at cycle 100000 (max_cycles) with -835 / +3 and the recorded final RAM",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      // The whole recorded run, not a prefix. RAM observations: the screen is still emulated, but not converted to
+      // RGB, which halves the time (~15 s here); this fixture records rewards and RAM, not screens.
+      const run = rawRun("pong_v3", 0, scripted.noop, 100_001, [], "ram");
+      assert.equal(run.endCycle, 100_000);
+      assert.deepEqual(run.totals, [-835, 3]);
+      assert.equal(run.rewards.length, 834);
+      assert.deepEqual(
+        run.rewards.find(([c]) => c === 65270),
+        [65270, -4, 4],
+      );
+      assert.equal(md5(run.env.ale.getRAM(new Uint8Array(128))), "0c458fcb75a2ec14ed872b5bc5a4bf8b");
+      assert.equal(run.env.ale.getEpisodeFrameNumber(), 100_003);
+    },
+  );
 
-  test("pong_v3 'fire' script: first_0 scores every 139 cycles from 133; the recorded RAM and screen", { skip: skipWithoutRom("pong") }, () => {
-    // The whole recorded run ends at cycle 5079 (-8 / +8, final RAM dee8f397...); 1000 cycles keep the suite fast.
-    const run = rawRun("pong_v3", 0, scripted.fire, 1000, [1, 100, 1000]);
-    assert.deepEqual(run.rewards, Array.from({ length: 7 }, (_, k) => [133 + 139 * k, 1, -1]));
-    assert.equal(run.ram.get(1), "4f22122f2e08c64950f30a09c307910c");
-    assert.equal(run.ram.get(100), "17e3f8765306830efcf33538fe1ddcbd");
-    assert.equal(run.ram.get(1000), "5cc4f2cb7f999b7e04af560ce8b54622");
-    assert.equal(run.obs.get(1000), "0d8264490475a755b7525395bab25a3d");
-  });
+  test(
+    "pong_v3 'fire' script: first_0 scores every 139 cycles from 133; the recorded RAM and screen",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      // The whole recorded run ends at cycle 5079 (-8 / +8, final RAM dee8f397...); 1000 cycles keep the suite fast.
+      const run = rawRun("pong_v3", 0, scripted.fire, 1000, [1, 100, 1000]);
+      assert.deepEqual(
+        run.rewards,
+        Array.from({ length: 7 }, (_, k) => [133 + 139 * k, 1, -1]),
+      );
+      assert.equal(run.ram.get(1), "4f22122f2e08c64950f30a09c307910c");
+      assert.equal(run.ram.get(100), "17e3f8765306830efcf33538fe1ddcbd");
+      assert.equal(run.ram.get(1000), "5cc4f2cb7f999b7e04af560ce8b54622");
+      assert.equal(run.obs.get(1000), "0d8264490475a755b7525395bab25a3d");
+    },
+  );
 
-  test("pong_v3 'cycle' script: the recorded reward cycles and checksums over the first 1000 cycles", { skip: skipWithoutRom("pong") }, () => {
-    const run = rawRun("pong_v3", 0, scripted.cycle, 1000, [100, 1000]);
-    assert.deepEqual(run.rewards, [[133, 1, -1], [393, -1, 1], [579, -1, 1], [729, -1, 1], [879, -1, 1]]);
-    assert.equal(run.ram.get(100), "505c132c7bbcbbfd33f7b637b13ac03e");
-    assert.equal(run.obs.get(100), "41a7a68b2adc861e093c195d0b4a63ad");
-    assert.equal(run.ram.get(1000), "7550878505bebb914224814360ce95fe");
-    assert.equal(run.obs.get(1000), "fe22431e0da88b3000370a74cc401d26");
-  });
+  test(
+    "pong_v3 'cycle' script: the recorded reward cycles and checksums over the first 1000 cycles",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      const run = rawRun("pong_v3", 0, scripted.cycle, 1000, [100, 1000]);
+      assert.deepEqual(run.rewards, [
+        [133, 1, -1],
+        [393, -1, 1],
+        [579, -1, 1],
+        [729, -1, 1],
+        [879, -1, 1],
+      ]);
+      assert.equal(run.ram.get(100), "505c132c7bbcbbfd33f7b637b13ac03e");
+      assert.equal(run.obs.get(100), "41a7a68b2adc861e093c195d0b4a63ad");
+      assert.equal(run.ram.get(1000), "7550878505bebb914224814360ce95fe");
+      assert.equal(run.obs.get(1000), "fe22431e0da88b3000370a74cc401d26");
+    },
+  );
 
-  test("surround_v2 no-ops: episode frame 0 at reset, terminated at cycle 3773 without a reward", { skip: skipWithoutRom("surround") }, () => {
-    const env = parallelEnv("surround_v2", { romDir: ROM_DIR });
-    const [obs] = env.reset({ seed: 1 });
-    assert.equal(env.mode, 1);
-    assert.equal(env.ale.getEpisodeFrameNumber(), 0);
-    assert.equal(md5(obs.first_0), "cc8a40b4d071b4cbae39d75716c49ad6");
-    // The recorded RAM, byte 0xFD included: Surround's never-cleared frame counter counts the power-on detection
-    // frames, whose RIOT timers depend on Multi-Agent ALE's extra draw at RIOT construction (console.ts powerOn).
-    const ram = hex(env.ale.getRAM(new Uint8Array(128)));
-    assert.equal(ram, "ff010101010101010101010101010101010101ffff000000000000000000000000000000000000ffff000000000000000000000000000000000000ffff000000000000000000000000000000000000ffff808080808080808080808080808080808080ff03f8530e0e20a20acf0a0a0a1ea0804000020000ff000f1eff1b9ff3");
-    const run = rawRun("surround_v2", 1, scripted.noop, 5000);
-    assert.equal(run.endCycle, 3773);
-    assert.deepEqual(run.rewards, []);
-    assert.deepEqual(run.env.agents, [], "terminated agents leave `agents`");
-  });
+  test(
+    "surround_v2 no-ops: episode frame 0 at reset, terminated at cycle 3773 without a reward",
+    { skip: skipWithoutRom("surround") },
+    () => {
+      const env = parallelEnv("surround_v2", { romDir: ROM_DIR });
+      const [obs] = env.reset({ seed: 1 });
+      assert.equal(env.mode, 1);
+      assert.equal(env.ale.getEpisodeFrameNumber(), 0);
+      assert.equal(md5(obs.first_0), "cc8a40b4d071b4cbae39d75716c49ad6");
+      // The recorded RAM, byte 0xFD included: Surround's never-cleared frame counter counts the power-on detection
+      // frames, whose RIOT timers depend on Multi-Agent ALE's extra draw at RIOT construction (console.ts powerOn).
+      const ram = hex(env.ale.getRAM(new Uint8Array(128)));
+      assert.equal(
+        ram,
+        "ff010101010101010101010101010101010101ffff000000000000000000000000000000000000ffff000000000000000000000000000000000000ffff000000000000000000000000000000000000ffff808080808080808080808080808080808080ff03f8530e0e20a20acf0a0a0a1ea0804000020000ff000f1eff1b9ff3",
+      );
+      const run = rawRun("surround_v2", 1, scripted.noop, 5000);
+      assert.equal(run.endCycle, 3773);
+      assert.deepEqual(run.rewards, []);
+      assert.deepEqual(run.env.agents, [], "terminated agents leave `agents`");
+    },
+  );
 
   test("surround_v2 'cycle' script: the first recorded reward cycles", { skip: skipWithoutRom("surround") }, () => {
     const run = rawRun("surround_v2", 2, scripted.cycle, 1300);
-    assert.deepEqual(run.rewards, [[404, -1, 1], [834, 1, -1], [1283, -1, 1]]);
+    assert.deepEqual(run.rewards, [
+      [404, -1, 1],
+      [834, 1, -1],
+      [1283, -1, 1],
+    ]);
   });
 
-  test("tennis_v3: reset RAM for seed 1, score and serve-stall rewards, screen at cycle 1000", { skip: skipWithoutRom("tennis") }, () => {
-    const env = parallelEnv("tennis_v3", { romDir: ROM_DIR });
-    env.reset({ seed: 1 });
-    assert.equal(env.mode, 2);
-    assert.equal(env.ale.getEpisodeFrameNumber(), 2);
-    assert.equal(
-      hex(env.ale.getRAM(new Uint8Array(128))),
-      "010100ff4f000000000f530d0000808e4d020000020000608e07484884849c9cff07402084f69cf683f69bf6e1f7e8f7eff7f6f70107918f000000d40d4c8c4c8c0000000000000000ff00ff000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000030f6f45e3f",
-    );
-    const run = rawRun("tennis_v3", 1, scripted.cycle, 1107, [1000]);
-    assert.deepEqual(run.rewards, [[108, 1, -1], [442, 1, -1], [639, 1, -1], [984, -1, 0], [1107, 1, -1]]);
-    assert.equal(run.obs.get(1000), "d80f4a3dfd77535979ff6991ecbcdfa2");
-  });
+  test(
+    "tennis_v3: reset RAM for seed 1, score and serve-stall rewards, screen at cycle 1000",
+    { skip: skipWithoutRom("tennis") },
+    () => {
+      const env = parallelEnv("tennis_v3", { romDir: ROM_DIR });
+      env.reset({ seed: 1 });
+      assert.equal(env.mode, 2);
+      assert.equal(env.ale.getEpisodeFrameNumber(), 2);
+      assert.equal(
+        hex(env.ale.getRAM(new Uint8Array(128))),
+        "010100ff4f000000000f530d0000808e4d020000020000608e07484884849c9cff07402084f69cf683f69bf6e1f7e8f7eff7f6f70107918f000000d40d4c8c4c8c0000000000000000ff00ff000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000030f6f45e3f",
+      );
+      const run = rawRun("tennis_v3", 1, scripted.cycle, 1107, [1000]);
+      assert.deepEqual(run.rewards, [
+        [108, 1, -1],
+        [442, 1, -1],
+        [639, 1, -1],
+        [984, -1, 0],
+        [1107, 1, -1],
+      ]);
+      assert.equal(run.obs.get(1000), "d80f4a3dfd77535979ff6991ecbcdfa2");
+    },
+  );
 });
 
 describe("the Parallel API", () => {
   test("agents, spaces, and dicts keyed by agent for every observation type", { skip: skipWithoutRom("pong") }, () => {
-    for (const [obsType, shape] of [["rgb_image", [210, 160, 3]], ["grayscale_image", [210, 160, 1]], ["ram", [128]]] as const) {
+    for (const [obsType, shape] of [
+      ["rgb_image", [210, 160, 3]],
+      ["grayscale_image", [210, 160, 1]],
+      ["ram", [128]],
+    ] as const) {
       const env = parallelEnv("pong_v3", { romDir: ROM_DIR, obsType });
       assert.deepEqual(env.possibleAgents, ["first_0", "second_0"]);
       assert.deepEqual([...(env.observationSpace("first_0") as unknown as { shape: number[] }).shape], shape);
       const [obs] = env.reset({ seed: 3 });
       assert.deepEqual(env.agents, ["first_0", "second_0"]);
-      assert.equal(obs.first_0.length, (shape as readonly number[]).reduce((a, b) => a * b, 1));
+      assert.equal(
+        obs.first_0.length,
+        (shape as readonly number[]).reduce((a, b) => a * b, 1),
+      );
       const result = env.step({ first_0: 0, second_0: 0 });
       for (const dict of result) assert.deepEqual(Object.keys(dict), ["first_0", "second_0"]);
     }
@@ -198,20 +266,33 @@ describe("the Parallel API", () => {
     assert.deepEqual(frame.data, obs.first_0);
   });
 
-  test("every ported pong-family env constructs with its mode and player count, resets and steps", { skip: skipWithoutRom("pong") }, () => {
-    const expected: Record<string, [number, number]> = { pong_v3: [4, 2], basketball_pong_v3: [45, 2], foozpong_v3: [21, 4], quadrapong_v4: [33, 4], volleyball_pong_v3: [41, 4] };
-    for (const [envId, [mode, players]] of Object.entries(expected)) {
-      const env = parallelEnv(envId, { romDir: ROM_DIR, maxCycles: 3 });
-      assert.equal(env.mode, mode, envId);
-      assert.equal(env.possibleAgents.length, players, envId);
-      env.reset({ seed: 1 });
-      const actions: AgentDict<number> = Object.fromEntries(env.possibleAgents.map((a) => [a, 3]));
-      const [, rewards] = env.step(actions);
-      assert.deepEqual(Object.keys(rewards), env.possibleAgents, envId);
-    }
-  });
+  test(
+    "every ported pong-family env constructs with its mode and player count, resets and steps",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      const expected: Record<string, [number, number]> = {
+        pong_v3: [4, 2],
+        basketball_pong_v3: [45, 2],
+        foozpong_v3: [21, 4],
+        quadrapong_v4: [33, 4],
+        volleyball_pong_v3: [41, 4],
+      };
+      for (const [envId, [mode, players]] of Object.entries(expected)) {
+        const env = parallelEnv(envId, { romDir: ROM_DIR, maxCycles: 3 });
+        assert.equal(env.mode, mode, envId);
+        assert.equal(env.possibleAgents.length, players, envId);
+        env.reset({ seed: 1 });
+        const actions: AgentDict<number> = Object.fromEntries(env.possibleAgents.map((a) => [a, 3]));
+        const [, rewards] = env.step(actions);
+        assert.deepEqual(Object.keys(rewards), env.possibleAgents, envId);
+      }
+    },
+  );
 
-  for (const [envId, rom, mode] of [["boxing_v2", "boxing", 2], ["ice_hockey_v2", "ice_hockey", 1]] as const) {
+  for (const [envId, rom, mode] of [
+    ["boxing_v2", "boxing", 2],
+    ["ice_hockey_v2", "ice_hockey", 1],
+  ] as const) {
     test(`${envId} constructs in 2-player mode ${mode}, resets and steps`, { skip: skipWithoutRom(rom) }, () => {
       const env = parallelEnv(envId, { romDir: ROM_DIR });
       assert.equal(env.mode, mode);
@@ -223,7 +304,8 @@ describe("the Parallel API", () => {
 
   test("the table lists PettingZoo's 24 Atari envs, each on a ported cartridge; an unknown one fails with one clear message", () => {
     assert.equal(Object.keys(ATARI_ENVS).length, 24);
-    for (const [envId, entry] of Object.entries(ATARI_ENVS)) assert.ok(MULTI_AGENT_GAMES.has(entry.rom), `${envId}: ${entry.rom}`);
+    for (const [envId, entry] of Object.entries(ATARI_ENVS))
+      assert.ok(MULTI_AGENT_GAMES.has(entry.rom), `${envId}: ${entry.rom}`);
     assert.throws(() => parallelEnv("chess_v6"), /unknown PettingZoo Atari env "chess_v6"/);
   });
 
@@ -261,13 +343,22 @@ class TickEnv implements ParallelEnv<Uint8Array, number> {
     this.t = 0;
     this.agents = [...this.possibleAgents];
     const obs = this.frames(0);
-    return [{ first_0: obs, second_0: obs }, { first_0: {}, second_0: {} }];
+    return [
+      { first_0: obs, second_0: obs },
+      { first_0: {}, second_0: {} },
+    ];
   }
   step(actions: AgentDict<number>): ParallelStepResult<Uint8Array> {
     this.t++;
     const obs = this.frames(this.t);
     const done = this.t >= this.doneAt;
-    return [{ first_0: obs, second_0: obs }, { first_0: actions.first_0, second_0: -1 }, { first_0: done, second_0: done }, { first_0: false, second_0: false }, { first_0: {}, second_0: {} }];
+    return [
+      { first_0: obs, second_0: obs },
+      { first_0: actions.first_0, second_0: -1 },
+      { first_0: done, second_0: done },
+      { first_0: false, second_0: false },
+      { first_0: {}, second_0: {} },
+    ];
   }
   render() {
     return null;
@@ -308,7 +399,19 @@ describe("SuperSuit wrappers", () => {
     const outA = ss.tinyScalerBilinear(a, 210, 160, 84, 84);
     assert.equal(md5(outA), "af78dbed4d8795a5d28c8c63ac61d7f0");
     const at = (o: Uint8Array, r: number, c: number) => o[r * 84 + c];
-    assert.deepEqual([at(outA, 0, 0), at(outA, 0, 1), at(outA, 1, 0), at(outA, 5, 7), at(outA, 41, 42), at(outA, 83, 83), at(outA, 83, 0), at(outA, 0, 83)], [22, 36, 55, 21, 113, 223, 147, 98]);
+    assert.deepEqual(
+      [
+        at(outA, 0, 0),
+        at(outA, 0, 1),
+        at(outA, 1, 0),
+        at(outA, 5, 7),
+        at(outA, 41, 42),
+        at(outA, 83, 83),
+        at(outA, 83, 0),
+        at(outA, 0, 83),
+      ],
+      [22, 36, 55, 21, 113, 223, 147, 98],
+    );
     const outB = ss.tinyScalerBilinear(b, 210, 160, 84, 84);
     assert.equal(md5(outB), "b647f2c080541f1ccd3344ed94d5c313");
     assert.deepEqual([at(outB, 0, 0), at(outB, 10, 20), at(outB, 50, 60), at(outB, 83, 83)], [7, 92, 119, 149]);
@@ -334,7 +437,10 @@ describe("SuperSuit wrappers", () => {
     const env = new ss.FrameSkip(new LeaveEnv(2, 9), 4);
     env.reset();
     const [obs, r, d] = env.step({ first_0: 1, second_0: 0 });
-    assert.deepEqual([obs.first_0[0], obs.second_0[0], r.first_0, r.second_0, d.first_0, d.second_0], [4, 2, 4, -2, false, true]);
+    assert.deepEqual(
+      [obs.first_0[0], obs.second_0[0], r.first_0, r.second_0, d.first_0, d.second_0],
+      [4, 2, 4, -2, false, true],
+    );
     const [obs2, r2, d2] = env.step({ first_0: 1 });
     assert.deepEqual([Object.keys(obs2), r2.second_0, d2.second_0], [["first_0"], undefined, undefined]);
   });
@@ -351,7 +457,15 @@ describe("SuperSuit wrappers", () => {
     const [obs2, , over2, , info2] = env.step(Int32Array.of(1, 1));
     const [obs3, , over3, , info3] = env.step(Int32Array.of(1, 1));
     const [, , over4, , info4] = env.step(Int32Array.of(1, 1));
-    assert.deepEqual([flags(info1), flags(info2), flags(info3), flags(info4)], [[0, 0], [0, 1], [0, 0], [1, 0]]);
+    assert.deepEqual(
+      [flags(info1), flags(info2), flags(info3), flags(info4)],
+      [
+        [0, 0],
+        [0, 1],
+        [0, 0],
+        [1, 0],
+      ],
+    );
     assert.deepEqual([over1, over2, over3, over4], [false, false, false, true]);
     assert.deepEqual([obs2[12], obs3[12], [...(info3.rewards as Float32Array)]], [2, 0, [1, 0]]);
   });
@@ -409,50 +523,81 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
     return ss.agentIndicator(env);
   }
   /** The 4 frame channels of an (84, 84, 6) observation. */
-  const frames = (obs: Uint8Array) => Uint8Array.from({ length: 84 * 84 * 4 }, (_, i) => obs[Math.floor(i / 4) * 6 + (i % 4)]);
+  const frames = (obs: Uint8Array) =>
+    Uint8Array.from({ length: 84 * 84 * 4 }, (_, i) => obs[Math.floor(i / 4) * 6 + (i % 4)]);
   const sum = (bytes: Uint8Array) => bytes.reduce((a, v) => a + v, 0);
 
-  const recorded: Record<string, { reset: string; resetSum: number; samples: number[]; stacks: [number, string, number][] }> = {
+  const recorded: Record<
+    string,
+    { reset: string; resetSum: number; samples: number[]; stacks: [number, string, number][] }
+  > = {
     pong_v3: {
       reset: "f88a5420b439ee44101e95a5dc42c3d9",
       resetSum: 311684,
       samples: [17, 236, 17, 17, 17, 236],
-      stacks: [[1, "038821e698fe749bd076686a7dcde788", 623368], [2, "16f804f49010bb2f7a2baa1bb0d0837e", 935052], [10, "e6246c81d91689df956026496bd69eaa", 1246736], [100, "6f511a701472824c2f79df5dd13cb235", 1243140]],
+      stacks: [
+        [1, "038821e698fe749bd076686a7dcde788", 623368],
+        [2, "16f804f49010bb2f7a2baa1bb0d0837e", 935052],
+        [10, "e6246c81d91689df956026496bd69eaa", 1246736],
+        [100, "6f511a701472824c2f79df5dd13cb235", 1243140],
+      ],
     },
     surround_v2: {
       reset: "235d0f0fbcbbe307e76df1b979f368bf",
       resetSum: 397199,
       samples: [50, 54, 50, 50, 50, 88],
-      stacks: [[1, "3840fc6a0f297e8e6de383db6d036786", 794398], [2, "56769bdba2f1ace9b8c3e025df4811c2", 1191597], [10, "a45050bf38eecc20f3244fd47bed6da8", 1593356]],
+      stacks: [
+        [1, "3840fc6a0f297e8e6de383db6d036786", 794398],
+        [2, "56769bdba2f1ace9b8c3e025df4811c2", 1191597],
+        [10, "a45050bf38eecc20f3244fd47bed6da8", 1593356],
+      ],
     },
     tennis_v3: {
       reset: "8f9e9ed92bd985ff164bac41cbc75206",
       resetSum: 374896,
       samples: [0, 45, 45, 214, 45, 45],
-      stacks: [[1, "3cfcf844930738182ccae9acd01549b2", 750131], [2, "f41b6388a3f1702a109baf9522242361", 1125296], [10, "fac317e7a14d90085538a7339f75427a", 1500715]],
+      stacks: [
+        [1, "3cfcf844930738182ccae9acd01549b2", 750131],
+        [2, "f41b6388a3f1702a109baf9522242361", 1125296],
+        [10, "fac317e7a14d90085538a7339f75427a", 1500715],
+      ],
     },
   };
   for (const [envId, want] of Object.entries(recorded)) {
     const rom = envId.split("_")[0];
-    test(`${envId}: the recorded reset frame and frame stacks through max/skip/clip/B/resize/stack/indicator`, { skip: skipWithoutRom(rom) }, () => {
-      const env = chain(envId);
-      const [obs] = env.reset({ seed: 1 });
-      const newest = Uint8Array.from({ length: 84 * 84 }, (_, p) => obs.first_0[p * 6 + 3]);
-      assert.equal(md5(newest), want.reset);
-      assert.equal(sum(frames(obs.first_0)), want.resetSum);
-      assert.deepEqual([[0, 0], [10, 10], [20, 40], [42, 42], [60, 20], [83, 83]].map(([r, c]) => newest[r * 84 + c]), want.samples);
-      const n = (env.actionSpace("first_0") as Discrete).n;
-      const last = want.stacks[want.stacks.length - 1][0];
-      for (let t = 0; t < last; t++) {
-        const [o] = env.step({ first_0: Math.floor(t / 37) % n, second_0: Math.floor(t / 50) % n });
-        const mark = want.stacks.find(([step]) => step === t + 1);
-        if (mark) {
-          const f = frames(o.first_0);
-          assert.deepEqual([md5(f), sum(f)], [mark[1], mark[2]], `${envId} after step ${t + 1}`);
-          assert.deepEqual(frames(o.second_0), f, "both agents see the same frames");
+    test(
+      `${envId}: the recorded reset frame and frame stacks through max/skip/clip/B/resize/stack/indicator`,
+      { skip: skipWithoutRom(rom) },
+      () => {
+        const env = chain(envId);
+        const [obs] = env.reset({ seed: 1 });
+        const newest = Uint8Array.from({ length: 84 * 84 }, (_, p) => obs.first_0[p * 6 + 3]);
+        assert.equal(md5(newest), want.reset);
+        assert.equal(sum(frames(obs.first_0)), want.resetSum);
+        assert.deepEqual(
+          [
+            [0, 0],
+            [10, 10],
+            [20, 40],
+            [42, 42],
+            [60, 20],
+            [83, 83],
+          ].map(([r, c]) => newest[r * 84 + c]),
+          want.samples,
+        );
+        const n = (env.actionSpace("first_0") as Discrete).n;
+        const last = want.stacks[want.stacks.length - 1][0];
+        for (let t = 0; t < last; t++) {
+          const [o] = env.step({ first_0: Math.floor(t / 37) % n, second_0: Math.floor(t / 50) % n });
+          const mark = want.stacks.find(([step]) => step === t + 1);
+          if (mark) {
+            const f = frames(o.first_0);
+            assert.deepEqual([md5(f), sum(f)], [mark[1], mark[2]], `${envId} after step ${t + 1}`);
+            assert.deepEqual(frames(o.second_0), f, "both agents see the same frames");
+          }
         }
-      }
-    });
+      },
+    );
   }
 
   /** Hands each agent its own copy and has no `stepDeferred`: every wrapper above takes its plain per-agent path. */
@@ -466,83 +611,126 @@ describe("CleanRL's wrapper chain (notes 4.3)", () => {
       return [copies(obs), ...rest];
     }
   }
-  const copies = (obs: AgentDict<Uint8Array>) => Object.fromEntries(Object.entries(obs).map(([agent, o]) => [agent, o.slice()]));
+  const copies = (obs: AgentDict<Uint8Array>) =>
+    Object.fromEntries(Object.entries(obs).map(([agent, o]) => [agent, o.slice()]));
 
-  test("the fast paths (deferred frames, results shared by agents) step exactly like the plain composition, also when max_cycles ends an episode mid-skip", { skip: skipWithoutRom("pong") }, () => {
-    // max_cycles 9..12 end the third agent step after 1, 2, 3 or 4 of its frames.
-    for (const maxCycles of [9, 10, 11, 12]) {
-      const fast = chain("pong_v3", maxCycles);
-      const plain = chain("pong_v3", maxCycles, (env) => new SeparateCopies(env));
-      const seen: [Uint8Array, Uint8Array][] = [];
-      const same = (a: AgentDict<Uint8Array>, b: AgentDict<Uint8Array>, where: string) => {
-        assert.deepEqual(Object.keys(a), Object.keys(b), where);
-        for (const agent in a) {
-          assert.deepEqual(a[agent], b[agent], `${where} ${agent}`);
-          seen.push([a[agent], a[agent].slice()]);
+  test(
+    "the fast paths (deferred frames, results shared by agents) step exactly like the plain composition, also when max_cycles ends an episode mid-skip",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      // max_cycles 9..12 end the third agent step after 1, 2, 3 or 4 of its frames.
+      for (const maxCycles of [9, 10, 11, 12]) {
+        const fast = chain("pong_v3", maxCycles);
+        const plain = chain("pong_v3", maxCycles, (env) => new SeparateCopies(env));
+        const seen: [Uint8Array, Uint8Array][] = [];
+        const same = (a: AgentDict<Uint8Array>, b: AgentDict<Uint8Array>, where: string) => {
+          assert.deepEqual(Object.keys(a), Object.keys(b), where);
+          for (const agent in a) {
+            assert.deepEqual(a[agent], b[agent], `${where} ${agent}`);
+            seen.push([a[agent], a[agent].slice()]);
+          }
+        };
+        same(fast.reset({ seed: 3 })[0], plain.reset({ seed: 3 })[0], `max_cycles ${maxCycles} reset`);
+        for (let t = 0; t < 8; t++) {
+          const actions = { first_0: (t * 5) % 6, second_0: (t * 7 + 1) % 6 };
+          const [obsA, ...restA] = fast.step(actions);
+          const [obsB, ...restB] = plain.step(actions);
+          same(obsA, obsB, `max_cycles ${maxCycles} step ${t + 1}`);
+          assert.deepEqual(restA, restB);
+          if (restA[1].first_0 || restA[2].first_0) {
+            same(fast.reset()[0], plain.reset()[0], `max_cycles ${maxCycles} reset after step ${t + 1}`);
+          }
         }
-      };
-      same(fast.reset({ seed: 3 })[0], plain.reset({ seed: 3 })[0], `max_cycles ${maxCycles} reset`);
-      for (let t = 0; t < 8; t++) {
-        const actions = { first_0: (t * 5) % 6, second_0: (t * 7 + 1) % 6 };
-        const [obsA, ...restA] = fast.step(actions);
-        const [obsB, ...restB] = plain.step(actions);
-        same(obsA, obsB, `max_cycles ${maxCycles} step ${t + 1}`);
-        assert.deepEqual(restA, restB);
-        if (restA[1].first_0 || restA[2].first_0) {
-          same(fast.reset()[0], plain.reset()[0], `max_cycles ${maxCycles} reset after step ${t + 1}`);
-        }
+        // Nothing the fast chain returned was written to afterwards.
+        for (const [array, copy] of seen) assert.deepEqual(array, copy);
       }
-      // Nothing the fast chain returned was written to afterwards.
-      for (const [array, copy] of seen) assert.deepEqual(array, copy);
-    }
-  });
+    },
+  );
 
-  test("pettingzoo_env_to_vec_env + concat_vec_envs + RecordEpisodeStatistics: slots 2c/2c+1, per-agent episodes, autoreset", { skip: skipWithoutRom("pong") }, () => {
-    // max_cycles 40 truncates every game at agent step 10.
-    const envs = new ss.RecordEpisodeStatistics(new ss.ConcatVecEnv(new SyncVectorEnv([0, 1].map(() => () => ss.pettingzooEnvToVecEnv(chain("pong_v3", 40))))));
-    assert.equal(envs.numEnvs, 4);
-    assert.deepEqual([...envs.singleObservationSpace.shape], [84, 84, 6]);
-    assert.equal(envs.singleActionSpace.n, 6);
-    const [obs] = envs.reset({ seed: 5 });
-    const slot = (o: Uint8Array, i: number) => o.subarray(i * 84 * 84 * 6, (i + 1) * 84 * 84 * 6);
-    assert.deepEqual([slot(obs, 0)[4], slot(obs, 0)[5], slot(obs, 1)[4], slot(obs, 1)[5], slot(obs, 2)[4], slot(obs, 3)[5]], [1, 0, 0, 1, 1, 1]);
-    let last: ss.SlotStepResult | null = null;
-    for (let t = 0; t < 10; t++) last = envs.step(new Int32Array(4));
-    const [nextObs, , terminations, truncations, infos] = last!;
-    assert.deepEqual([...terminations], [0, 0, 0, 0]);
-    assert.deepEqual([...truncations], [1, 1, 1, 1]);
-    for (const info of infos) assert.equal((info.episode as ss.SlotEpisode).l, 10);
-    // The game was reset at once: the returned observation is a fresh stack (three zero frames, then the reset
-    // frame); the episode's last observation, a full stack, is in the info.
-    const fresh = frames(slot(nextObs, 0));
-    assert.ok(fresh.every((v, i) => i % 4 === 3 || v === 0));
-    const terminal = frames(infos[0].terminal_observation as Uint8Array);
-    assert.ok(terminal.some((v, i) => i % 4 === 0 && v !== 0));
-    envs.close();
-  });
+  test(
+    "pettingzoo_env_to_vec_env + concat_vec_envs + RecordEpisodeStatistics: slots 2c/2c+1, per-agent episodes, autoreset",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      // max_cycles 40 truncates every game at agent step 10.
+      const envs = new ss.RecordEpisodeStatistics(
+        new ss.ConcatVecEnv(new SyncVectorEnv([0, 1].map(() => () => ss.pettingzooEnvToVecEnv(chain("pong_v3", 40))))),
+      );
+      assert.equal(envs.numEnvs, 4);
+      assert.deepEqual([...envs.singleObservationSpace.shape], [84, 84, 6]);
+      assert.equal(envs.singleActionSpace.n, 6);
+      const [obs] = envs.reset({ seed: 5 });
+      const slot = (o: Uint8Array, i: number) => o.subarray(i * 84 * 84 * 6, (i + 1) * 84 * 84 * 6);
+      assert.deepEqual(
+        [slot(obs, 0)[4], slot(obs, 0)[5], slot(obs, 1)[4], slot(obs, 1)[5], slot(obs, 2)[4], slot(obs, 3)[5]],
+        [1, 0, 0, 1, 1, 1],
+      );
+      let last: ss.SlotStepResult | null = null;
+      for (let t = 0; t < 10; t++) last = envs.step(new Int32Array(4));
+      const [nextObs, , terminations, truncations, infos] = last!;
+      assert.deepEqual([...terminations], [0, 0, 0, 0]);
+      assert.deepEqual([...truncations], [1, 1, 1, 1]);
+      for (const info of infos) assert.equal((info.episode as ss.SlotEpisode).l, 10);
+      // The game was reset at once: the returned observation is a fresh stack (three zero frames, then the reset
+      // frame); the episode's last observation, a full stack, is in the info.
+      const fresh = frames(slot(nextObs, 0));
+      assert.ok(fresh.every((v, i) => i % 4 === 3 || v === 0));
+      const terminal = frames(infos[0].terminal_observation as Uint8Array);
+      assert.ok(terminal.some((v, i) => i % 4 === 0 && v !== 0));
+      envs.close();
+    },
+  );
 });
 
 describe("ppo_pettingzoo_ma_atari.ts", () => {
   const run = (args: string[], cwd: string) =>
     // PPO_TS_WASM_THREADS=1: the single-thread WASM module, whose start-up is ~1.5 CPU s cheaper than the threaded
     // one's 8 pthread workers; this run checks the game workers and the logging, not the backend's threads.
-    spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_pettingzoo_ma_atari.ts"), ...args], { cwd, encoding: "utf8", timeout: 240_000, env: { ...process.env, ALE_ROMS_DIR: "", PPO_TS_WASM_THREADS: "1" } });
+    spawnSync(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_pettingzoo_ma_atari.ts"), ...args],
+      { cwd, encoding: "utf8", timeout: 240_000, env: { ...process.env, ALE_ROMS_DIR: "", PPO_TS_WASM_THREADS: "1" } },
+    );
 
-  test("trains through game workers and logs the PPO metrics (quadrapong_v4: 4 agents, 8 input channels)", { skip: skipWithoutRom("pong") }, () => {
-    const cwd = mkdtempSync(join(tmpdir(), "ppo-pz-test-"));
-    try {
-      const result = run(["--env-id", "quadrapong_v4", "--rom-dir", ROM_DIR, "--num-envs", "4", "--num-steps", "8", "--total-timesteps", "32", "--num-minibatches", "2", "--update-epochs", "1"], cwd);
-      assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, /SPS: \d+/);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
+  test(
+    "trains through game workers and logs the PPO metrics (quadrapong_v4: 4 agents, 8 input channels)",
+    { skip: skipWithoutRom("pong") },
+    () => {
+      const cwd = mkdtempSync(join(tmpdir(), "ppo-pz-test-"));
+      try {
+        const result = run(
+          [
+            "--env-id",
+            "quadrapong_v4",
+            "--rom-dir",
+            ROM_DIR,
+            "--num-envs",
+            "4",
+            "--num-steps",
+            "8",
+            "--total-timesteps",
+            "32",
+            "--num-minibatches",
+            "2",
+            "--update-epochs",
+            "1",
+          ],
+          cwd,
+        );
+        assert.equal(result.status, 0, result.stderr);
+        assert.match(result.stdout, /SPS: \d+/);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
 
   // In-process, without the workplace's ROMs (as in `run`).
   test("stops with one clear line when the ROM is missing or the env is unknown", async () => {
     const noRoms = { ALE_ROMS_DIR: "" };
-    assert.match(await usageErrorLine(main, ["--env-id", "joust_v3", "--rom-dir", join(tmpdir(), "no-roms-here")], noRoms), /error: ROM for "joust" not found\./);
+    assert.match(
+      await usageErrorLine(main, ["--env-id", "joust_v3", "--rom-dir", join(tmpdir(), "no-roms-here")], noRoms),
+      /error: ROM for "joust" not found\./,
+    );
     assert.match(await usageErrorLine(main, ["--env-id", "chess_v6"], noRoms), /error: unknown --env-id chess_v6/);
   });
 });

@@ -15,7 +15,8 @@ import { Agent, computeGae, explainedVariance, main, ppoLoss, updateStep } from 
 import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
+const close = (actual: number, expected: number, tol = 1e-5) =>
+  assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
   // One WASM thread, as ppo.ts itself asks for: the threaded module's start-up (8 pthread workers) buys nothing here.
@@ -28,7 +29,15 @@ test("GAE matches a hand-computed two-env rollout with an episode boundary in th
   const rewards = Float32Array.of(1, 0, 1, 0, 1, 2);
   const values = Float32Array.of(0.5, 0, 0.6, 0, 0.7, 0);
   const dones = Float32Array.of(0, 0, 0, 0, 1, 0);
-  const { advantages, returns } = computeGae(rewards, values, dones, Float32Array.of(0.8, 1), Float32Array.of(0, 0), 0.9, 0.8);
+  const { advantages, returns } = computeGae(
+    rewards,
+    values,
+    dones,
+    Float32Array.of(0.8, 1),
+    Float32Array.of(0, 0),
+    0.9,
+    0.8,
+  );
   const a2 = 1 + 0.9 * 0.8 - 0.7; // 1.02
   const a1 = 1 - 0.6; // no bootstrap across the boundary: 0.4
   const a0 = 1 + 0.9 * 0.6 - 0.5 + 0.9 * 0.8 * a1; // 1.328
@@ -40,7 +49,15 @@ test("GAE matches a hand-computed two-env rollout with an episode boundary in th
 });
 
 test("GAE does not bootstrap past the rollout when the next observation starts a new episode", () => {
-  const { advantages } = computeGae(Float32Array.of(1), Float32Array.of(0.25), Float32Array.of(0), Float32Array.of(100), Float32Array.of(1), 0.99, 0.95);
+  const { advantages } = computeGae(
+    Float32Array.of(1),
+    Float32Array.of(0.25),
+    Float32Array.of(0),
+    Float32Array.of(100),
+    Float32Array.of(1),
+    0.99,
+    0.95,
+  );
   close(advantages[0], 1 - 0.25);
 });
 
@@ -54,13 +71,24 @@ test("explained variance is 1 for a perfect critic, 0 for a constant one, NaN fo
 /** An agent whose outputs ignore the observation: logits = actor's last bias, value = critic's last bias. */
 function constantAgent(logits: number[], value: number): Agent {
   const agent = new Agent(3, logits.length, new RandomGenerator(0));
-  for (const layers of [agent.actor, agent.critic]) for (const l of layers) tf.tidy(() => { l.weight.assign(tf.zerosLike(l.weight)); l.bias.assign(tf.zerosLike(l.bias)); });
+  for (const layers of [agent.actor, agent.critic])
+    for (const l of layers)
+      tf.tidy(() => {
+        l.weight.assign(tf.zerosLike(l.weight));
+        l.bias.assign(tf.zerosLike(l.bias));
+      });
   tf.tidy(() => agent.actor[2].bias.assign(tf.tensor1d(logits)));
   tf.tidy(() => agent.critic[2].bias.assign(tf.tensor1d([value])));
   return agent;
 }
 
-function minibatch(oldLogprobs: number[], advantages: number[], returns: number[], values: number[], actions: number[]) {
+function minibatch(
+  oldLogprobs: number[],
+  advantages: number[],
+  returns: number[],
+  values: number[],
+  actions: number[],
+) {
   return {
     obs: tf.randomNormal([actions.length, 3]) as tf.Tensor2D,
     actions: tf.tensor1d(actions, "int32"),
@@ -78,7 +106,13 @@ test("PPO loss terms match hand-computed values (clipped surrogate, clipped valu
   const agent = constantAgent([0, Math.log(3)], 0.5);
   const logratio = [0.5, -0.1];
   const newLogprob = [Math.log(0.25), Math.log(0.75)];
-  const mb = minibatch(newLogprob.map((l, i) => l - logratio[i]), [1, -2], [1, 0], [0.2, 0.6], [0, 1]);
+  const mb = minibatch(
+    newLogprob.map((l, i) => l - logratio[i]),
+    [1, -2],
+    [1, 0],
+    [0.2, 0.6],
+    [0, 1],
+  );
   const t = tf.tidy(() => {
     const terms = ppoLoss(agent, mb, LOSS_ARGS);
     return Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, v.dataSync()[0]]));
@@ -105,7 +139,13 @@ test("advantage normalization uses the unbiased standard deviation, like torch's
   const mean = 3;
   const unbiasedStd = Math.sqrt(((1 - mean) ** 2 + (2 - mean) ** 2 + 0 + (6 - mean) ** 2) / 3);
   const oldLogprob = Math.log(0.5) - 0.5;
-  const mb = minibatch([oldLogprob, oldLogprob, oldLogprob, oldLogprob], advantages, [0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 1]);
+  const mb = minibatch(
+    [oldLogprob, oldLogprob, oldLogprob, oldLogprob],
+    advantages,
+    [0, 0, 0, 0],
+    [0, 0, 0, 0],
+    [0, 1, 0, 1],
+  );
   const pgLoss = tf.tidy(() => ppoLoss(agent, mb, { ...LOSS_ARGS, normAdv: true }).pgLoss.dataSync()[0]);
   const ratio = Math.exp(0.5);
   const normalized = advantages.map((a) => (a - mean) / (unbiasedStd + 1e-8));
@@ -134,7 +174,10 @@ test("an update step moves the weights and leaks no tensors", () => {
   agent.sampleActionAndValue(new Float32Array(12), new RandomGenerator(2));
   assert.equal(tf.memory().numTensors, count);
   const after = agent.parameters().map((p) => Array.from(p.dataSync()));
-  assert.ok(after.some((p, i) => p.some((v, j) => v !== before[i][j])), "no weight changed");
+  assert.ok(
+    after.some((p, i) => p.some((v, j) => v !== before[i][j])),
+    "no weight changed",
+  );
   optimizer.dispose();
 });
 
@@ -157,7 +200,11 @@ test("sampled actions follow the policy's probabilities and report their log-pro
 
 function runScript(args: string[], cwd: string) {
   // tsx is resolved here, not from `cwd`: the runs happen in a temp dir so their runs/ folders don't litter the repo.
-  return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo.ts"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+  return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo.ts"), ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
 }
 
 let workDir = "";
@@ -167,7 +214,22 @@ before(() => {
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
 test("a short training run logs every CleanRL metric to TensorBoard, saves the agent and evaluates it", () => {
-  const run = runScript(["--total-timesteps", "2048", "--num-envs", "2", "--num-steps", "256", "--save-model", "--eval-episodes", "2", "--seed", "3"], workDir);
+  const run = runScript(
+    [
+      "--total-timesteps",
+      "2048",
+      "--num-envs",
+      "2",
+      "--num-steps",
+      "256",
+      "--save-model",
+      "--eval-episodes",
+      "2",
+      "--seed",
+      "3",
+    ],
+    workDir,
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /backend: /);
   assert.match(run.stdout, /global_step=\d+, episodic_return=/);
@@ -179,7 +241,20 @@ test("a short training run logs every CleanRL metric to TensorBoard, saves the a
   const eventFile = files.find((f) => f.startsWith("events.out.tfevents."));
   assert.ok(eventFile, `no event file in ${files}`);
   const tags = new Set(readEventFile(join(workDir, "runs", runDir, eventFile)).map((e) => e.tag));
-  for (const tag of ["charts/episodic_return", "charts/episodic_length", "charts/SPS", "charts/learning_rate", "losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance", "eval/episodic_return"]) {
+  for (const tag of [
+    "charts/episodic_return",
+    "charts/episodic_length",
+    "charts/SPS",
+    "charts/learning_rate",
+    "losses/value_loss",
+    "losses/policy_loss",
+    "losses/entropy",
+    "losses/old_approx_kl",
+    "losses/approx_kl",
+    "losses/clipfrac",
+    "losses/explained_variance",
+    "eval/episodic_return",
+  ]) {
     assert.ok(tags.has(tag), `missing ${tag}`);
   }
   const model = join(workDir, "runs", runDir, "ppo.safetensors");
@@ -203,7 +278,18 @@ test("the script exits 2 with one clear line for an unknown flag, a bad value or
 test("--help lists every flag with its default", () => {
   const run = runScript(["--help"], workDir);
   assert.equal(run.status, 0);
-  for (const flag of ["--env-id STR", "--total-timesteps INT", "--learning-rate FLOAT", "--anneal-lr, --no-anneal-lr", "--target-kl FLOAT", "--track, --no-track", "--wandb-project-name STR", "--capture-video", "--save-model", "(default: 500000)"]) {
+  for (const flag of [
+    "--env-id STR",
+    "--total-timesteps INT",
+    "--learning-rate FLOAT",
+    "--anneal-lr, --no-anneal-lr",
+    "--target-kl FLOAT",
+    "--track, --no-track",
+    "--wandb-project-name STR",
+    "--capture-video",
+    "--save-model",
+    "(default: 500000)",
+  ]) {
     assert.ok(run.stdout.includes(flag), `--help lacks ${flag}`);
   }
 });

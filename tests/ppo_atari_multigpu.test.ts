@@ -36,7 +36,10 @@ if (!role) {
 
 /** Runs this file as a child in `childRole` with extra env vars; resolves with its exit code and stderr. */
 function child(childRole: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const c = spawn(process.execPath, ["--import", TSX, SELF], { env: { ...process.env, MULTIGPU_TEST_ROLE: childRole, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const c = spawn(process.execPath, ["--import", TSX, SELF], {
+    env: { ...process.env, MULTIGPU_TEST_ROLE: childRole, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   c.stderr.on("data", (d) => (stderr += d));
   return new Promise((resolve) => c.on("close", (code) => resolve({ code, stderr })));
@@ -74,7 +77,12 @@ it("one update with world size 2 on two minibatches of m equals one update with 
   const p = (name: string) => readParams(join(workDir, `${name}.bin`));
   let before = p("init");
   for (const step of ["sgd", "adam"]) {
-    const [rank0, rank1, single, firstHalfOnly] = [`${step}_ws2_r0`, `${step}_ws2_r1`, `${step}_ws1_all`, `${step}_ws1_half`].map(p);
+    const [rank0, rank1, single, firstHalfOnly] = [
+      `${step}_ws2_r0`,
+      `${step}_ws2_r1`,
+      `${step}_ws1_all`,
+      `${step}_ws1_half`,
+    ].map(p);
     assert.equal(maxAbsDiff(rank0, rank1), 0, `${step}: the two ranks' weights differ after the update`);
     assert.ok(maxAbsDiff(rank0, single) < 1e-5, `${step}: world size 2 vs 1 differ by ${maxAbsDiff(rank0, single)}`);
     // The comparison can fail: the update moved the weights, and half the data alone gives a different update.
@@ -91,35 +99,93 @@ function eventTags(runDir: string): Set<string> {
 
 it("2 ranks under torchrun train MemoryCue with identical weights throughout, only rank 0 logging", () => {
   const cwd = mkdtempSync(join(workDir, "torchrun-"));
-  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "envs/torchrun.ts"), "--standalone", "--nnodes=1", "--nproc-per-node=2", join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "128", "--debug-sync"], { cwd, encoding: "utf8", timeout: 180_000 });
+  const run = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      TSX,
+      join(ROOT, "envs/torchrun.ts"),
+      "--standalone",
+      "--nnodes=1",
+      "--nproc-per-node=2",
+      join(ROOT, "ppo_atari_multigpu.ts"),
+      "--env-id",
+      "MemoryCue-v0",
+      ...TINY,
+      "--total-timesteps",
+      "128",
+      "--debug-sync",
+    ],
+    { cwd, encoding: "utf8", timeout: 180_000 },
+  );
   assert.equal(run.status, 0, run.stderr);
   // 2 ranks x 2 envs x 16 steps = 64 steps per iteration: 2 iterations, each followed by a checksum comparison.
-  for (const when of ["after init", "after update 1", "after update 2"]) assert.match(run.stdout, new RegExp(`^\\[rank0\\]: debug-sync: ${when}, parameter checksum 0x[0-9a-f]{8} on all 2 ranks$`, "m"));
+  for (const when of ["after init", "after update 1", "after update 2"])
+    assert.match(
+      run.stdout,
+      new RegExp(`^\\[rank0\\]: debug-sync: ${when}, parameter checksum 0x[0-9a-f]{8} on all 2 ranks$`, "m"),
+    );
   assert.match(run.stdout, /^\[rank0\]: SPS: \d+ {2}step [\d,]+\/[\d,]+ \(/m);
   assert.match(run.stdout, /^\[rank0\]: global_step=\d+, episodic_return=-?1$/m);
   assert.doesNotMatch(run.stdout, /^\[rank1\]: (SPS|global_step|debug-sync)/m);
   const runs = readdirSync(join(cwd, "runs"));
   assert.equal(runs.length, 1, `expected one run directory (rank 0's), got ${runs}`);
   const tags = eventTags(join(cwd, "runs", runs[0]));
-  for (const tag of ["charts/episodic_return", "charts/SPS", "losses/value_loss", "losses/approx_kl", "losses/explained_variance"]) assert.ok(tags.has(tag), `missing ${tag}`);
+  for (const tag of [
+    "charts/episodic_return",
+    "charts/SPS",
+    "losses/value_loss",
+    "losses/approx_kl",
+    "losses/explained_variance",
+  ])
+    assert.ok(tags.has(tag), `missing ${tag}`);
 });
 
 it("run directly it is world size 1 and still trains, saves and evaluates like ppo_atari.ts", () => {
   const cwd = mkdtempSync(join(workDir, "direct-"));
   // PPO_TS_WASM_THREADS=1: the single-thread WASM module, whose start-up is ~1.5 CPU s cheaper than the threaded one's
   // 8 pthread workers; this run checks world size 1, saving and evaluation, not the backend's threads.
-  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", ...TINY, "--total-timesteps", "64", "--debug-sync", "--target-kl", "0.01", "--save-model", "--eval-episodes", "1"], { cwd, encoding: "utf8", timeout: 180_000, env: { ...process.env, PPO_TS_WASM_THREADS: "1" } });
+  const run = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      TSX,
+      join(ROOT, "ppo_atari_multigpu.ts"),
+      "--env-id",
+      "MemoryCue-v0",
+      ...TINY,
+      "--total-timesteps",
+      "64",
+      "--debug-sync",
+      "--target-kl",
+      "0.01",
+      "--save-model",
+      "--eval-episodes",
+      "1",
+    ],
+    { cwd, encoding: "utf8", timeout: 180_000, env: { ...process.env, PPO_TS_WASM_THREADS: "1" } },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /note: not using distributed mode/);
   assert.match(run.stdout, /debug-sync: after update 2, parameter checksum 0x[0-9a-f]{8} on all 1 ranks/);
-  assert.match(run.stdout, /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.safetensors/);
+  assert.match(
+    run.stdout,
+    /model saved to runs\/MemoryCue-v0__ppo_atari_multigpu__1__\d+\/ppo_atari_multigpu\.safetensors/,
+  );
   assert.match(run.stdout, /eval_episode=0, episodic_return=-?1/);
 });
 
 it("refuses a --device-ids list that does not match the local ranks", () => {
-  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", "--device-ids", "0,1"], { cwd: workDir, encoding: "utf8", timeout: 60_000, env: { ...process.env, LOCAL_WORLD_SIZE: "1" } });
+  const run = spawnSync(
+    process.execPath,
+    ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), "--env-id", "MemoryCue-v0", "--device-ids", "0,1"],
+    { cwd: workDir, encoding: "utf8", timeout: 60_000, env: { ...process.env, LOCAL_WORLD_SIZE: "1" } },
+  );
   assert.equal(run.status, 2);
-  assert.match(run.stderr, /^error: you must specify the same number of --device-ids \(2\) as --nproc-per-node \(1\)$/m);
+  assert.match(
+    run.stderr,
+    /^error: you must specify the same number of --device-ids \(2\) as --nproc-per-node \(1\)$/m,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -159,7 +225,15 @@ async function identityChild(): Promise<void> {
     returns: tf.tensor1d(returns.subarray(from, to)),
     values: tf.tensor1d(values.subarray(from, to)),
   });
-  const args: LossArgs & { maxGradNorm: number; worldSize: number } = { clipCoef: 0.1, normAdv: false, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5, worldSize };
+  const args: LossArgs & { maxGradNorm: number; worldSize: number } = {
+    clipCoef: 0.1,
+    normAdv: false,
+    clipVloss: true,
+    entCoef: 0.01,
+    vfCoef: 0.5,
+    maxGradNorm: 0.5,
+    worldSize,
+  };
   const updates = async (from: number, to: number, tag: string) => {
     const mb = minibatch(from, to);
     await updateStep(agent, tf.train.sgd(0.1), mb, { ...args, maxGradNorm: Infinity });

@@ -16,7 +16,8 @@ import { Agent, main, updateStep } from "../ppo_continuous_action.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const close = (actual: number, expected: number, tol = 1e-5) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
+const close = (actual: number, expected: number, tol = 1e-5) =>
+  assert.ok(Math.abs(actual - expected) <= tol, `${actual} != ${expected}`);
 
 before(async () => {
   // One WASM thread, as ppo_continuous_action.ts itself asks for: the threaded module's start-up (8 pthread
@@ -27,7 +28,12 @@ before(async () => {
 /** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
 function constantAgent(mean: number[], logstd: number[], value: number): Agent {
   const agent = new Agent(3, mean.length, new RandomGenerator(0));
-  for (const layers of [agent.actorMean, agent.critic]) for (const l of layers) tf.tidy(() => { l.weight.assign(tf.zerosLike(l.weight)); l.bias.assign(tf.zerosLike(l.bias)); });
+  for (const layers of [agent.actorMean, agent.critic])
+    for (const l of layers)
+      tf.tidy(() => {
+        l.weight.assign(tf.zerosLike(l.weight));
+        l.bias.assign(tf.zerosLike(l.bias));
+      });
   tf.tidy(() => agent.actorMean[2].bias.assign(tf.tensor1d(mean)));
   tf.tidy(() => agent.actorLogstd.assign(tf.tensor2d([logstd])));
   tf.tidy(() => agent.critic[2].bias.assign(tf.tensor1d([value])));
@@ -40,7 +46,8 @@ test("the Gaussian policy's log-probability and entropy match the normal density
     const out = agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[1.5, 0]]));
     return [out.logprob.dataSync()[0], out.entropy.dataSync()[0], out.value.dataSync()[0]];
   });
-  const logNormal = (x: number, mu: number, sigma: number) => -((x - mu) ** 2) / (2 * sigma ** 2) - Math.log(sigma * Math.sqrt(2 * Math.PI));
+  const logNormal = (x: number, mu: number, sigma: number) =>
+    -((x - mu) ** 2) / (2 * sigma ** 2) - Math.log(sigma * Math.sqrt(2 * Math.PI));
   close(logprob, logNormal(1.5, 0.5, 2) + logNormal(0, -1, 1));
   close(entropy, 0.5 * Math.log(2 * Math.PI * Math.E * 4) + 0.5 * Math.log(2 * Math.PI * Math.E));
   close(value, 0.25);
@@ -60,7 +67,12 @@ test("sampled actions have the policy's mean and std, and the log-probability th
       samples[0].push(action[2 * j]);
       samples[1].push(action[2 * j + 1]);
       if (i + j < 5) {
-        const expected = tf.tidy(() => agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[2 * j], action[2 * j + 1]]])).logprob.dataSync()[0]);
+        const expected = tf.tidy(
+          () =>
+            agent
+              .getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[2 * j], action[2 * j + 1]]]))
+              .logprob.dataSync()[0],
+        );
         close(logprob[j], expected, 1e-4);
         checked++;
       }
@@ -97,7 +109,10 @@ test("an update step trains the log-std too and leaks no tensors", () => {
     tf.dispose(mb);
   }
   assert.equal(tf.memory().numTensors, count);
-  assert.ok(Array.from(agent.actorLogstd.dataSync()).some((v) => v !== 0), "log-std did not move (entropy bonus pushes it)");
+  assert.ok(
+    Array.from(agent.actorLogstd.dataSync()).some((v) => v !== 0),
+    "log-std did not move (entropy bonus pushes it)",
+  );
   optimizer.dispose();
 });
 
@@ -108,11 +123,29 @@ before(() => {
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
 function runScript(args: string[]) {
-  return spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_continuous_action.ts"), ...args], { cwd: workDir, encoding: "utf8", timeout: 120_000 });
+  return spawnSync(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_continuous_action.ts"), ...args],
+    { cwd: workDir, encoding: "utf8", timeout: 120_000 },
+  );
 }
 
 test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries the observation statistics to evaluation", () => {
-  const run = runScript(["--env-id", "Pendulum-v1", "--total-timesteps", "1024", "--num-steps", "512", "--num-minibatches", "4", "--update-epochs", "2", "--save-model", "--eval-episodes", "1"]);
+  const run = runScript([
+    "--env-id",
+    "Pendulum-v1",
+    "--total-timesteps",
+    "1024",
+    "--num-steps",
+    "512",
+    "--num-minibatches",
+    "4",
+    "--update-epochs",
+    "2",
+    "--save-model",
+    "--eval-episodes",
+    "1",
+  ]);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /global_step=\d+, episodic_return=-\d/);
   assert.match(run.stdout, /eval_episode=0, episodic_return=/);
@@ -120,9 +153,19 @@ test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries th
   const dir = join(workDir, "runs", runDir);
   const eventFile = readdirSync(dir).find((f) => f.startsWith("events.out.tfevents."))!;
   const tags = new Set(readEventFile(join(dir, eventFile)).map((e) => e.tag));
-  for (const tag of ["charts/episodic_return", "charts/SPS", "losses/value_loss", "losses/approx_kl", "losses/explained_variance", "eval/episodic_return"]) assert.ok(tags.has(tag), `missing ${tag}`);
+  for (const tag of [
+    "charts/episodic_return",
+    "charts/SPS",
+    "losses/value_loss",
+    "losses/approx_kl",
+    "losses/explained_variance",
+    "eval/episodic_return",
+  ])
+    assert.ok(tags.has(tag), `missing ${tag}`);
   const model = join(dir, "ppo_continuous_action.safetensors");
-  const { obsRms } = JSON.parse(deserialize(readFileSync(model)).metadata.extra) as { obsRms: { count: number; mean: number[] }[] };
+  const { obsRms } = JSON.parse(deserialize(readFileSync(model)).metadata.extra) as {
+    obsRms: { count: number; mean: number[] }[];
+  };
   // 1024 observed steps (plus resets) went into the running mean: the saved count says so.
   assert.ok(obsRms[0].count > 1024, `obsRms.count = ${obsRms[0].count}`);
   assert.equal(obsRms[0].mean.length, 3);

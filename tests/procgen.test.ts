@@ -22,9 +22,10 @@ import { checkEnv } from "../envs/env_checker.ts";
 
 const MONO = { useMonochromeAssets: true } as const;
 /** procgen's images, when this machine has them (CI: ../shared/procgen_assets); never shipped with the project. */
-const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, fileURLToPath(new URL("../../shared/procgen_assets", import.meta.url))].find(
-  (d) => d && existsSync(`${d}/misc_assets/playerShip2_blue.png`),
-);
+const ASSETS_DIR = [
+  process.env.PROCGEN_ASSETS_DIR,
+  fileURLToPath(new URL("../../shared/procgen_assets", import.meta.url)),
+].find((d) => d && existsSync(`${d}/misc_assets/playerShip2_blue.png`));
 const NO_ASSETS = ASSETS_DIR ? false : "procgen images not found (set PROCGEN_ASSETS_DIR)";
 const BENCHMARK_GAMES = ["starpilot", "bossfight", "bigfish"] as const;
 
@@ -76,7 +77,8 @@ for (const name of BENCHMARK_GAMES) {
     const b = levelOf(name, 12345);
     const c = levelOf(name, 54321);
     assert.equal(sha(a.frame), sha(b.frame));
-    const layout = (g: typeof a.game) => JSON.stringify(g.entities.map((e) => [e.type, e.x, e.y, e.rx, e.ry, e.imageTheme]));
+    const layout = (g: typeof a.game) =>
+      JSON.stringify(g.entities.map((e) => [e.type, e.x, e.y, e.rx, e.ry, e.imageTheme]));
     assert.equal(layout(a.game), layout(b.game));
     assert.notEqual(layout(a.game) + a.game.backgroundIndex, layout(c.game) + c.game.backgroundIndex);
     assert.notEqual(sha(a.frame), sha(c.frame));
@@ -228,7 +230,15 @@ test("ProcgenEnv resets inside the step: new level's first frame, the terminal r
 });
 
 test("num_levels and start_level bound the level seeds", () => {
-  const env = new ProcgenEnv({ numEnvs: 4, envName: "starpilot", numLevels: 3, startLevel: 100, distributionMode: "easy", randSeed: 1, ...MONO });
+  const env = new ProcgenEnv({
+    numEnvs: 4,
+    envName: "starpilot",
+    numLevels: 3,
+    startLevel: 100,
+    distributionMode: "easy",
+    randSeed: 1,
+    ...MONO,
+  });
   for (let t = 0; t < 50; t++) {
     for (const g of env.games) g.stepData.done = false;
     env.games.forEach((g) => (g.entities = [g.agent, new Entity(g.agent.x, g.agent.y, 0, 0, 0.4, 0.4, 2)]));
@@ -241,13 +251,18 @@ test("num_levels and start_level bound the level seeds", () => {
 test("monochrome rendering without assets: black background, the agent a solid rectangle of its (type, theme) colour", () => {
   const { game, frame } = levelOf("bigfish", 77);
   const [r, g, b] = monochromeColor(0, game.agent.imageTheme);
-  const px = (x: number, y: number) => [frame[(y * RES + x) * 3], frame[(y * RES + x) * 3 + 1], frame[(y * RES + x) * 3 + 2]];
+  const px = (x: number, y: number) => [
+    frame[(y * RES + x) * 3],
+    frame[(y * RES + x) * 3 + 1],
+    frame[(y * RES + x) * 3 + 2],
+  ];
   // BigFish shows the whole 20x20 world: 3.2 pixels per unit, y flipped.
   const ax = Math.floor(game.agent.x * 3.2);
   const ay = Math.floor((20 - game.agent.y) * 3.2);
   assert.deepEqual(px(ax, ay), [r, g, b]);
   const counts = new Map<string, number>();
-  for (let i = 0; i < RES * RES; i++) counts.set(px(i % RES, Math.floor(i / RES)).join(), (counts.get(px(i % RES, Math.floor(i / RES)).join()) ?? 0) + 1);
+  for (let i = 0; i < RES * RES; i++)
+    counts.set(px(i % RES, Math.floor(i / RES)).join(), (counts.get(px(i % RES, Math.floor(i / RES)).join()) ?? 0) + 1);
   assert.ok((counts.get("0,0,0") ?? 0) > RES * RES * 0.5, "mostly black background");
 });
 
@@ -255,35 +270,48 @@ test("the Gymnasium ids procgen-{game}-v0 pass the env checker (monochrome, no i
   const ids = gym.registeredIds().filter((id) => id.startsWith("procgen-"));
   for (const g of BENCHMARK_GAMES) assert.ok(ids.includes(`procgen-${g}-v0`), `registered: ${ids.join(", ")}`);
   for (const id of ids) {
-    assert.doesNotThrow(() => checkEnv(gym.make(id, { useMonochromeAssets: true, distributionMode: "easy" }), { onWarning: () => {} }), id);
-    assert.doesNotThrow(() => checkEnv(gym.make(id, { useMonochromeAssets: true, renderMode: "rgb_array" }), { onWarning: () => {} }), id);
+    assert.doesNotThrow(
+      () => checkEnv(gym.make(id, { useMonochromeAssets: true, distributionMode: "easy" }), { onWarning: () => {} }),
+      id,
+    );
+    assert.doesNotThrow(
+      () => checkEnv(gym.make(id, { useMonochromeAssets: true, renderMode: "rgb_array" }), { onWarning: () => {} }),
+      id,
+    );
   }
 });
 
-test("with procgen's images: same seed, same frame; sprites and backgrounds differ from monochrome", { skip: NO_ASSETS }, () => {
-  const images = imageLoader(ASSETS_DIR!);
-  for (const name of BENCHMARK_GAMES) {
-    const frameOf = (opts: { images: typeof images; useMonochromeAssets?: boolean }) => {
-      const game = makeGame(name, { distributionMode: EASY_MODE, ...opts });
-      game.seedLevels(0, 31, 32);
-      game.reset();
-      for (let t = 0; t < 30; t++) game.step(t % 15);
-      const frame = new Uint8Array(OBS_SIZE);
-      game.observe(frame);
-      return frame;
-    };
-    const a = frameOf({ images });
-    assert.equal(sha(a), sha(frameOf({ images })), name);
-    assert.notEqual(sha(a), sha(frameOf({ images, useMonochromeAssets: true })), name);
-    // A background image fills the frame: hardly any pure black pixels, unlike monochrome without backgrounds.
-    let black = 0;
-    for (let i = 0; i < OBS_SIZE; i += 3) if (a[i] + a[i + 1] + a[i + 2] === 0) black++;
-    assert.ok(black < RES * RES * 0.5, `${name}: ${black} black pixels`);
-  }
-  for (const name of BENCHMARK_GAMES) {
-    assert.doesNotThrow(() => checkEnv(gym.make(`procgen-${name}-v0`, { assetsDir: ASSETS_DIR }), { onWarning: () => {} }), name);
-  }
-});
+test(
+  "with procgen's images: same seed, same frame; sprites and backgrounds differ from monochrome",
+  { skip: NO_ASSETS },
+  () => {
+    const images = imageLoader(ASSETS_DIR!);
+    for (const name of BENCHMARK_GAMES) {
+      const frameOf = (opts: { images: typeof images; useMonochromeAssets?: boolean }) => {
+        const game = makeGame(name, { distributionMode: EASY_MODE, ...opts });
+        game.seedLevels(0, 31, 32);
+        game.reset();
+        for (let t = 0; t < 30; t++) game.step(t % 15);
+        const frame = new Uint8Array(OBS_SIZE);
+        game.observe(frame);
+        return frame;
+      };
+      const a = frameOf({ images });
+      assert.equal(sha(a), sha(frameOf({ images })), name);
+      assert.notEqual(sha(a), sha(frameOf({ images, useMonochromeAssets: true })), name);
+      // A background image fills the frame: hardly any pure black pixels, unlike monochrome without backgrounds.
+      let black = 0;
+      for (let i = 0; i < OBS_SIZE; i += 3) if (a[i] + a[i + 1] + a[i + 2] === 0) black++;
+      assert.ok(black < RES * RES * 0.5, `${name}: ${black} black pixels`);
+    }
+    for (const name of BENCHMARK_GAMES) {
+      assert.doesNotThrow(
+        () => checkEnv(gym.make(`procgen-${name}-v0`, { assetsDir: ASSETS_DIR }), { onWarning: () => {} }),
+        name,
+      );
+    }
+  },
+);
 
 test("starpilot's cached scrolling background draws the same pixels as tiling the image", { skip: NO_ASSETS }, () => {
   const images = imageLoader(ASSETS_DIR!);
@@ -309,9 +337,15 @@ test("starpilot's schedule: easy levels bring only flyers, in groups of 1-5, fro
     easy.reset();
     const times = easy.spawners.map((e) => e.spawnTime);
     assert.ok(easy.spawners.length > 0);
-    assert.ok(easy.spawners.every((e) => e.type === 4 && e.x > 16 && e.vx < 0 && e.health === 2), `level ${level}`);
+    assert.ok(
+      easy.spawners.every((e) => e.type === 4 && e.x > 16 && e.vx < 0 && e.health === 2),
+      `level ${level}`,
+    );
     // Sorted descending; the first group arrives at 11..30; a group of 5 starting at 500 ends at 520.
-    assert.deepEqual(times, [...times].sort((a, b) => b - a));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    );
     assert.ok(times[times.length - 1] >= 11 && times[times.length - 1] <= 30 && times[0] <= 520);
     const hard = new StarPilot({ distributionMode: 1, ...MONO });
     hard.seedLevels(0, level, level + 1);

@@ -71,7 +71,13 @@ async function serve(corrupt: string | null, requests: string[]): Promise<{ url:
 
 /** No Python procgen (a python that does not exist) and an empty cache under `name`. */
 function isolated(name: string, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return { PYTHON: join(scratch, "no-python"), XDG_CACHE_HOME: join(scratch, name), PROCGEN_ASSETS_DIR: undefined, PROCGEN_ASSETS_BASE_URL: undefined, ...extra };
+  return {
+    PYTHON: join(scratch, "no-python"),
+    XDG_CACHE_HOME: join(scratch, name),
+    PROCGEN_ASSETS_DIR: undefined,
+    PROCGEN_ASSETS_BASE_URL: undefined,
+    ...extra,
+  };
 }
 
 test("the manifest lists the 329 images with sizes and sha256, and their pixel sizes agree with image_sizes.ts", () => {
@@ -86,82 +92,126 @@ test("the manifest lists the 329 images with sizes and sha256, and their pixel s
   for (const p of Object.keys(IMAGE_SIZES)) assert.ok(paths.has(p), p);
 });
 
-test("lookup order: --procgen-assets-dir beats PROCGEN_ASSETS_DIR, which beats the user cache", { skip: SKIP }, async () => {
-  const named = copyOfChaserImages("named");
-  const fromEnv = copyOfChaserImages("env");
-  const cacheHome = join(scratch, "cache-order");
-  copyOfChaserImages("cache-order/ppo.ts/procgen");
-  await withEnv(isolated("cache-order", { PROCGEN_ASSETS_DIR: fromEnv }), async () => {
-    assert.equal(await resolveAssetsDir({ assetsDir: named, download: false, games: GAMES }), named);
-    assert.equal(await resolveAssetsDir({ download: false, games: GAMES }), fromEnv);
-  });
-  await withEnv(isolated("cache-order"), async () => {
-    assert.equal(await resolveAssetsDir({ download: false, games: GAMES }), join(cacheHome, "ppo.ts", "procgen"));
-  });
-});
-
-test("a named folder that lacks needed images is an error naming it, not a silent fallback", { skip: SKIP }, async () => {
-  const partial = copyOfChaserImages("partial");
-  rmSync(join(partial, neededFiles(GAMES)[0].path));
-  await withEnv(isolated("cache-partial"), async () => {
-    await assert.rejects(resolveAssetsDir({ assetsDir: partial, games: GAMES }), (e: Error) => e instanceof AssetsNotFoundError && e.message.includes(partial) && e.message.includes("--procgen-assets-dir"));
-  });
-});
-
-test("missing images are downloaded over HTTP into the cache, checked, with progress lines", { skip: SKIP }, async () => {
-  const requests: string[] = [];
-  const { url, server } = await serve(null, requests);
-  try {
-    const lines: string[] = [];
-    const dir = await withEnv(isolated("cache-dl", { PROCGEN_ASSETS_BASE_URL: url }), () => resolveAssetsDir({ games: GAMES, log: (l) => lines.push(l) }));
-    assert.equal(dir, join(scratch, "cache-dl", "ppo.ts", "procgen"));
-    const files = neededFiles(GAMES);
-    assert.deepEqual(requests.sort(), files.map((e) => e.path).sort());
-    for (const e of files) assert.deepEqual(readFileSync(join(dir, e.path)), readFileSync(join(SOURCE, e.path)));
-    assert.match(lines.at(-1)!, new RegExp(`${files.length}/${files.length} files`));
-    // A second lookup finds the cache complete and fetches nothing.
-    requests.length = 0;
-    await withEnv(isolated("cache-dl", { PROCGEN_ASSETS_BASE_URL: url }), () => resolveAssetsDir({ games: GAMES }));
-    assert.equal(requests.length, 0);
-  } finally {
-    server.close();
-  }
-});
-
-test("a downloaded file whose sha256 differs from the manifest is rejected and never lands in the cache", { skip: SKIP }, async () => {
-  const bad = neededFiles(GAMES)[3].path;
-  const { url, server } = await serve(bad, []);
-  try {
-    await withEnv(isolated("cache-bad", { PROCGEN_ASSETS_BASE_URL: url }), async () => {
-      await assert.rejects(resolveAssetsDir({ games: GAMES }), (e: Error) => e instanceof AssetsNotFoundError && e.message.includes(bad) && e.message.includes("sha256"));
+test(
+  "lookup order: --procgen-assets-dir beats PROCGEN_ASSETS_DIR, which beats the user cache",
+  { skip: SKIP },
+  async () => {
+    const named = copyOfChaserImages("named");
+    const fromEnv = copyOfChaserImages("env");
+    const cacheHome = join(scratch, "cache-order");
+    copyOfChaserImages("cache-order/ppo.ts/procgen");
+    await withEnv(isolated("cache-order", { PROCGEN_ASSETS_DIR: fromEnv }), async () => {
+      assert.equal(await resolveAssetsDir({ assetsDir: named, download: false, games: GAMES }), named);
+      assert.equal(await resolveAssetsDir({ download: false, games: GAMES }), fromEnv);
     });
-    assert.equal(existsSync(join(scratch, "cache-bad", "ppo.ts", "procgen", bad)), false);
-  } finally {
-    server.close();
-  }
-});
+    await withEnv(isolated("cache-order"), async () => {
+      assert.equal(await resolveAssetsDir({ download: false, games: GAMES }), join(cacheHome, "ppo.ts", "procgen"));
+    });
+  },
+);
+
+test(
+  "a named folder that lacks needed images is an error naming it, not a silent fallback",
+  { skip: SKIP },
+  async () => {
+    const partial = copyOfChaserImages("partial");
+    rmSync(join(partial, neededFiles(GAMES)[0].path));
+    await withEnv(isolated("cache-partial"), async () => {
+      await assert.rejects(
+        resolveAssetsDir({ assetsDir: partial, games: GAMES }),
+        (e: Error) =>
+          e instanceof AssetsNotFoundError && e.message.includes(partial) && e.message.includes("--procgen-assets-dir"),
+      );
+    });
+  },
+);
+
+test(
+  "missing images are downloaded over HTTP into the cache, checked, with progress lines",
+  { skip: SKIP },
+  async () => {
+    const requests: string[] = [];
+    const { url, server } = await serve(null, requests);
+    try {
+      const lines: string[] = [];
+      const dir = await withEnv(isolated("cache-dl", { PROCGEN_ASSETS_BASE_URL: url }), () =>
+        resolveAssetsDir({ games: GAMES, log: (l) => lines.push(l) }),
+      );
+      assert.equal(dir, join(scratch, "cache-dl", "ppo.ts", "procgen"));
+      const files = neededFiles(GAMES);
+      assert.deepEqual(requests.sort(), files.map((e) => e.path).sort());
+      for (const e of files) assert.deepEqual(readFileSync(join(dir, e.path)), readFileSync(join(SOURCE, e.path)));
+      assert.match(lines.at(-1)!, new RegExp(`${files.length}/${files.length} files`));
+      // A second lookup finds the cache complete and fetches nothing.
+      requests.length = 0;
+      await withEnv(isolated("cache-dl", { PROCGEN_ASSETS_BASE_URL: url }), () => resolveAssetsDir({ games: GAMES }));
+      assert.equal(requests.length, 0);
+    } finally {
+      server.close();
+    }
+  },
+);
+
+test(
+  "a downloaded file whose sha256 differs from the manifest is rejected and never lands in the cache",
+  { skip: SKIP },
+  async () => {
+    const bad = neededFiles(GAMES)[3].path;
+    const { url, server } = await serve(bad, []);
+    try {
+      await withEnv(isolated("cache-bad", { PROCGEN_ASSETS_BASE_URL: url }), async () => {
+        await assert.rejects(
+          resolveAssetsDir({ games: GAMES }),
+          (e: Error) => e instanceof AssetsNotFoundError && e.message.includes(bad) && e.message.includes("sha256"),
+        );
+      });
+      assert.equal(existsSync(join(scratch, "cache-bad", "ppo.ts", "procgen", bad)), false);
+    } finally {
+      server.close();
+    }
+  },
+);
 
 test("offline and not found: one error naming every place searched and --use-monochrome-assets", async () => {
   // A port nothing listens on: the download fails like an offline machine's.
   const { url, server } = await serve(null, []);
   await new Promise((ok) => server.close(ok));
-  const err = await withEnv(isolated("cache-offline", { PROCGEN_ASSETS_BASE_URL: url }), () => resolveAssetsDir({ games: GAMES }).then(
-    () => null,
-    (e: Error) => e,
-  ));
+  const err = await withEnv(isolated("cache-offline", { PROCGEN_ASSETS_BASE_URL: url }), () =>
+    resolveAssetsDir({ games: GAMES }).then(
+      () => null,
+      (e: Error) => e,
+    ),
+  );
   assert.ok(err instanceof AssetsNotFoundError);
-  for (const part of ["--procgen-assets-dir", "PROCGEN_ASSETS_DIR", "Python procgen package", join(scratch, "cache-offline", "ppo.ts", "procgen"), url, "--use-monochrome-assets"]) {
+  for (const part of [
+    "--procgen-assets-dir",
+    "PROCGEN_ASSETS_DIR",
+    "Python procgen package",
+    join(scratch, "cache-offline", "ppo.ts", "procgen"),
+    url,
+    "--use-monochrome-assets",
+  ]) {
     assert.ok(err.message.includes(part), `missing "${part}" in: ${err.message}`);
   }
   assert.equal(err.message.includes("\n"), false);
   // With downloading off the error says so instead of naming a URL.
-  const off = await withEnv(isolated("cache-offline"), () => resolveAssetsDir({ games: GAMES, download: false }).catch((e: Error) => e));
-  assert.ok(off instanceof AssetsNotFoundError && off.message.includes("downloading is off") && off.message.includes("--use-monochrome-assets"));
+  const off = await withEnv(isolated("cache-offline"), () =>
+    resolveAssetsDir({ games: GAMES, download: false }).catch((e: Error) => e),
+  );
+  assert.ok(
+    off instanceof AssetsNotFoundError &&
+      off.message.includes("downloading is off") &&
+      off.message.includes("--use-monochrome-assets"),
+  );
 });
 
 test("loadImage decodes palette, RGB and RGBA PNGs to straight RGBA of the manifest's size", { skip: SKIP }, () => {
   // One file of each PNG colour type (MANIFEST.tsv's png_color_type column: 3 palette, 2 RGB, 6 RGBA).
-  const rows = readFileSync(join(SOURCE, "MANIFEST.tsv"), "utf8").trim().split("\n").slice(1).map((l) => l.split("\t"));
+  const rows = readFileSync(join(SOURCE, "MANIFEST.tsv"), "utf8")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => l.split("\t"));
   for (const colorType of ["2", "3", "6"]) {
     const row = rows.find((r) => r[5] === colorType && Number(r[1]) < 50000)!;
     const img = loadImage(SOURCE, row[0]);

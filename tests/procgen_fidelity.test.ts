@@ -30,7 +30,9 @@ import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ASSETS = process.env.PROCGEN_ASSETS_DIR || resolve(ROOT, "../shared/procgen_assets");
-const SKIP = existsSync(resolve(ASSETS, "misc_assets")) ? false : "procgen images not found (PROCGEN_ASSETS_DIR or ../shared/procgen_assets)";
+const SKIP = existsSync(resolve(ASSETS, "misc_assets"))
+  ? false
+  : "procgen images not found (PROCGEN_ASSETS_DIR or ../shared/procgen_assets)";
 /** Trajectory steps replayed per game and mode in the suite. */
 const TEST_STEPS = 100;
 /** With use_generated_assets every level draws a 500x500 background: the suite replays these steps of its fixtures. */
@@ -65,10 +67,22 @@ for (const game of ENV_NAMES) {
           if (t === 0) digest = new TrajectoryDigest(frame);
           else digest!.add(t, frame);
         });
-        const ref = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= TEST_STEPS), chain: env.chain.slice(0, TEST_STEPS / CHAIN_EVERY) }));
+        const ref = fixture.trajectory.envs.map((env) => ({
+          ...env,
+          events: env.events.filter((ev) => ev[0] <= TEST_STEPS),
+          chain: env.chain.slice(0, TEST_STEPS / CHAIN_EVERY),
+        }));
         const { infoSteps, obsSteps } = trajectoryAgreement(ref, digest!.envs, TEST_STEPS);
-        assert.deepEqual(infoSteps, Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env) before rewards, dones or level seeds differ");
-        assert.deepEqual(obsSteps, Array(TRAJ_ENVS).fill(TEST_STEPS), "steps (per env, in tens) before observations differ");
+        assert.deepEqual(
+          infoSteps,
+          Array(TRAJ_ENVS).fill(TEST_STEPS),
+          "steps (per env) before rewards, dones or level seeds differ",
+        );
+        assert.deepEqual(
+          obsSteps,
+          Array(TRAJ_ENVS).fill(TEST_STEPS),
+          "steps (per env, in tens) before observations differ",
+        );
       });
     }
   });
@@ -99,10 +113,22 @@ describe("procgen use_generated_assets against the original (easy)", () => {
       );
       // The first run's envs get the trajectory run's level seeds in the same order (one seed generator).
       assert.deepEqual(first, fixture.first.obs.slice(0, TRAJ_ENVS), "first frames");
-      const ref = fixture.trajectory.envs.map((env) => ({ ...env, events: env.events.filter((ev) => ev[0] <= GENERATED_TEST_STEPS), chain: env.chain.slice(0, GENERATED_TEST_STEPS / CHAIN_EVERY) }));
+      const ref = fixture.trajectory.envs.map((env) => ({
+        ...env,
+        events: env.events.filter((ev) => ev[0] <= GENERATED_TEST_STEPS),
+        chain: env.chain.slice(0, GENERATED_TEST_STEPS / CHAIN_EVERY),
+      }));
       const { infoSteps, obsSteps } = trajectoryAgreement(ref, digest!.envs, GENERATED_TEST_STEPS);
-      assert.deepEqual(infoSteps, Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS), "steps (per env) before rewards, dones or level seeds differ");
-      assert.deepEqual(obsSteps, Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS), "steps (per env, in tens) before observations differ");
+      assert.deepEqual(
+        infoSteps,
+        Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS),
+        "steps (per env) before rewards, dones or level seeds differ",
+      );
+      assert.deepEqual(
+        obsSteps,
+        Array(TRAJ_ENVS).fill(GENERATED_TEST_STEPS),
+        "steps (per env, in tens) before observations differ",
+      );
     });
   }
 });

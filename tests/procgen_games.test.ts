@@ -11,7 +11,14 @@ import { fileURLToPath } from "node:url";
 
 import { imageLoader } from "../envs/procgen/assets.ts";
 import { AGENT_OBJ, DOOR_OBJ, EXIT_OBJ, KEY_OBJ, SPACE, WALL_OBJ } from "../envs/procgen/entity.ts";
-import { type BasicAbstractGame, type DistributionMode, EASY_MODE, type GameOptions, HARD_MODE, RES } from "../envs/procgen/game.ts";
+import {
+  type BasicAbstractGame,
+  type DistributionMode,
+  EASY_MODE,
+  type GameOptions,
+  HARD_MODE,
+  RES,
+} from "../envs/procgen/game.ts";
 import { GAMES, makeGame } from "../envs/procgen/games/index.ts";
 import { MAZE_OFFSET, MazeGen } from "../envs/procgen/mazegen.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
@@ -108,7 +115,8 @@ test("mazegen: a Kruskal maze is a spanning tree of its rooms, and the same seed
     const first = MAZE_OFFSET * d + MAZE_OFFSET;
     assert.equal(reachable(first, d, d, isSpace).size, spaces);
     // The outer ring stays wall.
-    for (let k = 0; k < d; k++) for (const i of [k, k * d, k * d + d - 1, (d - 1) * d + k]) assert.equal(gen.grid[i], WALL_OBJ);
+    for (let k = 0; k < d; k++)
+      for (const i of [k, k * d, k * d + d - 1, (d - 1) * d + k]) assert.equal(gen.grid[i], WALL_OBJ);
     const again = new MazeGen(new Mt19937(dim), dim);
     again.generateMaze();
     assert.deepEqual(again.grid, gen.grid);
@@ -132,10 +140,14 @@ test("mazegen: with doors, each key is reachable before its door and the exit on
     assert.ok(agent >= 0);
     const opened = new Set<number>();
     for (let k = 1; k <= doors + 1; k++) {
-      const open = (i: number) => g[i] !== WALL_OBJ && !(g[i] > DOOR_OBJ && g[i] < KEY_OBJ && !opened.has(g[i] - DOOR_OBJ)) && g[i] !== DOOR_OBJ;
+      const open = (i: number) =>
+        g[i] !== WALL_OBJ && !(g[i] > DOOR_OBJ && g[i] < KEY_OBJ && !opened.has(g[i] - DOOR_OBJ)) && g[i] !== DOOR_OBJ;
       const reach = reachable(agent, d, d, open);
       const target = k <= doors ? KEY_OBJ + k : EXIT_OBJ;
-      assert.ok([...reach].some((i) => g[i] === target), `seed ${seed}: ${k <= doors ? `key ${k}` : "exit"} unreachable`);
+      assert.ok(
+        [...reach].some((i) => g[i] === target),
+        `seed ${seed}: ${k <= doors ? `key ${k}` : "exit"} unreachable`,
+      );
       if (k <= doors) {
         // Door k is still shut: the exit must not be reachable yet.
         assert.ok(![...reach].some((i) => g[i] === EXIT_OBJ), `seed ${seed}: exit reachable before door ${k}`);
@@ -153,7 +165,10 @@ test("every game registered here renders 64x64x3, and the same level seed gives 
       const b = frame(level(name, 1234, { distributionMode: mode }));
       assert.equal(a.length, 64 * 64 * 3);
       assert.equal(sha(a), sha(b), `${name} mode ${mode}`);
-      assert.ok(a.some((v) => v !== 0), `${name}: blank frame`);
+      assert.ok(
+        a.some((v) => v !== 0),
+        `${name}: blank frame`,
+      );
       const c = frame(level(name, 4321, { distributionMode: mode }));
       assert.notEqual(sha(a), sha(c), `${name}: another seed should differ`);
     }
@@ -295,7 +310,8 @@ test("leaper: a hop moves one cell over five steps, input waits for it; the fini
 test("leaper: landing in water without a log ends the episode, so does a car", () => {
   let seed = 0;
   let game = level("leaper", seed);
-  while ((game as BasicAbstractGame & { waterLaneSpeeds: number[] }).waterLaneSpeeds.length === 0) game = level("leaper", ++seed);
+  while ((game as BasicAbstractGame & { waterLaneSpeeds: number[] }).waterLaneSpeeds.length === 0)
+    game = level("leaper", ++seed);
   game.entities = game.entities.filter((e) => e.type === 0 || e.type === 5);
   for (let k = 0; k < 200 && (k === 0 || !game.stepData.done); k++) game.advance(k % 6 === 0 ? UP : 4);
   assert.equal(game.stepData.done, true);
@@ -309,7 +325,11 @@ test("leaper: landing in water without a log ends the episode, so does a car", (
 });
 
 test("chaser: each small orb pays 0.04 and the last one +10; a large orb makes enemies edible, otherwise they kill", () => {
-  const game = level("chaser", 21) as BasicAbstractGame & { totalOrbs: number; orbsCollected: number; canEatEnemies(): boolean };
+  const game = level("chaser", 21) as BasicAbstractGame & {
+    totalOrbs: number;
+    orbsCollected: number;
+    canEatEnemies(): boolean;
+  };
   const ORB = 1002;
   const orbCells = game.getCellsWithType(ORB);
   assert.equal(orbCells.length, game.totalOrbs);
@@ -423,7 +443,8 @@ test("fruitbot: drifts up; fruit +1, other food -4, a wall ends it, presents pay
   }
   let seed = 0;
   let g = level("fruitbot", seed, { distributionMode: HARD_MODE });
-  while (!g.entities.some((e) => e.type === 11) && seed < 200) g = level("fruitbot", ++seed, { distributionMode: HARD_MODE });
+  while (!g.entities.some((e) => e.type === 11) && seed < 200)
+    g = level("fruitbot", ++seed, { distributionMode: HARD_MODE });
   const lock = g.entities.find((e) => e.type === 11)!;
   const gate = g.entities.find((e) => e.type === 10 && Math.abs(e.y - lock.y) < 1)!;
   g.agent.x = lock.x;

@@ -16,7 +16,18 @@ import { main } from "../ppo_procgen.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TINY = ["--num-envs", "2", "--num-steps", "8", "--total-timesteps", "32", "--num-minibatches", "2", "--update-epochs", "1"];
+const TINY = [
+  "--num-envs",
+  "2",
+  "--num-steps",
+  "8",
+  "--total-timesteps",
+  "32",
+  "--num-minibatches",
+  "2",
+  "--update-epochs",
+  "1",
+];
 
 let workDir = "";
 before(() => {
@@ -40,12 +51,26 @@ function runScript(args: string[], env: Record<string, string> = {}) {
 const SINGLE_THREAD = { PPO_TS_WASM_THREADS: "1" };
 
 test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's metrics, films env 0, saves and evaluates", () => {
-  const run = runScript(["--env-id", "starpilot", "--use-monochrome-assets", ...TINY, "--save-model", "--eval-episodes", "1", "--capture-video"]);
+  const run = runScript([
+    "--env-id",
+    "starpilot",
+    "--use-monochrome-assets",
+    ...TINY,
+    "--save-model",
+    "--eval-episodes",
+    "1",
+    "--capture-video",
+  ]);
   assert.equal(run.status, 0, run.stderr);
   // Episode 0 of env 0 is filmed (capped-cubic schedule); without ffmpeg RecordVideo only warns.
   if (findFfmpeg().ffmpeg !== null) {
-    const videoDir = readdirSync(join(workDir, "videos")).find((d) => d.startsWith("starpilot__ppo_procgen__1__") && !d.endsWith("-eval"));
-    assert.ok(videoDir && readdirSync(join(workDir, "videos", videoDir)).some((f) => f.endsWith(".mp4")), "no training video");
+    const videoDir = readdirSync(join(workDir, "videos")).find(
+      (d) => d.startsWith("starpilot__ppo_procgen__1__") && !d.endsWith("-eval"),
+    );
+    assert.ok(
+      videoDir && readdirSync(join(workDir, "videos", videoDir)).some((f) => f.endsWith(".mp4")),
+      "no training video",
+    );
   }
   assert.match(run.stdout, /SPS: \d+/);
   assert.match(run.stdout, /eval_episode=0, episodic_return=\d+/);
@@ -53,27 +78,50 @@ test("ppo_procgen.ts trains on starpilot with monochrome assets, logs CleanRL's 
   assert.ok(runDir);
   const eventFile = readdirSync(join(workDir, "runs", runDir)).find((f) => f.startsWith("events.out.tfevents."))!;
   const tags = new Set(readEventFile(join(workDir, "runs", runDir, eventFile)).map((e) => e.tag));
-  for (const tag of ["charts/SPS", "charts/learning_rate", "losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance", "eval/episodic_return"]) {
+  for (const tag of [
+    "charts/SPS",
+    "charts/learning_rate",
+    "losses/value_loss",
+    "losses/policy_loss",
+    "losses/entropy",
+    "losses/approx_kl",
+    "losses/clipfrac",
+    "losses/explained_variance",
+    "eval/episodic_return",
+  ]) {
     assert.ok(tags.has(tag), `missing ${tag}`);
   }
   // The saved agent evaluates again from its checkpoint.
   const model = join(workDir, "runs", runDir, "ppo_procgen.safetensors");
-  const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "1", "--use-monochrome-assets"], SINGLE_THREAD);
+  const evalRun = runScript(
+    ["--eval-checkpoint", model, "--eval-episodes", "1", "--use-monochrome-assets"],
+    SINGLE_THREAD,
+  );
   assert.equal(evalRun.status, 0, evalRun.stderr);
   assert.match(evalRun.stdout, /mean episodic_return over 1 episodes: \d/);
 });
 
-const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, join(ROOT, "../shared/procgen_assets")].find((d) => d && existsSync(join(d, "misc_assets/fishTile_072.png")));
+const ASSETS_DIR = [process.env.PROCGEN_ASSETS_DIR, join(ROOT, "../shared/procgen_assets")].find(
+  (d) => d && existsSync(join(d, "misc_assets/fishTile_072.png")),
+);
 
-test("ppo_procgen.ts trains on bigfish with procgen's images", { skip: ASSETS_DIR ? false : "procgen images not found (set PROCGEN_ASSETS_DIR)" }, () => {
-  const run = runScript(["--env-id", "bigfish", "--procgen-assets-dir", ASSETS_DIR!, ...TINY], SINGLE_THREAD);
-  assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /SPS: \d+/);
-});
+test(
+  "ppo_procgen.ts trains on bigfish with procgen's images",
+  { skip: ASSETS_DIR ? false : "procgen images not found (set PROCGEN_ASSETS_DIR)" },
+  () => {
+    const run = runScript(["--env-id", "bigfish", "--procgen-assets-dir", ASSETS_DIR!, ...TINY], SINGLE_THREAD);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /SPS: \d+/);
+  },
+);
 
 test("ppo_procgen.ts offline without images and without --use-monochrome-assets stops with one clear line", () => {
   // Nothing named, an empty user cache, and a download URL nothing listens on.
-  const env = { PROCGEN_ASSETS_DIR: "", XDG_CACHE_HOME: join(workDir, "empty-cache"), PROCGEN_ASSETS_BASE_URL: "http://127.0.0.1:9/assets" };
+  const env = {
+    PROCGEN_ASSETS_DIR: "",
+    XDG_CACHE_HOME: join(workDir, "empty-cache"),
+    PROCGEN_ASSETS_BASE_URL: "http://127.0.0.1:9/assets",
+  };
   const run = runScript(["--env-id", "starpilot", ...TINY], env);
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /^error: procgen images not found; searched /m);
@@ -82,7 +130,13 @@ test("ppo_procgen.ts offline without images and without --use-monochrome-assets 
 });
 
 test("ppo_procgen.ts rejects a named folder that is not a copy of procgen's images", async () => {
-  const line = await usageErrorLine(main, ["--env-id", "starpilot", "--procgen-assets-dir", join(workDir, "no-images-here"), ...TINY]);
+  const line = await usageErrorLine(main, [
+    "--env-id",
+    "starpilot",
+    "--procgen-assets-dir",
+    join(workDir, "no-images-here"),
+    ...TINY,
+  ]);
   assert.match(line, /^error: --procgen-assets-dir .*no-images-here is not a copy of procgen's data\/assets/m);
 });
 
@@ -110,15 +164,27 @@ class ScriptedVecEnv implements VecEnv<Uint8Array> {
 
 test("gym 0.23 RecordEpisodeStatistics and NormalizeReward over a vector env", () => {
   const script: [number[], number[]][] = [
-    [[1, 0], [0, 0]],
-    [[2, 5], [1, 0]],
-    [[3, 0], [0, 1]],
+    [
+      [1, 0],
+      [0, 0],
+    ],
+    [
+      [2, 5],
+      [1, 0],
+    ],
+    [
+      [3, 0],
+      [0, 1],
+    ],
   ];
   const stats = new RecordEpisodeStatistics(new ScriptedVecEnv(script));
   stats.reset();
   stats.step([0, 0]);
   let infos = stats.step([0, 0])[3];
-  assert.deepEqual([infos[0].episode && (infos[0].episode as { r: number; l: number }).r, (infos[0].episode as { l: number }).l], [3, 2]);
+  assert.deepEqual(
+    [infos[0].episode && (infos[0].episode as { r: number; l: number }).r, (infos[0].episode as { l: number }).l],
+    [3, 2],
+  );
   assert.equal(infos[1].episode, undefined);
   infos = stats.step([0, 0])[3];
   assert.deepEqual([(infos[1].episode as { r: number }).r, (infos[1].episode as { l: number }).l], [5, 3]);

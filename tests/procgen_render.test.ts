@@ -53,13 +53,20 @@ test("procgen render: word stores and the opaque-sprite copy draw what byte stor
           const unaligned = canvasAt(1);
           aligned.drawImage(img, rect, 0, reflected, alpha, opaque);
           unaligned.drawImage(img, rect, 0, reflected, alpha, opaque);
-          assert.deepEqual(aligned.pixels, unaligned.pixels, `x=${x} w=${w} reflected=${reflected} alpha=${alpha} opaque=${opaque}`);
+          assert.deepEqual(
+            aligned.pixels,
+            unaligned.pixels,
+            `x=${x} w=${w} reflected=${reflected} alpha=${alpha} opaque=${opaque}`,
+          );
           if (img === solid && alpha === 1) {
             // Changing one alpha byte leaves the rest of the sprite's pixels drawn alike by blending.
             const blended = canvasAt(0);
             blended.drawImage(almost, rect, 0, reflected, alpha, false);
             const differ = aligned.pixels.reduce((n, v, i) => n + (v === blended.pixels[i] ? 0 : 1), 0);
-            assert.ok(differ <= 3 * Math.ceil(w / 24 + 1) * Math.ceil((w * 0.75 + 1) / 20 + 1), `x=${x} w=${w}: ${differ} bytes differ`);
+            assert.ok(
+              differ <= 3 * Math.ceil(w / 24 + 1) * Math.ceil((w * 0.75 + 1) / 20 + 1),
+              `x=${x} w=${w}: ${differ} bytes differ`,
+            );
           }
           drawn++;
         }

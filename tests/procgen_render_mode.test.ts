@@ -14,7 +14,11 @@ import { RENDER_RES } from "../envs/procgen/game.ts";
 const FRAME = RENDER_RES * RENDER_RES * 3;
 
 test("gym procgen render() returns the 512x512 frame of the current state", () => {
-  const env = gym.make("procgen-coinrun-v0", { useMonochromeAssets: true, renderMode: "rgb_array", distributionMode: "easy" });
+  const env = gym.make("procgen-coinrun-v0", {
+    useMonochromeAssets: true,
+    renderMode: "rgb_array",
+    distributionMode: "easy",
+  });
   env.reset({ seed: 3 });
   env.step(1);
   const frame = env.render() as { width: number; height: number; data: Uint8Array };
@@ -44,7 +48,14 @@ test("ProcgenEnv renderMode rgb_array puts the 512x512 frame in every info, obse
 
 test("ProcgenEnv refuses a render mode procgen does not have", () => {
   assert.throws(
-    () => new ProcgenEnv({ envName: "starpilot", distributionMode: "easy", numEnvs: 1, useMonochromeAssets: true, renderMode: "human" }),
+    () =>
+      new ProcgenEnv({
+        envName: "starpilot",
+        distributionMode: "easy",
+        numEnvs: 1,
+        useMonochromeAssets: true,
+        renderMode: "human",
+      }),
     /invalid render mode "human"/,
   );
 });

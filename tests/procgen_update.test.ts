@@ -37,11 +37,18 @@ function randomBatch(n: number, seed: number): Batch {
 }
 
 /** The minibatch gradient and metrics as plain arrays, from a fresh agent of the given seed. */
-function gradients(batch: Batch, inds: Int32Array, gradChunkSize: number): { grads: Float32Array[]; stats: Float32Array; leaked: number } {
+function gradients(
+  batch: Batch,
+  inds: Int32Array,
+  gradChunkSize: number,
+): { grads: Float32Array[]; stats: Float32Array; leaked: number } {
   const agent = new Agent(15, new RandomGenerator(3));
   const before = tf.memory().numTensors;
   const { grads, stats } = minibatchGradients(agent, batch, inds, { ...LOSS_ARGS, gradChunkSize });
-  const out = { grads: Object.values(grads).map((g) => g.dataSync() as Float32Array), stats: stats.dataSync() as Float32Array };
+  const out = {
+    grads: Object.values(grads).map((g) => g.dataSync() as Float32Array),
+    stats: stats.dataSync() as Float32Array,
+  };
   tf.dispose([grads, stats]);
   const leaked = tf.memory().numTensors - before;
   for (const p of agent.parameters()) p.dispose();
@@ -65,7 +72,9 @@ test("the max-pool gradient on wasm sends each window's gradient to its first ma
     await tf.setBackend(backend);
     return tf.tidy(() => {
       const r = tf.tensor(randomArray(2 * 4 * 3 * 3, 7), [2, 4, 3, 3]);
-      return tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.maxPool(t as tf.Tensor4D, 3, 2, 1), r)))(tf.tensor4d(x, shape)).dataSync();
+      return tf
+        .grad((t: tf.Tensor) => tf.sum(tf.mul(tf.maxPool(t as tf.Tensor4D, 3, 2, 1), r)))(tf.tensor4d(x, shape))
+        .dataSync();
     });
   };
   const expected = await grad("cpu");
@@ -74,10 +83,15 @@ test("the max-pool gradient on wasm sends each window's gradient to its first ma
 
 // The stride-1 paths of envs/backend.ts's conv gradients (explicit padding instead of Pad + Slice), with a bias
 // through tf.fused.conv2d as ppo_procgen.ts's convs use it; an even kernel makes the padding asymmetric.
-for (const [k, pad] of [[3, "same"], [4, "same"], [3, 1]] as const) {
+for (const [k, pad] of [
+  [3, "same"],
+  [4, "same"],
+  [3, 1],
+] as const) {
   test(`fused conv2d ${k}x${k} stride 1 pad ${pad}: wasm dx, dW and db equal cpu`, async () => {
     const shapes = [[2, 9, 8, 3], [k, k, 3, 4], [4]];
-    const f = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) => tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 1, pad, bias: b });
+    const f = (x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) =>
+      tf.fused.conv2d({ x: x as tf.Tensor4D, filter: w as tf.Tensor4D, strides: 1, pad, bias: b });
     const expected = await gradsOn("cpu", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
     const actual = await gradsOn("wasm", shapes, f as (...xs: tf.Tensor[]) => tf.Tensor, k);
     assertRelClose(actual, expected, 1e-5);
@@ -115,6 +129,10 @@ test("one forward and backward pass at the default --grad-chunk-size fits in WAS
   const n = ARGS.gradChunkSize.default;
   assert.ok(n > 0);
   const batch = randomBatch(n, 4);
-  const { grads, stats } = gradients(batch, Int32Array.from({ length: n }, (_, i) => i), n);
+  const { grads, stats } = gradients(
+    batch,
+    Int32Array.from({ length: n }, (_, i) => i),
+    n,
+  );
   assert.ok(stats.every(Number.isFinite) && grads.every((g) => g.every(Number.isFinite)));
 });

@@ -7,7 +7,15 @@ import { fileURLToPath } from "node:url";
 import { formatDuration, groupDigits, progress } from "../envs/progress.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const VARIANTS = ["ppo.ts", "ppo_continuous_action.ts", "ppo_atari.ts", "ppo_atari_lstm.ts", "ppo_procgen.ts", "ppo_atari_multigpu.ts", "ppo_pettingzoo_ma_atari.ts"];
+const VARIANTS = [
+  "ppo.ts",
+  "ppo_continuous_action.ts",
+  "ppo_atari.ts",
+  "ppo_atari_lstm.ts",
+  "ppo_procgen.ts",
+  "ppo_atari_multigpu.ts",
+  "ppo_pettingzoo_ma_atari.ts",
+];
 
 test("digits are grouped in threes", () => {
   assert.equal(groupDigits(0), "0");
@@ -43,7 +51,9 @@ test("every variant prints the SPS line with the same code", () => {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the expected line is source text
   const expected = "    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);";
   for (const file of VARIANTS) {
-    const lines = readFileSync(`${ROOT}${file}`, "utf8").split("\n").filter((l) => l.includes("SPS: "));
+    const lines = readFileSync(`${ROOT}${file}`, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("SPS: "));
     assert.deepEqual(lines, [expected], `${file}'s SPS line`);
   }
 });

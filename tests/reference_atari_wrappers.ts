@@ -49,7 +49,8 @@ function areaTable(srcSize: number, dstSize: number, scale: number): { d: number
     const first = Math.min(Math.ceil(start), last);
     if (first - start > 1e-3) table.push({ d, s: first - 1, w: Math.fround((first - start) / cellWidth) });
     for (let s = first; s < last; s++) table.push({ d, s, w: Math.fround(1 / cellWidth) });
-    if (end - last > 1e-3) table.push({ d, s: last, w: Math.fround(Math.min(Math.min(end - last, 1), cellWidth) / cellWidth) });
+    if (end - last > 1e-3)
+      table.push({ d, s: last, w: Math.fround(Math.min(Math.min(end - last, 1), cellWidth) / cellWidth) });
   }
   return table;
 }
@@ -58,7 +59,14 @@ function areaTable(srcSize: number, dstSize: number, scale: number): { d: number
  * cv2.resize(INTER_AREA) for non-integer shrink ratios (resizeArea_<uchar, float>): every source row reduced
  * horizontally in float32, rows accumulated vertically in float32, then rounded half-to-even and saturated.
  */
-export function referenceAreaResize(image: Uint8Array, h: number, w: number, dh: number, dw: number, cn: number): Uint8Array {
+export function referenceAreaResize(
+  image: Uint8Array,
+  h: number,
+  w: number,
+  dh: number,
+  dw: number,
+  cn: number,
+): Uint8Array {
   const xs = areaTable(w, dw, 1 / (dw / w));
   const ys = areaTable(h, dh, 1 / (dh / h));
   const f = Math.fround;
@@ -109,7 +117,8 @@ export class ReferenceGrayScale extends ObservationWrapper<Uint8Array, number> {
   }
   observation(obs: Uint8Array): Uint8Array {
     const out = new Uint8Array(obs.length / 3);
-    for (let i = 0; i < out.length; i++) out[i] = (obs[3 * i] * 9798 + obs[3 * i + 1] * 19235 + obs[3 * i + 2] * 3735 + 16384) >> 15;
+    for (let i = 0; i < out.length; i++)
+      out[i] = (obs[3 * i] * 9798 + obs[3 * i + 1] * 19235 + obs[3 * i + 2] * 3735 + 16384) >> 15;
     return out;
   }
 }

@@ -18,7 +18,11 @@ test("make rejects an unknown kwarg with a TypeError naming the id, the key and 
     ["LunarLander-v3", "wind", "renderMode, continuous, gravity, enableWind, windPower, turbulencePower"],
     ["BipedalWalker-v3", "hardCore", "renderMode, hardcore"],
     ["MemoryCue-v0", "delay", "renderMode, delaySteps"],
-    ["Hopper-v4", "ctrlCost", "renderMode, forwardRewardWeight, ctrlCostWeight, healthyReward, terminateWhenUnhealthy, healthyStateRange, healthyZRange, healthyAngleRange, resetNoiseScale, excludeCurrentPositionsFromObservation"],
+    [
+      "Hopper-v4",
+      "ctrlCost",
+      "renderMode, forwardRewardWeight, ctrlCostWeight, healthyReward, terminateWhenUnhealthy, healthyStateRange, healthyZRange, healthyAngleRange, resetNoiseScale, excludeCurrentPositionsFromObservation",
+    ],
   ];
   for (const [id, key, accepted] of cases) {
     assert.throws(
@@ -34,7 +38,10 @@ test("make rejects an unknown kwarg with a TypeError naming the id, the key and 
 
 test("the check runs before the entry point: a MuJoCo id rejects a bad kwarg even before gym.mujoco.init()", () => {
   assert.equal(gym.mujoco.isMujocoLoaded(), false);
-  assert.throws(() => gym.make("Hopper-v4", { ctrlCost: 0.1 }), /^TypeError: Hopper-v4: unexpected keyword argument "ctrlCost"/);
+  assert.throws(
+    () => gym.make("Hopper-v4", { ctrlCost: 0.1 }),
+    /^TypeError: Hopper-v4: unexpected keyword argument "ctrlCost"/,
+  );
   // A good kwarg gets past the check and reaches the entry point, which then wants MuJoCo loaded.
   assert.throws(() => gym.make("Hopper-v4", { ctrlCostWeight: 0.1 }), /not loaded yet/);
 
@@ -48,15 +55,26 @@ test("the check runs before the entry point: a MuJoCo id rejects a bad kwarg eve
     acceptedKwargs: ["a"],
     kwargs: { a: 1 },
   });
-  assert.throws(() => gym.make("Test/AcceptedKwargs-v0", { b: 2 }), /unexpected keyword argument "b" \(accepted: renderMode, a\)$/);
+  assert.throws(
+    () => gym.make("Test/AcceptedKwargs-v0", { b: 2 }),
+    /unexpected keyword argument "b" \(accepted: renderMode, a\)$/,
+  );
   assert.equal(calls, 0);
   gym.make("Test/AcceptedKwargs-v0", { a: 2 });
   assert.equal(calls, 1);
 });
 
 test("a bad kwarg in the registered kwargs is rejected too", () => {
-  register({ id: "Test/BadDefault-v0", entryPoint: () => gym.make("CartPole-v1").unwrapped, acceptedKwargs: [], kwargs: { typo: true } });
-  assert.throws(() => gym.make("Test/BadDefault-v0"), /^TypeError: Test\/BadDefault-v0: unexpected keyword argument "typo" \(accepted: renderMode\)$/);
+  register({
+    id: "Test/BadDefault-v0",
+    entryPoint: () => gym.make("CartPole-v1").unwrapped,
+    acceptedKwargs: [],
+    kwargs: { typo: true },
+  });
+  assert.throws(
+    () => gym.make("Test/BadDefault-v0"),
+    /^TypeError: Test\/BadDefault-v0: unexpected keyword argument "typo" \(accepted: renderMode\)$/,
+  );
 });
 
 test("accepted kwargs, registered defaults, renderMode and maxEpisodeSteps pass the check", () => {

@@ -15,7 +15,11 @@ import { errorLine } from "../envs/main.ts";
  * runs/<run> in the working directory, the repository when tests run; what the call adds there is removed. (Not a
  * chdir to a scratch folder: the threaded WASM backend's workers resolve `--import tsx` from the working directory.)
  */
-export async function usageErrorLine(main: (argv: string[]) => Promise<void>, args: string[], env: Record<string, string> = {}): Promise<string> {
+export async function usageErrorLine(
+  main: (argv: string[]) => Promise<void>,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string> {
   const saved = Object.entries(env).map(([name]) => [name, process.env[name]] as const);
   Object.assign(process.env, env);
   const runsBefore = new Set(existsSync("runs") ? readdirSync("runs") : []);
@@ -29,7 +33,8 @@ export async function usageErrorLine(main: (argv: string[]) => Promise<void>, ar
     return line;
   } finally {
     if (existsSync("runs")) {
-      for (const run of readdirSync("runs")) if (!runsBefore.has(run)) rmSync(`runs/${run}`, { recursive: true, force: true });
+      for (const run of readdirSync("runs"))
+        if (!runsBefore.has(run)) rmSync(`runs/${run}`, { recursive: true, force: true });
       if (runsBefore.size === 0 && readdirSync("runs").length === 0) rmSync("runs", { recursive: true, force: true });
     }
     for (const [name, value] of saved) {

@@ -86,7 +86,9 @@ test("after an autoreset, the env's own info keys come from its reset, others fr
 });
 
 test("final_info carries RecordEpisodeStatistics' episode for the env that finished", () => {
-  const envs = new SyncVectorEnv([0, 1].map((id) => () => new RecordEpisodeStatistics(new CounterEnv(id, id === 0 ? 2 : 9))));
+  const envs = new SyncVectorEnv(
+    [0, 1].map((id) => () => new RecordEpisodeStatistics(new CounterEnv(id, id === 0 ? 2 : 9))),
+  );
   envs.reset();
   envs.step([0, 0]);
   const [, , , , infos] = envs.step([0, 0]);

@@ -37,11 +37,24 @@ function probe(ffmpegPath: string, file: string): { frames: number; width: numbe
   for (const ffprobe of candidates) {
     const out = spawnSync(
       ffprobe,
-      ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", file],
+      [
+        "-v",
+        "error",
+        "-select_streams",
+        "v:0",
+        "-count_frames",
+        "-show_entries",
+        "stream=nb_read_frames,width,height",
+        "-of",
+        "json",
+        file,
+      ],
       { encoding: "utf8" },
     );
     if (out.error !== undefined || out.status !== 0) continue;
-    const stream = (JSON.parse(out.stdout) as { streams: Array<{ nb_read_frames: string; width: number; height: number }> }).streams[0];
+    const stream = (
+      JSON.parse(out.stdout) as { streams: Array<{ nb_read_frames: string; width: number; height: number }> }
+    ).streams[0];
     return { frames: Number(stream.nb_read_frames), width: stream.width, height: stream.height };
   }
   return null;
@@ -55,7 +68,10 @@ test("the capped cubic schedule records episodes 0, 1, 8, 27, 64, ... then every
 
 test("an env that does not render rgb_array frames is refused with a clear error", () => {
   const env = make("CartPole-v1") as Env<unknown, number>;
-  assert.throws(() => new RecordVideo(env, "unused"), /render mode is null, which is incompatible with RecordVideo.*renderMode: "rgb_array"/);
+  assert.throws(
+    () => new RecordVideo(env, "unused"),
+    /render mode is null, which is incompatible with RecordVideo.*renderMode: "rgb_array"/,
+  );
 });
 
 test("recording two CartPole-v1 episodes writes rl-video-episode-0.mp4 and -1.mp4 with one frame per reset and step", (t) => {
@@ -67,14 +83,22 @@ test("recording two CartPole-v1 episodes writes rl-video-episode-0.mp4 and -1.mp
   const { folder, cleanup } = videoFolder();
   t.after(cleanup);
   // Short episodes keep the test fast: the action pattern below topples the pole in a few dozen steps.
-  const env = new RecordVideo(make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>, folder, { disableLogger: true });
+  const env = new RecordVideo(make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>, folder, {
+    disableLogger: true,
+  });
   const lengths = runEpisodes(env, 3);
   env.close();
 
   // Episodes 0 and 1 are cubes; episode 2 is not.
-  const videos = readdirSync(folder).filter((f) => f.endsWith(".mp4")).sort();
+  const videos = readdirSync(folder)
+    .filter((f) => f.endsWith(".mp4"))
+    .sort();
   assert.deepEqual(videos, ["rl-video-episode-0.mp4", "rl-video-episode-1.mp4"]);
-  assert.deepEqual(JSON.parse(readFileSync(join(folder, "rl-video-episode-1.meta.json"), "utf8")), { step_id: lengths[0], episode_id: 1, content_type: "video/mp4" });
+  assert.deepEqual(JSON.parse(readFileSync(join(folder, "rl-video-episode-1.meta.json"), "utf8")), {
+    step_id: lengths[0],
+    episode_id: 1,
+    content_type: "video/mp4",
+  });
   for (const [i, video] of videos.entries()) {
     assert.ok(statSync(join(folder, video)).size > 0, `${video} is empty`);
     const info = probe(ffmpeg.path, join(folder, video));
@@ -102,7 +126,10 @@ test("a step trigger with videoLength records a clip of videoLength + 1 frames n
   });
   runEpisodes(env, 2);
   env.close();
-  assert.deepEqual(readdirSync(folder).filter((f) => f.endsWith(".mp4")), ["rl-video-step-5.mp4"]);
+  assert.deepEqual(
+    readdirSync(folder).filter((f) => f.endsWith(".mp4")),
+    ["rl-video-step-5.mp4"],
+  );
   const info = probe(ffmpeg.path, join(folder, "rl-video-step-5.mp4"));
   if (info === null) t.diagnostic("no ffprobe: frame count not checked");
   else assert.equal(info.frames, 11);
@@ -114,8 +141,14 @@ test("without ffmpeg the wrapper warns once and the env steps exactly as unwrapp
   const warn = t.mock.method(console, "warn", () => {});
   // A FFMPEG_PATH that does not exist, no PATH and no npm package: nothing to fall back to.
   const search = { environ: { FFMPEG_PATH: join(folder, "no-such-ffmpeg") }, npmPackage: false };
-  const recorded = new RecordVideo(make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>, folder, { ffmpeg: search });
-  const again = new RecordVideo(make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>, join(folder, "second"), { ffmpeg: search });
+  const recorded = new RecordVideo(make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>, folder, {
+    ffmpeg: search,
+  });
+  const again = new RecordVideo(
+    make("CartPole-v1", { renderMode: "rgb_array" }) as Env<unknown, number>,
+    join(folder, "second"),
+    { ffmpeg: search },
+  );
   assert.equal(recorded.ffmpeg, null);
 
   const lengths = runEpisodes(recorded, 3, 7);

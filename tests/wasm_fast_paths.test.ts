@@ -40,7 +40,12 @@ test("framesToInput equals the float32 ops it replaces, transpose(x / 255, NCHW 
 
 test("wasm GatherV2 of rows (a minibatch's b_obs[mb_inds]) matches the cpu backend; other gathers unchanged", async () => {
   const x = uniform(6 * 5 * 4 * 3, 9);
-  const cases: [number[], number[], number][] = [[[6, 5, 4, 3], [4, 0, 0, 5, 2], 0], [[6, 60], [1, 5], 0], [[6, 5, 4, 3], [3, 1], 2], [[360], [7, 359, 0], 0]];
+  const cases: [number[], number[], number][] = [
+    [[6, 5, 4, 3], [4, 0, 0, 5, 2], 0],
+    [[6, 60], [1, 5], 0],
+    [[6, 5, 4, 3], [3, 1], 2],
+    [[360], [7, 359, 0], 0],
+  ];
   for (const [shape, inds, axis] of cases) {
     const on = async (backend: string) => {
       await tf.setBackend(backend);
@@ -52,12 +57,22 @@ test("wasm GatherV2 of rows (a minibatch's b_obs[mb_inds]) matches the cpu backe
     assert.deepEqual(await on("wasm"), await on("cpu"), `shape ${shape}, indices ${inds}, axis ${axis}`);
   }
   await tf.setBackend("wasm");
-  assert.throws(() => tf.gather(tf.tensor2d(x.subarray(0, 12), [4, 3]), tf.tensor1d([4], "int32")), /index value 4 is not in \[0, 3\]/);
+  assert.throws(
+    () => tf.gather(tf.tensor2d(x.subarray(0, 12), [4, 3]), tf.tensor1d([4], "int32")),
+    /index value 4 is not in \[0, 3\]/,
+  );
 });
 
 test("wasm Sum over leading axes (the bias-gradient reduction) matches the cpu backend; other reductions unchanged", async () => {
   const x = uniform(5 * 7 * 6 * 3, 5);
-  const cases: [number[], boolean][] = [[[0, 1, 2], false], [[0, 1, 2], true], [[0], false], [[2, 1, 0], false], [[1, 2], false], [[3], true]];
+  const cases: [number[], boolean][] = [
+    [[0, 1, 2], false],
+    [[0, 1, 2], true],
+    [[0], false],
+    [[2, 1, 0], false],
+    [[1, 2], false],
+    [[3], true],
+  ];
   for (const [axes, keepDims] of cases) {
     const on = async (backend: string) => {
       await tf.setBackend(backend);
@@ -69,8 +84,30 @@ test("wasm Sum over leading axes (the bias-gradient reduction) matches the cpu b
     const expected = await on("cpu");
     const actual = await on("wasm");
     assert.deepEqual(actual.shape, expected.shape, `axes ${axes}`);
-    actual.data.forEach((v, i) => assert.ok(Math.abs(v - expected.data[i]) <= 1e-6 * Math.abs(expected.data[i]) + 1e-6, `axes ${axes} keepDims ${keepDims}: ${v} vs ${expected.data[i]}`));
+    actual.data.forEach((v, i) =>
+      assert.ok(
+        Math.abs(v - expected.data[i]) <= 1e-6 * Math.abs(expected.data[i]) + 1e-6,
+        `axes ${axes} keepDims ${keepDims}: ${v} vs ${expected.data[i]}`,
+      ),
+    );
   }
   await tf.setBackend("wasm");
-  assert.deepEqual(Array.from(tf.sum(tf.tensor2d([[1, 2], [3, 4]], [2, 2], "int32"), 0).dataSync()), [4, 6]);
+  assert.deepEqual(
+    Array.from(
+      tf
+        .sum(
+          tf.tensor2d(
+            [
+              [1, 2],
+              [3, 4],
+            ],
+            [2, 2],
+            "int32",
+          ),
+          0,
+        )
+        .dataSync(),
+    ),
+    [4, 6],
+  );
 });

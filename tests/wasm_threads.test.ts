@@ -30,7 +30,12 @@ if (process.env.WASM_THREADS_TEST_ROLE === "child") {
   // Two convs (8x8/4 and 3x3/1, as in the Nature CNN) and a dense layer: forward convs, both conv gradients and
   // the matMul gradients all run through XNNPACK's threadpool.
   const rand = (shape: number[], seed: number) => tf.randomUniform(shape, -1, 1, "float32", seed);
-  const [x, f1, f2, w] = [rand([16, 36, 36, 4], 1), rand([8, 8, 4, 16], 2), rand([3, 3, 16, 16], 3), rand([6 * 6 * 16, 8], 4)];
+  const [x, f1, f2, w] = [
+    rand([16, 36, 36, 4], 1),
+    rand([8, 8, 4, 16], 2),
+    rand([3, 3, 16, 16], 3),
+    rand([6 * 6 * 16, 8], 4),
+  ];
   const loss = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => {
     const h1 = tf.relu(tf.conv2d(x as tf.Tensor4D, a as tf.Tensor4D, 4, "valid"));
     const h2 = tf.relu(tf.conv2d(h1, b as tf.Tensor4D, 1, "valid"));
@@ -45,7 +50,11 @@ if (process.env.WASM_THREADS_TEST_ROLE === "child") {
       timeout: 120_000,
       env: { ...process.env, WASM_THREADS_TEST_ROLE: "child", PPO_TS_WASM_THREADS: String(threads), ...env },
     });
-    assert.equal(run.status, 0, `child with ${threads} thread(s) ended with ${run.status ?? run.signal}: ${run.stderr}`);
+    assert.equal(
+      run.status,
+      0,
+      `child with ${threads} thread(s) ended with ${run.status ?? run.signal}: ${run.stderr}`,
+    );
     return JSON.parse(run.stdout);
   }
 
@@ -78,7 +87,12 @@ if (process.env.WASM_THREADS_TEST_ROLE === "child") {
     assert.match(two.line, /^backend: wasm \(SIMD, 2 threads\)$/);
     assert.match(one.line, /^backend: wasm \(SIMD, 1 thread\)$/);
     assert.equal(two.grads.length, 3);
-    one.grads.forEach((g, i) => assert.ok(g.some((v) => v !== 0), `gradient ${i} is all zeros`));
+    one.grads.forEach((g, i) =>
+      assert.ok(
+        g.some((v) => v !== 0),
+        `gradient ${i} is all zeros`,
+      ),
+    );
     // Splitting a GEMM over threads may change float summation order, nothing more.
     assertRelClose(two.grads, one.grads, 1e-5);
   });
@@ -89,7 +103,10 @@ if (process.env.WASM_THREADS_TEST_ROLE === "child") {
     writeFileSync(join(home, ".cache"), "not a folder");
     try {
       const fallback = child(2, { HOME: home });
-      assert.match(fallback.line, /^backend: wasm \(SIMD, 1 thread; 2 wanted, but the threaded module failed to start: .+\)$/);
+      assert.match(
+        fallback.line,
+        /^backend: wasm \(SIMD, 1 thread; 2 wanted, but the threaded module failed to start: .+\)$/,
+      );
       assert.equal(fallback.grads.length, 3);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -125,7 +125,10 @@ test("RecordEpisodeStatistics also ends episodes on truncation", () => {
   env.step(0);
   const [, , terminated, truncated, info] = env.step(0);
   assert.deepEqual([terminated, truncated], [false, true]);
-  assert.deepEqual({ r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l }, { r: 1, l: 2 });
+  assert.deepEqual(
+    { r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l },
+    { r: 1, l: 2 },
+  );
 });
 
 test("RecordEpisodeStatistics accumulates the return in float32, as Gymnasium 0.29 does", () => {
@@ -315,7 +318,10 @@ test("stepWithoutObservation passes through forwarding and bookkeeping wrappers,
   env.step(0);
   const [reward, terminated, truncated, info] = env.stepWithoutObservation(0);
   assert.deepEqual([reward, terminated, truncated], [3, true, false]);
-  assert.deepEqual({ r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l }, { r: 6, l: 3 });
+  assert.deepEqual(
+    { r: (info.episode as EpisodeStatistics).r, l: (info.episode as EpisodeStatistics).l },
+    { r: 6, l: 3 },
+  );
   assert.equal(inner.observations, 1, "only the plain step built an observation");
   const out = new Float32Array(2);
   env.reset();

@@ -89,7 +89,12 @@ export class Atari2600 {
   /** SWCHB as the RIOT reads it. */
   swchb = SWCHB_UNUSED_BITS | SWCHB_COLOR | 0x03;
   /** Resistance on INPT0..INPT3 (left jack pins 9 and 5, right jack pins 9 and 5). */
-  readonly paddleResistance = new Int32Array([MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE, MAXIMUM_RESISTANCE]);
+  readonly paddleResistance = new Int32Array([
+    MAXIMUM_RESISTANCE,
+    MAXIMUM_RESISTANCE,
+    MAXIMUM_RESISTANCE,
+    MAXIMUM_RESISTANCE,
+  ]);
   /** INPT4 / INPT5 (left / right joystick fire) released. */
   readonly fireReleased = new Uint8Array([1, 1]);
 
@@ -120,11 +125,19 @@ export class Atari2600 {
   private readonly twoPlayers = [0, 0];
 
   constructor(rom: Uint8Array, options: ConsoleOptions & { md5?: string } = {}) {
-    const { displayFormat = "NTSC", yStart = 34, leftController = "joystick", rightController = "joystick", swapPaddles = false } = options;
+    const {
+      displayFormat = "NTSC",
+      yStart = 34,
+      leftController = "joystick",
+      rightController = "joystick",
+      swapPaddles = false,
+    } = options;
     // Console.cxx: a PAL cartridge whose entry leaves Display.Height at 210 shows 250 lines.
     const height = options.height ?? (displayFormat === "PAL" ? 250 : 210);
-    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64) throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
-    if (!Number.isInteger(height) || height < 210 || height > 256) throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
+    if (!Number.isInteger(yStart) || yStart < 0 || yStart > 64)
+      throw new RangeError(`Atari2600: yStart ${yStart} outside Stella's 0..64`);
+    if (!Number.isInteger(height) || height < 210 || height > 256)
+      throw new RangeError(`Atari2600: height ${height} outside Stella's 210..256`);
     this.height = height;
     this.displayFormat = displayFormat;
     this.detectFormat = options.detectFormat ?? true;
@@ -283,7 +296,13 @@ export class Atari2600 {
 
   /** The console switches: RESET, SELECT, and the difficulty switches (bit 0: left A, bit 1: right A). */
   setSwitches(reset: boolean, select: boolean, difficulty: number): void {
-    this.swchb = SWCHB_UNUSED_BITS | SWCHB_COLOR | (reset ? 0 : 0x01) | (select ? 0 : 0x02) | (difficulty & 1 ? 0x40 : 0) | (difficulty & 2 ? 0x80 : 0);
+    this.swchb =
+      SWCHB_UNUSED_BITS |
+      SWCHB_COLOR |
+      (reset ? 0 : 0x01) |
+      (select ? 0 : 0x02) |
+      (difficulty & 1 ? 0x40 : 0) |
+      (difficulty & 2 ? 0x80 : 0);
   }
 
   /**
@@ -340,7 +359,8 @@ export class Atari2600 {
     let reset = false;
     for (let k = 0; k < n; k++) {
       if (actions[k] === Action.RESET) reset = true;
-      else if (ACTION_SWITCHES[actions[k]] === undefined) throw new RangeError(`applyAction: invalid action ${actions[k]}`);
+      else if (ACTION_SWITCHES[actions[k]] === undefined)
+        throw new RangeError(`applyAction: invalid action ${actions[k]}`);
     }
     this.setSwitches(reset, select, difficulty);
     if (this.usesPaddles) {

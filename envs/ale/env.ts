@@ -7,7 +7,14 @@
 //   info:       { lives, episode_frame_number, frame_number }
 // ale-py's constructor defaults are those of Machado et al. (2018): frameskip 4, repeat_action_probability 0.25.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult, type StepWithoutObservationResult } from "../core.ts";
+import {
+  Env,
+  type Info,
+  type Metadata,
+  type ResetArgs,
+  type StepResult,
+  type StepWithoutObservationResult,
+} from "../core.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../spaces.ts";
 import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
@@ -66,13 +73,16 @@ export class AtariEnv extends Env<Uint8Array, number> {
     } = kwargs;
     const game = typeof kwargs.game === "string" ? findGame(kwargs.game) : kwargs.game;
     if (game === undefined) throw new Error(`AtariEnv: unsupported game "${String(kwargs.game)}"`);
-    if (!["rgb", "grayscale", "ram"].includes(obsType)) throw new Error(`Invalid observation type: ${obsType}. Expecting: rgb, grayscale, ram.`);
+    if (!["rgb", "grayscale", "ram"].includes(obsType))
+      throw new Error(`Invalid observation type: ${obsType}. Expecting: rgb, grayscale, ram.`);
     if (typeof frameskip === "number") {
-      if (!Number.isInteger(frameskip) || frameskip <= 0) throw new Error(`Invalid frameskip of ${frameskip}, frameskip must be positive.`);
+      if (!Number.isInteger(frameskip) || frameskip <= 0)
+        throw new Error(`Invalid frameskip of ${frameskip}, frameskip must be positive.`);
     } else if (frameskip.length !== 2 || !(frameskip[0] > 0) || frameskip[0] > frameskip[1]) {
       throw new Error(`Invalid stochastic frameskip [${frameskip.join(", ")}]: need 0 < low <= high.`);
     }
-    if (renderMode !== null && renderMode !== "rgb_array") throw new Error(`Render mode ${renderMode} not supported (rgb_array).`);
+    if (renderMode !== null && renderMode !== "rgb_array")
+      throw new Error(`Render mode ${renderMode} not supported (rgb_array).`);
     this.game = game;
     this.obsType = obsType;
     this.frameskip = frameskip;
@@ -127,7 +137,9 @@ export class AtariEnv extends Env<Uint8Array, number> {
   override stepInto(action: number, out: TypedArray | null): StepWithoutObservationResult {
     // A wrong buffer is refused before anything is emulated.
     if (out !== null && !(out instanceof Uint8Array && out.length === this.observationSpace.size)) {
-      throw new RangeError(`AtariEnv.stepInto: an observation is ${this.observationSpace.size} values, got a ${out.constructor.name} of ${out.length}`);
+      throw new RangeError(
+        `AtariEnv.stepInto: an observation is ${this.observationSpace.size} values, got a ${out.constructor.name} of ${out.length}`,
+      );
     }
     const result = this.stepFrames(action, out !== null);
     if (out !== null) this.observe(out as Uint8Array);
@@ -135,8 +147,12 @@ export class AtariEnv extends Env<Uint8Array, number> {
   }
 
   private stepFrames(action: number, observed: boolean): [number, boolean, boolean, Info] {
-    if (!this.actionSpace.contains(action)) throw new Error(`${action} isn't within the action space (${this.actionSpace})`);
-    const frames = typeof this.frameskip === "number" ? this.frameskip : this.npRandom.integers(this.frameskip[0], this.frameskip[1]);
+    if (!this.actionSpace.contains(action))
+      throw new Error(`${action} isn't within the action space (${this.actionSpace})`);
+    const frames =
+      typeof this.frameskip === "number"
+        ? this.frameskip
+        : this.npRandom.integers(this.frameskip[0], this.frameskip[1]);
     const aleAction = this.actionSet[action];
     // The observation shows the last frame emulated, which is any of the step's frames when the game ends on it
     // (ALE emulates nothing after game over), so all are drawn if the observation (or a renderer) shows pixels.
@@ -158,7 +174,11 @@ export class AtariEnv extends Env<Uint8Array, number> {
   }
 
   private info(): Info {
-    return { lives: this.ale.lives(), episode_frame_number: this.ale.getEpisodeFrameNumber(), frame_number: this.ale.getFrameNumber() };
+    return {
+      lives: this.ale.lives(),
+      episode_frame_number: this.ale.getEpisodeFrameNumber(),
+      frame_number: this.ale.getFrameNumber(),
+    };
   }
 
   /** The current screen as an RGB frame (`render_mode="rgb_array"`). */

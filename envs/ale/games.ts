@@ -182,8 +182,24 @@ function nibbleDigits(ram: Uint8Array, first: number, count: number): number {
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 const {
-  NOOP, FIRE, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, DOWNRIGHT, DOWNLEFT,
-  UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE, UPRIGHTFIRE, UPLEFTFIRE, DOWNRIGHTFIRE, DOWNLEFTFIRE,
+  NOOP,
+  FIRE,
+  UP,
+  RIGHT,
+  LEFT,
+  DOWN,
+  UPRIGHT,
+  UPLEFT,
+  DOWNRIGHT,
+  DOWNLEFT,
+  UPFIRE,
+  RIGHTFIRE,
+  LEFTFIRE,
+  DOWNFIRE,
+  UPRIGHTFIRE,
+  UPLEFTFIRE,
+  DOWNRIGHTFIRE,
+  DOWNLEFTFIRE,
 } = Action;
 /** All 18 joystick actions: the minimal set of games whose isMinimal accepts everything. */
 const ALL_ACTIONS: readonly number[] = range(18);
@@ -360,7 +376,22 @@ export const ASTEROIDS: GameSpec = {
   name: "Asteroids",
   rom: "asteroids",
   md5: "ccbd36746ed4525821a8083b0d6d2c2c",
-  minimalActions: [NOOP, FIRE, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE, UPRIGHTFIRE, UPLEFTFIRE],
+  minimalActions: [
+    NOOP,
+    FIRE,
+    UP,
+    RIGHT,
+    LEFT,
+    DOWN,
+    UPRIGHT,
+    UPLEFT,
+    UPFIRE,
+    RIGHTFIRE,
+    LEFTFIRE,
+    DOWNFIRE,
+    UPRIGHTFIRE,
+    UPLEFTFIRE,
+  ],
   console: { hmoveBlanks: false },
   modes: [...range(32), 0x80],
   difficulties: [0, 3],
@@ -765,7 +796,22 @@ export const KUNG_FU_MASTER: GameSpec = {
   name: "KungFuMaster",
   rom: "kung_fu_master",
   md5: "5b92a93b23523ff16e2789b820e2a4c5",
-  minimalActions: [NOOP, UP, RIGHT, LEFT, DOWN, DOWNRIGHT, DOWNLEFT, RIGHTFIRE, LEFTFIRE, DOWNFIRE, UPRIGHTFIRE, UPLEFTFIRE, DOWNRIGHTFIRE, DOWNLEFTFIRE],
+  minimalActions: [
+    NOOP,
+    UP,
+    RIGHT,
+    LEFT,
+    DOWN,
+    DOWNRIGHT,
+    DOWNLEFT,
+    RIGHTFIRE,
+    LEFTFIRE,
+    DOWNFIRE,
+    UPRIGHTFIRE,
+    UPLEFTFIRE,
+    DOWNRIGHTFIRE,
+    DOWNLEFTFIRE,
+  ],
   createSettings: ramGame({
     state: startingLives(4),
     score: (ram) => decimalScore(ram, 0x9a, 0x99, 0x98),
@@ -923,7 +969,8 @@ export const RIVERRAID: GameSpec = {
   difficulties: [0, 1],
   createSettings: ramGame({
     state: () => ({ livesByte: 0x58 }),
-    score: (ram) => [87, 85, 83, 81, 79, 77].reduceRight((score, address) => 10 * score + riverraidDigit(ram, address), 0),
+    score: (ram) =>
+      [87, 85, 83, 81, 79, 77].reduceRight((score, address) => 10 * score + riverraidDigit(ram, address), 0),
     terminal: (ram, s) => {
       const byte = readRam(ram, 0xc0);
       const terminal = byte === 0x58 && s.livesByte === 0x59;
@@ -1110,7 +1157,8 @@ class TennisSettings implements GameSettings {
     else this.reward = 0;
     this.prevGameLead = gameLead;
     this.prevPointLead = pointLead;
-    this.terminal = (myGames >= 6 && gameLead >= 2) || (cpuGames >= 6 && -gameLead >= 2) || myGames === 7 || cpuGames === 7;
+    this.terminal =
+      (myGames >= 6 && gameLead >= 2) || (cpuGames >= 6 && -gameLead >= 2) || myGames === 7 || cpuGames === 7;
   }
 
   lives(): number {
@@ -1376,7 +1424,12 @@ export const JAMESBOND: GameSpec = {
   minimalActions: ALL_ACTIONS,
   modes: [0, 1],
   selectMode: (ctl, mode) => {
-    pressSelectUntil(ctl, 20, () => ctl.readRam(0x8c) === mode || ctl.readRam(0x8c) === mode + 0x48, `Jamesbond mode ${mode}`);
+    pressSelectUntil(
+      ctl,
+      20,
+      () => ctl.readRam(0x8c) === mode || ctl.readRam(0x8c) === mode + 0x48,
+      `Jamesbond mode ${mode}`,
+    );
     ctl.softReset();
   },
   createSettings: ramGame({
@@ -1402,7 +1455,12 @@ export const KANGAROO: GameSpec = {
   minimalActions: ALL_ACTIONS,
   modes: [0, 1],
   selectMode: (ctl, mode) => {
-    pressSelectUntil(ctl, 2, () => ctl.readRam(0xba) === mode || ctl.readRam(0xba) === mode + 0x80, `Kangaroo mode ${mode}`);
+    pressSelectUntil(
+      ctl,
+      2,
+      () => ctl.readRam(0xba) === mode || ctl.readRam(0xba) === mode + 0x80,
+      `Kangaroo mode ${mode}`,
+    );
     ctl.softReset();
   },
   createSettings: ramGame({
@@ -1433,7 +1491,12 @@ export const MS_PACMAN: GameSpec = {
   modes: range(4),
   selectMode: (ctl, mode) => {
     const [game, variation] = mode === 0 ? [1, 1] : [mode, 0];
-    pressSelectUntil(ctl, 10, () => ctl.readRam(0x99) === game && ctl.readRam(0xa1) === variation, `MsPacman mode ${mode}`);
+    pressSelectUntil(
+      ctl,
+      10,
+      () => ctl.readRam(0x99) === game && ctl.readRam(0xa1) === variation,
+      `MsPacman mode ${mode}`,
+    );
     ctl.softReset();
   },
   createSettings: ramGame({
@@ -1529,12 +1592,63 @@ export const YARS_REVENGE: GameSpec = {
 /** Every supported game by ALE ROM id. */
 export const GAMES: ReadonlyMap<string, GameSpec> = new Map(
   [
-    BREAKOUT, PONG, BEAM_RIDER, ALIEN, AMIDAR, ASSAULT, ASTERIX, ASTEROIDS, ATLANTIS, BANK_HEIST, BATTLE_ZONE, BOWLING,
-    BOXING, CENTIPEDE, CHOPPER_COMMAND, CRAZY_CLIMBER, DEFENDER, DEMON_ATTACK, ENDURO, FISHING_DERBY, FREEWAY,
-    FROSTBITE, GRAVITAR, HERO, ICE_HOCKEY, KRULL, KUNG_FU_MASTER, MONTEZUMA_REVENGE, NAME_THIS_GAME, PHOENIX, PITFALL,
-    PRIVATE_EYE, QBERT, RIVERRAID, ROAD_RUNNER, ROBOTANK, SEAQUEST, SKIING, SOLARIS, SPACE_INVADERS, STAR_GUNNER,
-    TENNIS, TIME_PILOT, TUTANKHAM, UP_N_DOWN, VENTURE, VIDEO_PINBALL, ZAXXON, BERZERK, DOUBLE_DUNK, GOPHER, JAMESBOND,
-    KANGAROO, MS_PACMAN, SURROUND, WIZARD_OF_WOR, YARS_REVENGE,
+    BREAKOUT,
+    PONG,
+    BEAM_RIDER,
+    ALIEN,
+    AMIDAR,
+    ASSAULT,
+    ASTERIX,
+    ASTEROIDS,
+    ATLANTIS,
+    BANK_HEIST,
+    BATTLE_ZONE,
+    BOWLING,
+    BOXING,
+    CENTIPEDE,
+    CHOPPER_COMMAND,
+    CRAZY_CLIMBER,
+    DEFENDER,
+    DEMON_ATTACK,
+    ENDURO,
+    FISHING_DERBY,
+    FREEWAY,
+    FROSTBITE,
+    GRAVITAR,
+    HERO,
+    ICE_HOCKEY,
+    KRULL,
+    KUNG_FU_MASTER,
+    MONTEZUMA_REVENGE,
+    NAME_THIS_GAME,
+    PHOENIX,
+    PITFALL,
+    PRIVATE_EYE,
+    QBERT,
+    RIVERRAID,
+    ROAD_RUNNER,
+    ROBOTANK,
+    SEAQUEST,
+    SKIING,
+    SOLARIS,
+    SPACE_INVADERS,
+    STAR_GUNNER,
+    TENNIS,
+    TIME_PILOT,
+    TUTANKHAM,
+    UP_N_DOWN,
+    VENTURE,
+    VIDEO_PINBALL,
+    ZAXXON,
+    BERZERK,
+    DOUBLE_DUNK,
+    GOPHER,
+    JAMESBOND,
+    KANGAROO,
+    MS_PACMAN,
+    SURROUND,
+    WIZARD_OF_WOR,
+    YARS_REVENGE,
   ].map((g) => [g.rom, g]),
 );
 

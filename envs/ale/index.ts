@@ -21,7 +21,18 @@ export { ALEInterface } from "./interface.ts";
 export { ROM_MD5S, RomNotFoundError, findRom } from "./roms.ts";
 
 /** AtariEnv's keyword arguments besides renderMode; `make` rejects any other, as Python's TypeError would. */
-const ACCEPTED_KWARGS = ["game", "mode", "difficulty", "obsType", "frameskip", "repeatActionProbability", "fullActionSpace", "maxNumFramesPerEpisode", "romDir", "rom"];
+const ACCEPTED_KWARGS = [
+  "game",
+  "mode",
+  "difficulty",
+  "obsType",
+  "frameskip",
+  "repeatActionProbability",
+  "fullActionSpace",
+  "maxNumFramesPerEpisode",
+  "romDir",
+  "rom",
+];
 
 /** Registers `spec` under both id families. Exported so tests can register a cartridge of their own. */
 export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown> = {}): void {
@@ -33,7 +44,14 @@ export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown
     acceptedKwargs: ACCEPTED_KWARGS,
     spaceKinds,
     maxEpisodeSteps: (spec.legacyFrameskip ?? 4) * 100_000,
-    kwargs: { game: spec.rom, obsType: "rgb", frameskip: 1, repeatActionProbability: 0, fullActionSpace: false, ...extraKwargs },
+    kwargs: {
+      game: spec.rom,
+      obsType: "rgb",
+      frameskip: 1,
+      repeatActionProbability: 0,
+      fullActionSpace: false,
+      ...extraKwargs,
+    },
   });
   const v5 = `ALE/${spec.name}-v5`;
   register({
@@ -41,7 +59,14 @@ export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown
     entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
     acceptedKwargs: ACCEPTED_KWARGS,
     spaceKinds,
-    kwargs: { game: spec.rom, frameskip: 4, repeatActionProbability: 0.25, fullActionSpace: false, maxNumFramesPerEpisode: 108_000, ...extraKwargs },
+    kwargs: {
+      game: spec.rom,
+      frameskip: 4,
+      repeatActionProbability: 0.25,
+      fullActionSpace: false,
+      maxNumFramesPerEpisode: 108_000,
+      ...extraKwargs,
+    },
   });
 }
 

@@ -65,7 +65,8 @@ export class ALEInterface {
     const difficulties = game.difficulties ?? [0];
     this.mode = aleSettings.mode ?? modes[0];
     this.difficulty = aleSettings.difficulty ?? 0;
-    if (!modes.includes(this.mode)) throw new Error(`${game.name}: invalid game mode ${this.mode}; available: ${modes.join(", ")}`);
+    if (!modes.includes(this.mode))
+      throw new Error(`${game.name}: invalid game mode ${this.mode}; available: ${modes.join(", ")}`);
     if (!difficulties.includes(this.difficulty)) {
       throw new Error(`${game.name}: invalid difficulty ${this.difficulty}; available: ${difficulties.join(", ")}`);
     }
@@ -172,7 +173,12 @@ export class ALEInterface {
     if (select === undefined) return;
     const target = select.ramValue ? select.ramValue(mode) : mode;
     const what = `${this.game.name}: mode ${mode}`;
-    pressSelectUntil(this.modeControl, select.selectFrames, () => this.console.readRam(select.ramIndex) === target, what);
+    pressSelectUntil(
+      this.modeControl,
+      select.selectFrames,
+      () => this.console.readRam(select.ramIndex) === target,
+      what,
+    );
     this.softReset();
   }
 
@@ -247,12 +253,14 @@ export class ALEInterface {
   actPlayers(actions: ArrayLike<number>, render = true): Int32Array {
     const multi = this.multi;
     if (!multi) throw new Error(`${this.game.name}: actPlayers needs a multi-agent game spec`);
-    if (actions.length !== this.players) throw new RangeError(`act: expected ${this.players} actions, got ${actions.length}`);
+    if (actions.length !== this.players)
+      throw new RangeError(`act: expected ${this.players} actions, got ${actions.length}`);
     const inputs = this.inputs;
     const p = this.aleSettings.repeatActionProbability;
     for (let k = 0; k < this.players; k++) {
       const action = actions[k];
-      if (!Number.isInteger(action) || action < 0 || action >= 18) throw new RangeError(`act: invalid action ${action}`);
+      if (!Number.isInteger(action) || action < 0 || action >= 18)
+        throw new RangeError(`act: invalid action ${action}`);
       // Uniform draw in [0, 1): mt19937's 32 bits over 2^32; an action is kept when the draw is >= p.
       if (this.console.systemRandomNext() / 4294967296 >= p) inputs[k] = action;
     }

@@ -76,7 +76,12 @@ function multiAgentGame(
 }
 
 /** A cartridge only PettingZoo's envs use here: no single-player settings (`createSettings` is replaced). */
-function cartridge(rom: string, md5: string, minimalActions: readonly number[], extra: Partial<GameSpec> = {}): GameSpec {
+function cartridge(
+  rom: string,
+  md5: string,
+  minimalActions: readonly number[],
+  extra: Partial<GameSpec> = {},
+): GameSpec {
   const name = rom.replace(/(^|_)(\w)/g, (_, _u: string, c: string) => c.toUpperCase());
   return {
     name,
@@ -694,8 +699,20 @@ export const ICE_HOCKEY_MA: MultiAgentGameSpec = multiAgentGame(
 );
 
 const {
-  NOOP, FIRE, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, DOWNRIGHT, DOWNLEFT,
-  UPFIRE, RIGHTFIRE, LEFTFIRE, DOWNFIRE,
+  NOOP,
+  FIRE,
+  UP,
+  RIGHT,
+  LEFT,
+  DOWN,
+  UPRIGHT,
+  UPLEFT,
+  DOWNRIGHT,
+  DOWNLEFT,
+  UPFIRE,
+  RIGHTFIRE,
+  LEFTFIRE,
+  DOWNFIRE,
 } = Action;
 const ALL_ACTIONS = span(0, 17);
 /** The joystick without fire: NOOP and the eight directions, plus FIRE (ALE ids 0-9). */
@@ -776,7 +793,9 @@ export const ENTOMBED_MA: MultiAgentGameSpec = multiAgentGame(
 
 /** Flag Capture: mode m is RAM 0xD6 = m, 10-frame presses; starts with 10 FIRE frames. */
 export const FLAG_CAPTURE_MA: MultiAgentGameSpec = multiAgentGame(
-  cartridge("flag_capture", "30512e0e83903fc05541d2f6a6a62654", FIRE_AND_DIRECTIONS, { startingActions: Array(10).fill(FIRE) }),
+  cartridge("flag_capture", "30512e0e83903fc05541d2f6a6a62654", FIRE_AND_DIRECTIONS, {
+    startingActions: Array(10).fill(FIRE),
+  }),
   { 1: [8, 9, 10], 2: [1, 2, 3, 4], 4: [] },
   { modeSelect: { ramIndex: 0xd6, selectFrames: 10 } },
   (players) => new FlagCaptureSettings(players === 2),
@@ -803,7 +822,9 @@ export const VIDEO_CHECKERS_MA: MultiAgentGameSpec = multiAgentGame(
  * finds PAL. Mode m is RAM 0x80 = m - 1, 1-frame presses; 27 two-player modes (tanks, biplanes, jets).
  */
 export const COMBAT_MA: MultiAgentGameSpec = multiAgentGame(
-  cartridge("combat", "0ef64cdbecccb7049752a3de0b7ade14", ALL_ACTIONS, { console: { yStart: 39, height: 256, displayFormat: "PAL" } }),
+  cartridge("combat", "0ef64cdbecccb7049752a3de0b7ade14", ALL_ACTIONS, {
+    console: { yStart: 39, height: 256, displayFormat: "PAL" },
+  }),
   { 1: [], 2: span(1, 27), 4: [] },
   { difficulties: [0, 1, 2, 3], modeSelect: { ramIndex: 0x80, selectFrames: 1, ramValue: (m) => m - 1 } },
   () => new CombatSettings(),
@@ -811,7 +832,9 @@ export const COMBAT_MA: MultiAgentGameSpec = multiAgentGame(
 
 /** Maze Craze: its entry names the format PAL (no detection frames); mode m is RAM 0xBD = m, 2-frame presses. */
 export const MAZE_CRAZE_MA: MultiAgentGameSpec = multiAgentGame(
-  cartridge("maze_craze", "ed2218b3075d15eaa34e3356025ccca3", ALL_ACTIONS, { console: { displayFormat: "PAL", detectFormat: false } }),
+  cartridge("maze_craze", "ed2218b3075d15eaa34e3356025ccca3", ALL_ACTIONS, {
+    console: { displayFormat: "PAL", detectFormat: false },
+  }),
   { 1: [], 2: span(0, 63), 4: [] },
   { modeSelect: { ramIndex: 0xbd, selectFrames: 2 } },
   () => new MazeCrazeSettings(),
@@ -828,8 +851,23 @@ export const SPACE_WAR_MA: MultiAgentGameSpec = multiAgentGame(
 /** The Multi-Agent ALE games, by ROM id: the 18 cartridges of PettingZoo's 24 Atari envs. */
 export const MULTI_AGENT_GAMES: ReadonlyMap<string, MultiAgentGameSpec> = new Map(
   [
-    PONG_MA, SURROUND_MA, TENNIS_MA, BOXING_MA, ICE_HOCKEY_MA, SPACE_INVADERS_MA, WARLORDS_MA, JOUST_MA, MARIO_BROS_MA,
-    DOUBLE_DUNK_MA, WIZARD_OF_WOR_MA, ENTOMBED_MA, FLAG_CAPTURE_MA, OTHELLO_MA, VIDEO_CHECKERS_MA, COMBAT_MA,
-    MAZE_CRAZE_MA, SPACE_WAR_MA,
+    PONG_MA,
+    SURROUND_MA,
+    TENNIS_MA,
+    BOXING_MA,
+    ICE_HOCKEY_MA,
+    SPACE_INVADERS_MA,
+    WARLORDS_MA,
+    JOUST_MA,
+    MARIO_BROS_MA,
+    DOUBLE_DUNK_MA,
+    WIZARD_OF_WOR_MA,
+    ENTOMBED_MA,
+    FLAG_CAPTURE_MA,
+    OTHELLO_MA,
+    VIDEO_CHECKERS_MA,
+    COMBAT_MA,
+    MAZE_CRAZE_MA,
+    SPACE_WAR_MA,
   ].map((g) => [g.rom, g]),
 );

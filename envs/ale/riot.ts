@@ -72,7 +72,8 @@ export class Riot {
           this.cyclesWhenInterruptReset = cycles;
         }
         if (this.timerReadAfterInterrupt) {
-          const offset = (this.cyclesWhenInterruptReset - (this.cyclesWhenTimerSet + (this.timer << this.intervalShift))) | 0;
+          const offset =
+            (this.cyclesWhenInterruptReset - (this.cyclesWhenTimerSet + (this.timer << this.intervalShift))) | 0;
           timer = this.timer - (delta >>> this.intervalShift) - offset;
         }
         return timer & 0xff;

@@ -132,8 +132,14 @@ export class RomNotFoundError extends Error {
     readonly searched: readonly string[],
     readonly rejected: readonly string[],
   ) {
-    const where = searched.length > 0 ? searched.map((s) => `  - ${s}`).join("\n") : "  (no place to look: no romDir, no ALE_ROMS_DIR, no ale-py)";
-    const wrong = rejected.length > 0 ? `\nFiles named like the game but with another MD5 (not ALE's image):\n${rejected.map((r) => `  - ${r}`).join("\n")}` : "";
+    const where =
+      searched.length > 0
+        ? searched.map((s) => `  - ${s}`).join("\n")
+        : "  (no place to look: no romDir, no ALE_ROMS_DIR, no ale-py)";
+    const wrong =
+      rejected.length > 0
+        ? `\nFiles named like the game but with another MD5 (not ALE's image):\n${rejected.map((r) => `  - ${r}`).join("\n")}`
+        : "";
     super(`ROM for "${game}" not found. Searched:\n${where}${wrong}\n${HOW_TO_GET_ROMS}`);
     this.name = "RomNotFoundError";
   }

@@ -24,7 +24,14 @@ const MIN_RESISTANCE = MINIMUM_RESISTANCE;
 const MAX_RESISTANCE = MAXIMUM_RESISTANCE;
 
 // Object bits of Stella's TIABit enum, and the CTRLPF-derived bits it ORs into the same index.
-const P0 = 0x01, M0 = 0x02, P1 = 0x04, M1 = 0x08, BL = 0x10, PF = 0x20, SCORE = 0x40, PRIORITY = 0x80;
+const P0 = 0x01,
+  M0 = 0x02,
+  P1 = 0x04,
+  M1 = 0x08,
+  BL = 0x10,
+  PF = 0x20,
+  SCORE = 0x40,
+  PRIORITY = 0x80;
 const HBLANK = 68;
 /** The "Cosmic Ark" bug's missile-0 moves per scanline, cycled (Stella's TIA). */
 const COSMIC_ARK_MOTION = Int32Array.of(18, 33, 0, 17);
@@ -115,19 +122,22 @@ function buildTables(): void {
   // Alignments 1..3 are alignment 0 shifted right by that many pixels.
   for (let align = 1; align < 4; align++) {
     for (let size = 0; size < 4; size++) {
-      for (let x = 0; x < 320; x++) BALL_MASK[ballIndex(align, size) + x] = BALL_MASK[ballIndex(0, size) + ((x + 320 - align) % 320)];
+      for (let x = 0; x < 320; x++)
+        BALL_MASK[ballIndex(align, size) + x] = BALL_MASK[ballIndex(0, size) + ((x + 320 - align) % 320)];
     }
     for (let number = 0; number < 8; number++) {
       for (let size = 0; size < 4; size++) {
         for (let x = 0; x < 320; x++) {
-          MISSILE_MASK[missileIndex(align, number, size) + x] = MISSILE_MASK[missileIndex(0, number, size) + ((x + 320 - align) % 320)];
+          MISSILE_MASK[missileIndex(align, number, size) + x] =
+            MISSILE_MASK[missileIndex(0, number, size) + ((x + 320 - align) % 320)];
         }
       }
     }
     for (let enable = 0; enable < 2; enable++) {
       for (let mode = 0; mode < 8; mode++) {
         for (let x = 0; x < 320; x++) {
-          PLAYER_MASK[playerIndex(align, enable, mode) + x] = PLAYER_MASK[playerIndex(0, enable, mode) + ((x + 320 - align) % 320)];
+          PLAYER_MASK[playerIndex(align, enable, mode) + x] =
+            PLAYER_MASK[playerIndex(0, enable, mode) + ((x + 320 - align) % 320)];
         }
       }
     }
@@ -147,9 +157,21 @@ function buildTables(): void {
     else PLAYFIELD_BIT[160 + x] = 3 - ((x - 144) >> 2);
   }
   const pairs: [number, number, number][] = [
-    [M0, P1, 0x0001], [M0, P0, 0x0002], [M1, P0, 0x0004], [M1, P1, 0x0008], [P0, PF, 0x0010], [P0, BL, 0x0020],
-    [P1, PF, 0x0040], [P1, BL, 0x0080], [M0, PF, 0x0100], [M0, BL, 0x0200], [M1, PF, 0x0400], [M1, BL, 0x0800],
-    [BL, PF, 0x1000], [P0, P1, 0x2000], [M0, M1, 0x4000],
+    [M0, P1, 0x0001],
+    [M0, P0, 0x0002],
+    [M1, P0, 0x0004],
+    [M1, P1, 0x0008],
+    [P0, PF, 0x0010],
+    [P0, BL, 0x0020],
+    [P1, PF, 0x0040],
+    [P1, BL, 0x0080],
+    [M0, PF, 0x0100],
+    [M0, BL, 0x0200],
+    [M1, PF, 0x0400],
+    [M1, BL, 0x0800],
+    [BL, PF, 0x1000],
+    [P0, P1, 0x2000],
+    [M0, M1, 0x4000],
   ];
   for (let i = 0; i < 64; i++) for (const [a, b, bit] of pairs) if (i & a && i & b) COLLISION[i] |= bit;
   for (let i = 0; i < 256; i++) {
@@ -192,7 +214,8 @@ function buildTables(): void {
 }
 buildTables();
 // A span's key packs mask offsets into 13 (ball), 15 (players) and 16 (missiles) bits.
-if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16) throw new Error("TIA mask tables outgrew the span key");
+if (BALL_MASK.length > 1 << 13 || PLAYER_MASK.length > 1 << 15 || MISSILE_MASK.length > 1 << 16)
+  throw new Error("TIA mask tables outgrew the span key");
 
 /**
  * The three mask tables one after the other: drawing reads an object's mask at its offset plus its table's start
@@ -222,14 +245,23 @@ for (let x = OBJECT_MASK.length - 1; x >= 0; x--) {
  * playfield (`pf` with mask offset `pfBase`) included. Collisions are pairwise, so adding objects one at a time and
  * taking each new pixel's pairs gives exactly Stella's per-pixel collision table lookup.
  */
-function addObject(bits: Uint8Array, base: number, hpos: number, count: number, bit: number, grp: number, pf: number, pfBase: number): number {
+function addObject(
+  bits: Uint8Array,
+  base: number,
+  hpos: number,
+  count: number,
+  bit: number,
+  grp: number,
+  pf: number,
+  pfBase: number,
+): number {
   const first = base + hpos; // mask position of pixel hpos
   const end = first + count;
   let collision = 0;
   for (let x = NEXT_COVERED[first]; x < end; x = NEXT_COVERED[x + 1]) {
     if (grp !== 0 && (grp & OBJECT_MASK[x]) === 0) continue;
     const i = x - first;
-    const under = bits[i] | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF;
+    const under = bits[i] | (((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF);
     collision |= COLLISION[under | bit];
     bits[i] |= bit;
   }
@@ -264,17 +296,21 @@ function colourObjects(
     const objects = bits[i];
     if (objects === 0) continue;
     bits[i] = 0;
-    if (render) buffer[start + i] = color[PRIORITY_ENCODER[(x < half ? 0 : 256) + (objects | ((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF | priority)]];
+    if (render)
+      buffer[start + i] =
+        color[
+          PRIORITY_ENCODER[
+            (x < half ? 0 : 256) + (objects | (((pf >>> PLAYFIELD_BIT[pfBase + i]) & 1) * PF) | priority)
+          ]
+        ];
   }
 }
 
 /** Stella's ourPokeDelayTable: colour clocks a write takes effect late (-1: playfield, depends on the clock). */
 // prettier-ignore
 const POKE_DELAY = new Int8Array([
-  0, 1, 0, 0, 8, 8, 0, 0, 0, 0, 0, 1, 1, -1, -1, -1,
-  0, 0, 8, 8, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 1, 0, 0, 8, 8, 0, 0, 0, 0, 0, 1, 1, -1, -1, -1, 0, 0, 8, 8, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
 const PF_DELAY = Int8Array.of(4, 5, 2, 3);
 /** PF_DELAY by the write's colour clock in the line (the CPU cycle's phase, without a division). */
@@ -308,29 +344,49 @@ HMOVE_BLANK_CYCLES[75] = 1;
 /** Stella's ourCompleteMotionTable[cycle][HMxx >> 4]: how far an HMOVE strobed on each CPU cycle moves an object. */
 // prettier-ignore
 const MOTION_ROWS: readonly (readonly number[])[] = [
-  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, -1, -2, -3, -4, -5, -6, -6, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -3, -4, -4, -4, -4, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, -1, -2, -3, -3, -3, -3, -3, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1], [0, -1, -1, -1, -1, -1, -1, -1, 8, 7, 6, 5, 4, 3, 2, 1],
-  [0, 0, 0, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1], [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1],
-  [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1], [2, 2, 2, 2, 2, 2, 2, 2, 8, 7, 6, 5, 4, 3, 2, 2],
-  [3, 3, 3, 3, 3, 3, 3, 3, 8, 7, 6, 5, 4, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4],
-  [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5, 8, 7, 6, 5, 5, 5, 5, 5],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -6, -6, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -5, -5, -5, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -4, -4, -4, -4, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -3, -3, -3, -3, -3, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -2, -2, -2, -2, -2, -2, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, -1, -1, -1, -1, -1, -1, -1, 8, 7, 6, 5, 4, 3, 2, 1],
+  [0, 0, 0, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1],
+  [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1],
+  [1, 1, 1, 1, 1, 1, 1, 1, 8, 7, 6, 5, 4, 3, 2, 1],
+  [2, 2, 2, 2, 2, 2, 2, 2, 8, 7, 6, 5, 4, 3, 2, 2],
+  [3, 3, 3, 3, 3, 3, 3, 3, 8, 7, 6, 5, 4, 3, 3, 3],
+  [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4],
+  [4, 4, 4, 4, 4, 4, 4, 4, 8, 7, 6, 5, 4, 4, 4, 4],
+  [5, 5, 5, 5, 5, 5, 5, 5, 8, 7, 6, 5, 5, 5, 5, 5],
   [6, 6, 6, 6, 6, 6, 6, 6, 8, 7, 6, 6, 6, 6, 6, 6],
   // cycles 21..54: no motion
   ...Array.from({ length: 34 }, () => new Array(16).fill(0)),
-  [0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, -1, -2, 0, 0, 0, 0, 0, 0, 0, 0],
-  [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0],
-  [0, 0, 0, 0, -1, -2, -3, -4, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, -1, -2, -3, -4, -5, 0, 0, 0, 0, 0, 0, 0, 0],
-  [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0],
-  [0, -1, -2, -3, -4, -5, -6, -7, 0, 0, 0, 0, 0, 0, 0, 0], [-1, -2, -3, -4, -5, -6, -7, -8, 0, 0, 0, 0, 0, 0, 0, 0],
-  [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1], [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1],
-  [-3, -4, -5, -6, -7, -8, -9, -10, 0, 0, 0, 0, 0, 0, -1, -2], [-4, -5, -6, -7, -8, -9, -10, -11, 0, 0, 0, 0, 0, -1, -2, -3],
-  [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4], [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4],
-  [-6, -7, -8, -9, -10, -11, -12, -13, 0, 0, 0, -1, -2, -3, -4, -5], [-7, -8, -9, -10, -11, -12, -13, -14, 0, 0, -1, -2, -3, -4, -5, -6],
-  [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7], [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7],
+  [0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, 0, -1, -2, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, 0, -1, -2, -3, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, 0, -1, -2, -3, -4, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, 0, -1, -2, -3, -4, -5, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, 0, -1, -2, -3, -4, -5, -6, 0, 0, 0, 0, 0, 0, 0, 0],
+  [0, -1, -2, -3, -4, -5, -6, -7, 0, 0, 0, 0, 0, 0, 0, 0],
+  [-1, -2, -3, -4, -5, -6, -7, -8, 0, 0, 0, 0, 0, 0, 0, 0],
+  [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1],
+  [-2, -3, -4, -5, -6, -7, -8, -9, 0, 0, 0, 0, 0, 0, 0, -1],
+  [-3, -4, -5, -6, -7, -8, -9, -10, 0, 0, 0, 0, 0, 0, -1, -2],
+  [-4, -5, -6, -7, -8, -9, -10, -11, 0, 0, 0, 0, 0, -1, -2, -3],
+  [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4],
+  [-5, -6, -7, -8, -9, -10, -11, -12, 0, 0, 0, 0, -1, -2, -3, -4],
+  [-6, -7, -8, -9, -10, -11, -12, -13, 0, 0, 0, -1, -2, -3, -4, -5],
+  [-7, -8, -9, -10, -11, -12, -13, -14, 0, 0, -1, -2, -3, -4, -5, -6],
+  [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7],
+  [-8, -9, -10, -11, -12, -13, -14, -15, 0, -1, -2, -3, -4, -5, -6, -7],
   [0, -1, -2, -3, -4, -5, -6, -7, 8, 7, 6, 5, 4, 3, 2, 1],
 ];
 const MOTION = new Int8Array(76 * 16);
@@ -681,11 +737,21 @@ export class Tia {
 
   /** TIA::updateFrame: draw (or just collide) from the last update up to `clock`. */
   private updateFrame(clock: number): void {
-    if (clock < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay || this.clockAtLastUpdate >= clock) return;
+    if (
+      clock < this.clockStartDisplay ||
+      this.clockAtLastUpdate >= this.clockStopDisplay ||
+      this.clockAtLastUpdate >= clock
+    )
+      return;
     // Up to a clock in the horizontal blank of the line the last update stopped on, there is nothing to draw: the
     // next update starts from here just as well (an HMOVE blank's owed pixels are left to the loop below).
     const ahead = clock - this.clockAtLastUpdate;
-    if (ahead < this.clocksToEndOfScanLine && 228 - this.clocksToEndOfScanLine + ahead <= HBLANK && !this.hmoveBlankEnabled) return;
+    if (
+      ahead < this.clocksToEndOfScanLine &&
+      228 - this.clocksToEndOfScanLine + ahead <= HBLANK &&
+      !this.hmoveBlankEnabled
+    )
+      return;
     if (clock > this.clockStopDisplay) clock = this.clockStopDisplay;
     const from = this.framePointer;
     let to = from;
@@ -708,7 +774,8 @@ export class Tia {
       }
       const oldFramePointer = this.framePointer;
       const blanked = this.hmoveBlankEnabled && clocksFromStartOfScanLine < HBLANK + 8;
-      const kept = clocksToUpdate !== 0 && this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
+      const kept =
+        clocksToUpdate !== 0 && this.updateScanline(clocksToUpdate, clocksFromStartOfScanLine - HBLANK, blanked);
       if (blanked) {
         const blanks = HBLANK + 8 - clocksFromStartOfScanLine;
         if (this.renderEnabled) {
@@ -854,8 +921,13 @@ export class Tia {
     const base = (row * RECORDED_SPANS + index) * RECORD_SIZE;
     const key = this.spanKey;
     return (
-      spans[base] === hpos && spans[base + 2] === key[0] && spans[base + 3] === key[1] && spans[base + 4] === key[2] &&
-      spans[base + 5] === key[3] && spans[base + 6] === key[4] && spans[base + 7] === key[5]
+      spans[base] === hpos &&
+      spans[base + 2] === key[0] &&
+      spans[base + 3] === key[1] &&
+      spans[base + 4] === key[2] &&
+      spans[base + 5] === key[3] &&
+      spans[base + 6] === key[4] &&
+      spans[base + 7] === key[5]
     );
   }
 
@@ -875,7 +947,14 @@ export class Tia {
    * Draws (or, not rendering, only collides) a span with the key in `spanKey`; returns its collisions. `objects`:
    * the enabled objects but the playfield; `reusable`: worth matching against this frame's remembered spans.
    */
-  private drawSpan(start: number, count: number, hpos: number, vblank: boolean, objects: number, reusable: boolean): number {
+  private drawSpan(
+    start: number,
+    count: number,
+    hpos: number,
+    vblank: boolean,
+    objects: number,
+    reusable: boolean,
+  ): number {
     const render = this.renderEnabled;
     const buffer = this.frame.pixels;
     if (vblank) {
@@ -912,18 +991,24 @@ export class Tia {
     const pfBase = this.pfMask + hpos;
     let collision = 0;
     if (objects & BL) collision |= addObject(bits, this.blMask, hpos, count, BL, 0, pf, pfBase);
-    if (objects & P1) collision |= addObject(bits, PLAYER_TABLE + this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
+    if (objects & P1)
+      collision |= addObject(bits, PLAYER_TABLE + this.p1Mask, hpos, count, P1, this.currentGRP1, pf, pfBase);
     if (objects & M1) collision |= addObject(bits, MISSILE_TABLE + this.m1Mask, hpos, count, M1, 0, pf, pfBase);
-    if (objects & P0) collision |= addObject(bits, PLAYER_TABLE + this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
+    if (objects & P0)
+      collision |= addObject(bits, PLAYER_TABLE + this.p0Mask, hpos, count, P0, this.currentGRP0, pf, pfBase);
     if (objects & M0) collision |= addObject(bits, MISSILE_TABLE + this.m0Mask, hpos, count, M0, 0, pf, pfBase);
     if (reusable) this.rememberSpan(hpos, start, collision);
     const priority = this.playfieldPriorityAndScore;
     const color = this.color;
     if (objects & BL) colourObjects(buffer, start, bits, this.blMask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P1) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M1) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & P0) colourObjects(buffer, start, bits, PLAYER_TABLE + this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
-    if (objects & M0) colourObjects(buffer, start, bits, MISSILE_TABLE + this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P1)
+      colourObjects(buffer, start, bits, PLAYER_TABLE + this.p1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M1)
+      colourObjects(buffer, start, bits, MISSILE_TABLE + this.m1Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & P0)
+      colourObjects(buffer, start, bits, PLAYER_TABLE + this.p0Mask, hpos, count, pf, pfBase, priority, color, render);
+    if (objects & M0)
+      colourObjects(buffer, start, bits, MISSILE_TABLE + this.m0Mask, hpos, count, pf, pfBase, priority, color, render);
     return collision;
   }
 
@@ -943,7 +1028,12 @@ export class Tia {
     // Packed into few words so that matching is cheap (the mask offsets' widths are checked after buildTables).
     const c = this.color;
     const on = this.enabledObjects;
-    key[0] = count | (flags << 8) | (on << 10) | (on & PF && this.pfMask ? 1 << 16 : 0) | ((this.playfieldPriorityAndScore >> 6) << 17);
+    key[0] =
+      count |
+      (flags << 8) |
+      (on << 10) |
+      (on & PF && this.pfMask ? 1 << 16 : 0) |
+      ((this.playfieldPriorityAndScore >> 6) << 17);
     key[1] = this.pf;
     key[2] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
     key[3] = (on & BL ? this.blMask : 0) | (this.currentGRP0 << 13) | (this.currentGRP1 << 21);
@@ -958,8 +1048,12 @@ export class Tia {
     const remembered = this.spanKeys;
     const base = hpos * SPAN_KEY_SIZE;
     return (
-      remembered[base] === key[0] && remembered[base + 1] === key[1] && remembered[base + 2] === key[2] &&
-      remembered[base + 3] === key[3] && remembered[base + 4] === key[4] && remembered[base + 5] === key[5]
+      remembered[base] === key[0] &&
+      remembered[base + 1] === key[1] &&
+      remembered[base + 2] === key[2] &&
+      remembered[base + 3] === key[3] &&
+      remembered[base + 4] === key[4] &&
+      remembered[base + 5] === key[5]
     );
   }
 
@@ -1013,9 +1107,11 @@ export class Tia {
     const leftFlip = Math.imul(left ^ background, 0x01010101);
     const rightFlip = Math.imul(right ^ background, 0x01010101);
     const leftEnd = endWord < middle ? endWord : middle;
-    for (let w = firstWord, bits = leftBits >>> (firstWord - lineWord); w < leftEnd; w++, bits >>>= 1) words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
+    for (let w = firstWord, bits = leftBits >>> (firstWord - lineWord); w < leftEnd; w++, bits >>>= 1)
+      words[w] = backgroundWord ^ (leftFlip & -(bits & 1));
     const rightStart = firstWord > middle ? firstWord : middle;
-    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < endWord; w++, bits >>>= 1) words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
+    for (let w = rightStart, bits = rightBits >>> (rightStart - middle); w < endWord; w++, bits >>>= 1)
+      words[w] = backgroundWord ^ (rightFlip & -(bits & 1));
     // Little-endian words: pixel 4w + k is byte k of word w.
     if (headBytes !== 0) words[firstWord] = (words[firstWord] & ~((1 << (headBytes * 8)) - 1)) | headKept;
     if (tailBytes !== 0) words[endWord - 1] = (words[endWord - 1] & ((1 << (tailBytes * 8)) - 1)) | tailKept;
@@ -1319,8 +1415,16 @@ export class Tia {
         return !(clock === this.lastHMOVEClock + 21 * 3 && this.hmm0 === 7 && value >> 4 === 6);
       case 0x02: // WSYNC: only stops the CPU
       case 0x03: // RSYNC: not emulated (Stella 3.x ignores it)
-      case 0x15: case 0x16: case 0x17: case 0x18: case 0x19: case 0x1a: // audio
-      case 0x20: case 0x21: case 0x23: case 0x24: // HMP0, HMP1, HMM1, HMBL
+      case 0x15:
+      case 0x16:
+      case 0x17:
+      case 0x18:
+      case 0x19:
+      case 0x1a: // audio
+      case 0x20:
+      case 0x21:
+      case 0x23:
+      case 0x24: // HMP0, HMP1, HMM1, HMBL
       case 0x2b: // HMCLR
         return true;
       case 0x06:
@@ -1372,14 +1476,20 @@ export class Tia {
     if (to <= from) return true;
     if (address >= 0x0d && address <= 0x0f) {
       const pf = this.pf;
-      const next = address === 0x0d ? (pf & 0x000ffff0) | ((value >> 4) & 0x0f) : address === 0x0e ? (pf & 0x000ff00f) | (value << 4) : (pf & 0x00000fff) | (value << 12);
+      const next =
+        address === 0x0d
+          ? (pf & 0x000ffff0) | ((value >> 4) & 0x0f)
+          : address === 0x0e
+            ? (pf & 0x000ff00f) | (value << 4)
+            : (pf & 0x00000fff) | (value << 12);
       const leftChanged = playfieldGroups(pf ^ next);
       const rightChanged = this.pfMask === 0 ? leftChanged : mirroredGroups(leftChanged);
       // Groups [groupFrom, groupTo) of the 40 hold the owed pixels.
       const groupFrom = from >> 2;
       const groupTo = (to + 3) >> 2;
       const leftShown = groupFrom < 20 ? ((1 << (groupTo < 20 ? groupTo : 20)) - 1) ^ ((1 << groupFrom) - 1) : 0;
-      const rightShown = groupTo > 20 ? ((1 << (groupTo - 20)) - 1) ^ ((1 << (groupFrom > 20 ? groupFrom - 20 : 0)) - 1) : 0;
+      const rightShown =
+        groupTo > 20 ? ((1 << (groupTo - 20)) - 1) ^ ((1 << (groupFrom > 20 ? groupFrom - 20 : 0)) - 1) : 0;
       return (leftChanged & leftShown) === 0 && (rightChanged & rightShown) === 0;
     }
     const objects = WRITE_OBJECTS[address];
@@ -1395,7 +1505,12 @@ export class Tia {
   private owedPixels(end: number): number {
     if (this.owedClock > end) end = this.owedClock;
     const ahead = end - this.clockAtLastUpdate;
-    if (ahead >= this.clocksToEndOfScanLine || this.clockAtLastUpdate < this.clockStartDisplay || this.clockAtLastUpdate >= this.clockStopDisplay) return -1;
+    if (
+      ahead >= this.clocksToEndOfScanLine ||
+      this.clockAtLastUpdate < this.clockStartDisplay ||
+      this.clockAtLastUpdate >= this.clockStopDisplay
+    )
+      return -1;
     const lineClock = 228 - this.clocksToEndOfScanLine;
     const from = lineClock > HBLANK ? lineClock - HBLANK : 0;
     const to = lineClock + ahead - HBLANK;

@@ -121,7 +121,23 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
     this.hardcore = kwargs.hardcore ?? false;
     // Angles in [-pi, pi]; speeds up to 5x the rated ones (ground impacts give spikes); leg contacts are 0/1 but
     // Gymnasium bounds them by 5; lidar fractions by [-1, 1].
-    const low = [-Math.PI, -5, -5, -5, -Math.PI, -5, -Math.PI, -5, -0, -Math.PI, -5, -Math.PI, -5, -0, ...new Array(10).fill(-1)];
+    const low = [
+      -Math.PI,
+      -5,
+      -5,
+      -5,
+      -Math.PI,
+      -5,
+      -Math.PI,
+      -5,
+      -0,
+      -Math.PI,
+      -5,
+      -Math.PI,
+      -5,
+      -0,
+      ...new Array(10).fill(-1),
+    ];
     const high = [Math.PI, 5, 5, 5, Math.PI, 5, Math.PI, 5, 5, Math.PI, 5, Math.PI, 5, 5, ...new Array(10).fill(1)];
     this.observationSpace = new Box(low, high, [24], "float32") as Float32Box;
     // Motor speed commands for hip0, knee0, hip1, knee1.
@@ -161,7 +177,12 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
     this.joints = [];
     for (const i of [-1, +1]) {
       const thigh = world.createDynamicBody({ position: Vec2(initX, initY - LEG_H / 2 - LEG_DOWN), angle: i * 0.05 });
-      thigh.createFixture(BoxShape(LEG_W / 2, LEG_H / 2), { density: 1.0, restitution: 0.0, filterCategoryBits: WALKER_CATEGORY, filterMaskBits: GROUND_CATEGORY });
+      thigh.createFixture(BoxShape(LEG_W / 2, LEG_H / 2), {
+        density: 1.0,
+        restitution: 0.0,
+        filterCategoryBits: WALKER_CATEGORY,
+        filterMaskBits: GROUND_CATEGORY,
+      });
       // referenceAngle 0 is Box2D's default; planck would otherwise take the bodies' initial relative angle.
       const hip = world.createJoint(
         RevoluteJoint({
@@ -181,8 +202,16 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
       this.legs.push(thigh);
       this.joints.push(hip);
 
-      const shin = world.createDynamicBody({ position: Vec2(initX, initY - (LEG_H * 3) / 2 - LEG_DOWN), angle: i * 0.05 });
-      shin.createFixture(BoxShape((0.8 * LEG_W) / 2, LEG_H / 2), { density: 1.0, restitution: 0.0, filterCategoryBits: WALKER_CATEGORY, filterMaskBits: GROUND_CATEGORY });
+      const shin = world.createDynamicBody({
+        position: Vec2(initX, initY - (LEG_H * 3) / 2 - LEG_DOWN),
+        angle: i * 0.05,
+      });
+      shin.createFixture(BoxShape((0.8 * LEG_W) / 2, LEG_H / 2), {
+        density: 1.0,
+        restitution: 0.0,
+        filterCategoryBits: WALKER_CATEGORY,
+        filterMaskBits: GROUND_CATEGORY,
+      });
       const knee = world.createJoint(
         RevoluteJoint({
           bodyA: thigh,
@@ -320,7 +349,10 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
       const p0: Point = [this.terrainX[i], this.terrainY[i]];
       const p1: Point = [this.terrainX[i + 1], this.terrainY[i + 1]];
       const body = world.createBody();
-      body.createFixture(Edge(Vec2(p0[0], p0[1]), Vec2(p1[0], p1[1])), { friction: FRICTION, filterCategoryBits: GROUND_CATEGORY });
+      body.createFixture(Edge(Vec2(p0[0], p0[1]), Vec2(p1[0], p1[1])), {
+        friction: FRICTION,
+        filterCategoryBits: GROUND_CATEGORY,
+      });
       const color: RGB = [76, i % 2 === 0 ? 255 : 204, 76];
       this.terrain.push({ body, color1: color, color2: color });
       this.terrainPoly.push({ poly: [p0, p1, [p1[0], 0], [p0[0], 0]], color: [102, 153, 76] });
@@ -472,7 +504,11 @@ export class BipedalWalker extends Env<Float32Array, ArrayLike<number>> {
       const shape = body.getFixtureList()!.getShape();
       if (shape.getType() === "edge") {
         const edge = shape as Edge;
-        canvas.line(toPx(edge.m_vertex1.x * SCALE, edge.m_vertex1.y * SCALE), toPx(edge.m_vertex2.x * SCALE, edge.m_vertex2.y * SCALE), color1);
+        canvas.line(
+          toPx(edge.m_vertex1.x * SCALE, edge.m_vertex1.y * SCALE),
+          toPx(edge.m_vertex2.x * SCALE, edge.m_vertex2.y * SCALE),
+          color1,
+        );
       } else {
         drawBody(canvas, body, color1, color2, offset);
       }

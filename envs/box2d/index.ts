@@ -13,7 +13,13 @@ export { BipedalWalker, LunarLander, heuristicLander };
 export type { BipedalWalkerKwargs, LunarLanderKwargs };
 
 // The constructors' kwargs besides renderMode; `make` rejects any other (a misspelt kwarg fails, as in Python).
-const LUNAR_LANDER_KWARGS = ["continuous", "gravity", "enableWind", "windPower", "turbulencePower"] as const satisfies readonly (keyof LunarLanderKwargs)[];
+const LUNAR_LANDER_KWARGS = [
+  "continuous",
+  "gravity",
+  "enableWind",
+  "windPower",
+  "turbulencePower",
+] as const satisfies readonly (keyof LunarLanderKwargs)[];
 const BIPEDAL_WALKER_KWARGS = ["hardcore"] as const satisfies readonly (keyof BipedalWalkerKwargs)[];
 
 register({

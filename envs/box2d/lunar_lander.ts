@@ -140,7 +140,9 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
       console.warn(`wind_power value is recommended to be between 0.0 and 20.0, (current value: ${this.windPower})`);
     }
     if (0.0 > this.turbulencePower || this.turbulencePower > 2.0) {
-      console.warn(`turbulence_power value is recommended to be between 0.0 and 2.0, (current value: ${this.turbulencePower})`);
+      console.warn(
+        `turbulence_power value is recommended to be between 0.0 and 2.0, (current value: ${this.turbulencePower})`,
+      );
     }
 
     // v3 bounds: positions may overshoot the viewport by 150% before the episode ends, velocities by 10x the
@@ -175,7 +177,10 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
     this.helipadX2 = chunkX[mid + 1];
     this.helipadY = H / 4;
     for (let k = -2; k <= 2; k++) height[mid + k] = this.helipadY;
-    const smoothY = Array.from({ length: CHUNKS }, (_, i) => 0.33 * (height[(i - 1 + height.length) % height.length] + height[i] + height[i + 1]));
+    const smoothY = Array.from(
+      { length: CHUNKS },
+      (_, i) => 0.33 * (height[(i - 1 + height.length) % height.length] + height[i] + height[i + 1]),
+    );
 
     const moon = world.createBody();
     moon.createFixture(Edge(Vec2(0, 0), Vec2(W, 0)));
@@ -200,7 +205,10 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
     this.lander = lander;
 
     // The random initial push: a force that acts during the first world step (the one `reset` takes below).
-    lander.applyForceToCenter(Vec2(rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM), rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM)), true);
+    lander.applyForceToCenter(
+      Vec2(rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM), rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM)),
+      true,
+    );
 
     if (this.enableWind) {
       // v3: the phases C of tanh(sin(2k(t+C)) + sin(pi k(t+C))) come from the seeded generator, once per episode.
@@ -210,7 +218,10 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
 
     this.legs = [];
     for (const i of [-1, +1]) {
-      const leg = world.createDynamicBody({ position: Vec2(initialX - (i * LEG_AWAY) / SCALE, initialY), angle: i * 0.05 });
+      const leg = world.createDynamicBody({
+        position: Vec2(initialX - (i * LEG_AWAY) / SCALE, initialY),
+        angle: i * 0.05,
+      });
       leg.createFixture(BoxShape(LEG_W / SCALE, LEG_H / SCALE), {
         density: 1.0,
         restitution: 0.0,
@@ -260,10 +271,12 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
 
     if (this.enableWind && !(this.legGroundContact[0] || this.legGroundContact[1])) {
       // tanh(sin(2 k x) + sin(pi k x)) with k = 0.01 is never periodic.
-      const windMag = Math.tanh(Math.sin(0.02 * this.windIdx) + Math.sin(Math.PI * 0.01 * this.windIdx)) * this.windPower;
+      const windMag =
+        Math.tanh(Math.sin(0.02 * this.windIdx) + Math.sin(Math.PI * 0.01 * this.windIdx)) * this.windPower;
       this.windIdx += 1;
       lander.applyForceToCenter(Vec2(windMag, 0.0), true);
-      const torqueMag = Math.tanh(Math.sin(0.02 * this.torqueIdx) + Math.sin(Math.PI * 0.01 * this.torqueIdx)) * this.turbulencePower;
+      const torqueMag =
+        Math.tanh(Math.sin(0.02 * this.torqueIdx) + Math.sin(Math.PI * 0.01 * this.torqueIdx)) * this.turbulencePower;
       this.torqueIdx += 1;
       lander.applyTorque(torqueMag, true);
     }
@@ -297,9 +310,17 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
       const oy = -tip[1] * (MAIN_ENGINE_Y_LOCATION / SCALE + 2 * dispersion[0]) - side[1] * dispersion[1];
       const impulsePos = Vec2(position.x + ox, position.y + oy);
       if (this.renderMode !== null) {
-        this.createParticle(3.5, impulsePos, mPower).applyLinearImpulse(Vec2(ox * MAIN_ENGINE_POWER * mPower, oy * MAIN_ENGINE_POWER * mPower), impulsePos, true);
+        this.createParticle(3.5, impulsePos, mPower).applyLinearImpulse(
+          Vec2(ox * MAIN_ENGINE_POWER * mPower, oy * MAIN_ENGINE_POWER * mPower),
+          impulsePos,
+          true,
+        );
       }
-      lander.applyLinearImpulse(Vec2(-ox * MAIN_ENGINE_POWER * mPower, -oy * MAIN_ENGINE_POWER * mPower), impulsePos, true);
+      lander.applyLinearImpulse(
+        Vec2(-ox * MAIN_ENGINE_POWER * mPower, -oy * MAIN_ENGINE_POWER * mPower),
+        impulsePos,
+        true,
+      );
     }
 
     let sPower = 0.0;
@@ -311,11 +332,22 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
       const oy = -tip[1] * dispersion[0] - side[1] * (3 * dispersion[1] + (direction * SIDE_ENGINE_AWAY) / SCALE);
       // Gymnasium's 17 (not SIDE_ENGINE_HEIGHT) in the x term makes the thrust point, hence the torque, depend on
       // the lander's orientation; a documented quirk, kept because it is part of v3's dynamics.
-      const impulsePos = Vec2(position.x + ox - (tip[0] * 17) / SCALE, position.y + oy + (tip[1] * SIDE_ENGINE_HEIGHT) / SCALE);
+      const impulsePos = Vec2(
+        position.x + ox - (tip[0] * 17) / SCALE,
+        position.y + oy + (tip[1] * SIDE_ENGINE_HEIGHT) / SCALE,
+      );
       if (this.renderMode !== null) {
-        this.createParticle(0.7, impulsePos, sPower).applyLinearImpulse(Vec2(ox * SIDE_ENGINE_POWER * sPower, oy * SIDE_ENGINE_POWER * sPower), impulsePos, true);
+        this.createParticle(0.7, impulsePos, sPower).applyLinearImpulse(
+          Vec2(ox * SIDE_ENGINE_POWER * sPower, oy * SIDE_ENGINE_POWER * sPower),
+          impulsePos,
+          true,
+        );
       }
-      lander.applyLinearImpulse(Vec2(-ox * SIDE_ENGINE_POWER * sPower, -oy * SIDE_ENGINE_POWER * sPower), impulsePos, true);
+      lander.applyLinearImpulse(
+        Vec2(-ox * SIDE_ENGINE_POWER * sPower, -oy * SIDE_ENGINE_POWER * sPower),
+        impulsePos,
+        true,
+      );
     }
 
     world.step(1.0 / FPS, 6 * 30, 2 * 30);
@@ -377,7 +409,8 @@ export class LunarLander extends Env<Float32Array, number | ArrayLike<number>> {
 
   /** Removes expired particles from the front of the queue (all of them with `all`), as `_clean_particles`. */
   private cleanParticles(all: boolean): void {
-    while (this.particles.length > 0 && (all || this.particles[0].ttl < 0)) this.world!.destroyBody(this.particles.shift()!.body);
+    while (this.particles.length > 0 && (all || this.particles[0].ttl < 0))
+      this.world!.destroyBody(this.particles.shift()!.body);
   }
 
   /** Gymnasium's pygame scene: white ground under a black sky, the lander, its exhaust particles and two flags. */
@@ -438,7 +471,11 @@ export function clip(x: number, lo: number, hi: number): number {
 
 /** Exhaust colour for a remaining lifetime: bright red-white when fresh, fading to grey (51, 51, 51). */
 function particleColor(ttl: number): RGB {
-  return [Math.trunc(Math.max(0.2, 0.15 + ttl) * 255), Math.trunc(Math.max(0.2, 0.5 * ttl) * 255), Math.trunc(Math.max(0.2, 0.5 * ttl) * 255)];
+  return [
+    Math.trunc(Math.max(0.2, 0.15 + ttl) * 255),
+    Math.trunc(Math.max(0.2, 0.5 * ttl) * 255),
+    Math.trunc(Math.max(0.2, 0.5 * ttl) * 255),
+  ];
 }
 
 /** Every polygon fixture of `body`, filled with `fill` and outlined with `outline`, in pixel coordinates. */

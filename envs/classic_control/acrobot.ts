@@ -52,7 +52,12 @@ export class AcrobotEnv extends Env<Float32Array, number> {
     const rng = this.npRandom;
     // Gymnasium casts the reset state with `.astype(np.float32)` (then steps in float64 because `np.append` with a
     // Python float upcasts), so the initial state carries float32 rounding and later states do not.
-    this.state = Float64Array.of(rng.uniform(low, high), rng.uniform(low, high), rng.uniform(low, high), rng.uniform(low, high)).map(Math.fround);
+    this.state = Float64Array.of(
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+    ).map(Math.fround);
     return [this.getOb(), {}];
   }
 
@@ -123,7 +128,8 @@ export class AcrobotEnv extends Env<Float32Array, number> {
     } else {
       // The book's (and the Java implementation's) equation; Sutton confirmed the published results used it.
       ddtheta2 =
-        (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * Math.sin(theta2) - phi2) / (m2 * (lc2 * lc2) + I2 - (d2 * d2) / d1);
+        (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * Math.sin(theta2) - phi2) /
+        (m2 * (lc2 * lc2) + I2 - (d2 * d2) / d1);
     }
     const ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     return Float64Array.of(dtheta1, dtheta2, ddtheta1, ddtheta2, 0.0);
@@ -148,7 +154,11 @@ export class AcrobotEnv extends Env<Float32Array, number> {
     const p1: Point = [-L1 * Math.cos(s[0]) * scale, L1 * Math.sin(s[0]) * scale];
     const p2: Point = [p1[0] - L2 * Math.cos(s[0] + s[1]) * scale, p1[1] + L2 * Math.sin(s[0] + s[1]) * scale];
     // Gymnasium swaps each point's coordinates (`[:, ::-1]`) so that "down" in the physics is -y on screen.
-    const xys: Point[] = [[0, 0], [p1[1], p1[0]], [p2[1], p2[0]]];
+    const xys: Point[] = [
+      [0, 0],
+      [p1[1], p1[0]],
+      [p2[1], p2[0]],
+    ];
     const thetas = [s[0] - Math.PI / 2, s[0] + s[1] - Math.PI / 2];
     const linkLengths = [L1 * scale, L2 * scale];
 

@@ -65,7 +65,12 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     super.reset(args);
     const [low, high] = maybeParseResetBounds(args.options, -0.05, 0.05);
     const rng = this.npRandom;
-    this.state = Float64Array.of(rng.uniform(low, high), rng.uniform(low, high), rng.uniform(low, high), rng.uniform(low, high));
+    this.state = Float64Array.of(
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+      rng.uniform(low, high),
+    );
     this.stepsBeyondTerminated = null;
     return [Float32Array.from(this.state), {}];
   }
@@ -82,7 +87,8 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     // float64 results agree to the last bit wherever Math.sin/cos agree with libm.
     const temp = (force + this.polemassLength * (thetaDot * thetaDot) * sintheta) / this.totalMass;
     const thetaacc =
-      (this.gravity * sintheta - costheta * temp) / (this.length * (4.0 / 3.0 - (this.masspole * (costheta * costheta)) / this.totalMass));
+      (this.gravity * sintheta - costheta * temp) /
+      (this.length * (4.0 / 3.0 - (this.masspole * (costheta * costheta)) / this.totalMass));
     const xacc = temp - (this.polemassLength * thetaacc * costheta) / this.totalMass;
 
     if (this.kinematicsIntegrator === "euler") {
@@ -99,7 +105,11 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     }
     this.state = Float64Array.of(x, xDot, theta, thetaDot);
 
-    const terminated = x < -this.xThreshold || x > this.xThreshold || theta < -this.thetaThresholdRadians || theta > this.thetaThresholdRadians;
+    const terminated =
+      x < -this.xThreshold ||
+      x > this.xThreshold ||
+      theta < -this.thetaThresholdRadians ||
+      theta > this.thetaThresholdRadians;
 
     // The step that makes the pole fall still earns +1 (so an episode of n steps returns n); stepping a terminated
     // env is undefined behaviour that Gymnasium tolerates with a one-time warning and zero reward.
@@ -143,9 +153,15 @@ export class CartPoleEnv extends Env<Float32Array, number> {
     const cartx = this.state[0] * scale + this.screenWidth / 2.0;
     const carty = 100; // top of the cart, in y-up pixels
     // The cart is not rotated (angle 0 leaves every corner exactly where it is).
-    canvas.fillPolygon(boxPolygon([-cartwidth / 2, cartwidth / 2, cartheight / 2, -cartheight / 2], 0, [cartx, carty]), [0, 0, 0]);
+    canvas.fillPolygon(
+      boxPolygon([-cartwidth / 2, cartwidth / 2, cartheight / 2, -cartheight / 2], 0, [cartx, carty]),
+      [0, 0, 0],
+    );
     // Negative angle: theta is measured clockwise from upright, pygame rotates counter-clockwise.
-    const pole = boxPolygon([-polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2], -this.state[2], [cartx, carty + axleoffset]);
+    const pole = boxPolygon([-polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2], -this.state[2], [
+      cartx,
+      carty + axleoffset,
+    ]);
     canvas.fillPolygon(pole, [202, 152, 101]);
     canvas.fillCircle(Math.trunc(cartx), Math.trunc(carty + axleoffset), Math.trunc(polewidth / 2), [129, 132, 203]);
     canvas.hline(0, this.screenWidth, carty, [0, 0, 0]);

@@ -41,7 +41,12 @@ export class Continuous_MountainCarEnv extends Env<Float32Array, Float32Array> {
     this.renderMode = kwargs.renderMode ?? null;
     this.goalVelocity = kwargs.goalVelocity ?? 0;
     this.actionSpace = new Box(this.minAction, this.maxAction, [1], "float32") as Float32Box;
-    this.observationSpace = new Box([this.minPosition, -this.maxSpeed], [this.maxPosition, this.maxSpeed], [2], "float32") as Float32Box;
+    this.observationSpace = new Box(
+      [this.minPosition, -this.maxSpeed],
+      [this.maxPosition, this.maxSpeed],
+      [2],
+      "float32",
+    ) as Float32Box;
   }
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {

@@ -19,7 +19,10 @@ export interface MountainCarKwargs {
  * The initial state both MountainCar variants reset to: position ~ U(-0.6, -0.4) (or the `low` / `high` reset
  * options) and velocity 0, since the car always starts at rest.
  */
-export function mountainCarStartState(rng: RandomGenerator, options: Record<string, unknown> | undefined): Float64Array {
+export function mountainCarStartState(
+  rng: RandomGenerator,
+  options: Record<string, unknown> | undefined,
+): Float64Array {
   const [low, high] = maybeParseResetBounds(options, -0.6, -0.4);
   return Float64Array.of(rng.uniform(low, high), 0);
 }
@@ -114,7 +117,12 @@ export class MountainCarEnv extends Env<Float32Array, number> {
     super();
     this.renderMode = kwargs.renderMode ?? null;
     this.goalVelocity = kwargs.goalVelocity ?? 0;
-    this.observationSpace = new Box([this.minPosition, -this.maxSpeed], [this.maxPosition, this.maxSpeed], [2], "float32") as Float32Box;
+    this.observationSpace = new Box(
+      [this.minPosition, -this.maxSpeed],
+      [this.maxPosition, this.maxSpeed],
+      [2],
+      "float32",
+    ) as Float32Box;
   }
 
   override reset(args: ResetArgs = {}): [Float32Array, Info] {

@@ -39,7 +39,11 @@ export function rotate(p: Point, angle: number): Point {
  * and then moved by `offset`: how every classic-control scene places its cart, pole, links, rod and car body.
  * One function, so the corner order (which decides the polygon's winding) cannot drift between scenes.
  */
-export function boxPolygon([l, r, t, b]: readonly [l: number, r: number, t: number, b: number], angle: number, offset: Point): Point[] {
+export function boxPolygon(
+  [l, r, t, b]: readonly [l: number, r: number, t: number, b: number],
+  angle: number,
+  offset: Point,
+): Point[] {
   const corners: Point[] = [
     [l, b],
     [l, t],

@@ -28,7 +28,11 @@ export function verifyNumberAndCast(x: unknown): number {
  * `utils.maybe_parse_reset_bounds`: `reset({ options: { low, high } })` overrides the uniform reset range of the
  * classic-control envs (CartPole, Acrobot, both MountainCars), keeping the default for whichever is missing.
  */
-export function maybeParseResetBounds(options: Record<string, unknown> | undefined, defaultLow: number, defaultHigh: number): [number, number] {
+export function maybeParseResetBounds(
+  options: Record<string, unknown> | undefined,
+  defaultLow: number,
+  defaultHigh: number,
+): [number, number] {
   if (options === undefined) return [defaultLow, defaultHigh];
   const low = verifyNumberAndCast("low" in options ? options.low : defaultLow);
   const high = verifyNumberAndCast("high" in options ? options.high : defaultHigh);

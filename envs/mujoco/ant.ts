@@ -9,7 +9,14 @@
 // Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, clip, concatenate, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import {
+  MujocoEnv,
+  clip,
+  concatenate,
+  planarMotionInfo,
+  sumOfSquares,
+  unboundedObservationSpace,
+} from "./mujoco_env.ts";
 
 export interface AntKwargs {
   renderMode?: string | null;
@@ -52,7 +59,12 @@ export class AntEnv extends MujocoEnv {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
     const useContactForces = kwargs.useContactForces ?? false;
     const size = 27 + (exclude ? 0 : 2) + (useContactForces ? 84 : 0);
-    super({ modelPath: "ant.xml", frameSkip: 5, observationSpace: unboundedObservationSpace(size), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "ant.xml",
+      frameSkip: 5,
+      observationSpace: unboundedObservationSpace(size),
+      renderMode: kwargs.renderMode,
+    });
     this.ctrlCostWeight = kwargs.ctrlCostWeight ?? 0.5;
     this.useContactForces = useContactForces;
     this.contactCostWeight = kwargs.contactCostWeight ?? 5e-4;
@@ -128,7 +140,9 @@ export class AntEnv extends MujocoEnv {
   getObs(): Float64Array {
     const { qpos, qvel } = this.views;
     const skip = this.excludeCurrentPositionsFromObservation ? 2 : 0;
-    return concatenate(this.useContactForces ? [qpos.subarray(skip), qvel, this.contactForces] : [qpos.subarray(skip), qvel]);
+    return concatenate(
+      this.useContactForces ? [qpos.subarray(skip), qvel, this.contactForces] : [qpos.subarray(skip), qvel],
+    );
   }
 
   protected resetModel(): Float64Array {

@@ -16,7 +16,12 @@ export interface HalfCheetahKwargs {
   excludeCurrentPositionsFromObservation?: boolean;
 }
 
-export const HALF_CHEETAH_KWARGS = ["forwardRewardWeight", "ctrlCostWeight", "resetNoiseScale", "excludeCurrentPositionsFromObservation"] as const;
+export const HALF_CHEETAH_KWARGS = [
+  "forwardRewardWeight",
+  "ctrlCostWeight",
+  "resetNoiseScale",
+  "excludeCurrentPositionsFromObservation",
+] as const;
 
 export class HalfCheetahEnv extends MujocoEnv {
   readonly forwardRewardWeight: number;
@@ -26,7 +31,12 @@ export class HalfCheetahEnv extends MujocoEnv {
 
   constructor(kwargs: HalfCheetahKwargs = {}) {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
-    super({ modelPath: "half_cheetah.xml", frameSkip: 5, observationSpace: unboundedObservationSpace(exclude ? 17 : 18), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "half_cheetah.xml",
+      frameSkip: 5,
+      observationSpace: unboundedObservationSpace(exclude ? 17 : 18),
+      renderMode: kwargs.renderMode,
+    });
     this.forwardRewardWeight = kwargs.forwardRewardWeight ?? 1.0;
     this.ctrlCostWeight = kwargs.ctrlCostWeight ?? 0.1;
     this.resetNoiseScale = kwargs.resetNoiseScale ?? 0.1;
@@ -46,7 +56,12 @@ export class HalfCheetahEnv extends MujocoEnv {
     const ctrlCost = this.controlCost(action);
     const forwardReward = this.forwardRewardWeight * xVelocity;
     const reward = forwardReward - ctrlCost;
-    const info: Info = { x_position: xPositionAfter, x_velocity: xVelocity, reward_run: forwardReward, reward_ctrl: -ctrlCost };
+    const info: Info = {
+      x_position: xPositionAfter,
+      x_velocity: xVelocity,
+      reward_run: forwardReward,
+      reward_ctrl: -ctrlCost,
+    };
     return [this.getObs(), reward, false, false, info];
   }
 

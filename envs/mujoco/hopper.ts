@@ -31,7 +31,12 @@ export class HopperEnv extends PlanarWalkerEnv {
 
   constructor(kwargs: HopperKwargs = {}) {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
-    super(kwargs, { modelPath: "hopper.xml", frameSkip: 4, observationSpace: unboundedObservationSpace(exclude ? 11 : 12), renderMode: kwargs.renderMode });
+    super(kwargs, {
+      modelPath: "hopper.xml",
+      frameSkip: 4,
+      observationSpace: unboundedObservationSpace(exclude ? 11 : 12),
+      renderMode: kwargs.renderMode,
+    });
     this.healthyStateRange = kwargs.healthyStateRange ?? [-100.0, 100.0];
     this.healthyZRange = kwargs.healthyZRange ?? [0.7, Infinity];
     this.healthyAngleRange = kwargs.healthyAngleRange ?? [-0.2, 0.2];

@@ -9,7 +9,15 @@
 // cfrc_ext (14 x 6). Reset: qpos and qvel + U(-0.01, 0.01).
 
 import type { Info, StepResult } from "../core.ts";
-import { MujocoEnv, concatenate, inOpenRange, numpySum, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
+import {
+  MujocoEnv,
+  concatenate,
+  inOpenRange,
+  numpySum,
+  planarMotionInfo,
+  sumOfSquares,
+  unboundedObservationSpace,
+} from "./mujoco_env.ts";
 
 export interface HumanoidKwargs {
   renderMode?: string | null;
@@ -46,7 +54,12 @@ export class HumanoidEnv extends MujocoEnv {
 
   constructor(kwargs: HumanoidKwargs = {}) {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
-    super({ modelPath: "humanoid.xml", frameSkip: 5, observationSpace: unboundedObservationSpace(exclude ? 376 : 378), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "humanoid.xml",
+      frameSkip: 5,
+      observationSpace: unboundedObservationSpace(exclude ? 376 : 378),
+      renderMode: kwargs.renderMode,
+    });
     this.forwardRewardWeight = kwargs.forwardRewardWeight ?? 1.25;
     this.ctrlCostWeight = kwargs.ctrlCostWeight ?? 0.1;
     this.healthyRewardValue = kwargs.healthyReward ?? 5.0;

@@ -18,7 +18,18 @@ import { ReacherEnv } from "./reacher.ts";
 import { SWIMMER_KWARGS, SwimmerEnv, type SwimmerKwargs } from "./swimmer.ts";
 import { WALKER2D_KWARGS, Walker2dEnv, type Walker2dKwargs } from "./walker2d.ts";
 
-export { AntEnv, HalfCheetahEnv, HopperEnv, HumanoidEnv, InvertedDoublePendulumEnv, InvertedPendulumEnv, PusherEnv, ReacherEnv, SwimmerEnv, Walker2dEnv };
+export {
+  AntEnv,
+  HalfCheetahEnv,
+  HopperEnv,
+  HumanoidEnv,
+  InvertedDoublePendulumEnv,
+  InvertedPendulumEnv,
+  PusherEnv,
+  ReacherEnv,
+  SwimmerEnv,
+  Walker2dEnv,
+};
 export type { AntKwargs, HalfCheetahKwargs, HopperKwargs, HumanoidKwargs, SwimmerKwargs, Walker2dKwargs };
 export { MujocoEnv, isMujocoLoaded, loadMujoco, wasmHeapBytes } from "./mujoco_env.ts";
 

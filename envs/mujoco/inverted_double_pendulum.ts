@@ -15,7 +15,12 @@ export interface InvertedDoublePendulumKwargs {
 
 export class InvertedDoublePendulumEnv extends MujocoEnv {
   constructor(kwargs: InvertedDoublePendulumKwargs = {}) {
-    super({ modelPath: "inverted_double_pendulum.xml", frameSkip: 5, observationSpace: unboundedObservationSpace(11), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "inverted_double_pendulum.xml",
+      frameSkip: 5,
+      observationSpace: unboundedObservationSpace(11),
+      renderMode: kwargs.renderMode,
+    });
   }
 
   step(action: ArrayLike<number>): StepResult<Float64Array> {

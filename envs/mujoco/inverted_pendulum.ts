@@ -13,7 +13,12 @@ export interface InvertedPendulumKwargs {
 
 export class InvertedPendulumEnv extends MujocoEnv {
   constructor(kwargs: InvertedPendulumKwargs = {}) {
-    super({ modelPath: "inverted_pendulum.xml", frameSkip: 2, observationSpace: unboundedObservationSpace(4), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "inverted_pendulum.xml",
+      frameSkip: 2,
+      observationSpace: unboundedObservationSpace(4),
+      renderMode: kwargs.renderMode,
+    });
   }
 
   step(action: ArrayLike<number>): StepResult<Float64Array> {

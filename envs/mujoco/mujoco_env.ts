@@ -76,7 +76,9 @@ export function isMujocoLoaded(): boolean {
 /** The loaded module; throws if it has not been loaded yet. */
 export function mujocoModule(): MainModule {
   if (mujoco === null) {
-    throw new Error("MuJoCo's WASM module is not loaded yet: run `await gym.mujoco.init()` once (e.g. at the top of the script) before making a MuJoCo env");
+    throw new Error(
+      "MuJoCo's WASM module is not loaded yet: run `await gym.mujoco.init()` once (e.g. at the top of the script) before making a MuJoCo env",
+    );
   }
   return mujoco;
 }
@@ -353,7 +355,9 @@ export abstract class MujocoEnv extends Env<Float64Array, Float32Array> {
   /** Sets qpos and qvel, then runs mj_forward so that positions, velocities and forces are consistent. */
   setState(qpos: ArrayLike<number>, qvel: ArrayLike<number>): void {
     if (qpos.length !== this.nq || qvel.length !== this.nv) {
-      throw new RangeError(`setState: expected qpos of ${this.nq} and qvel of ${this.nv} values, got ${qpos.length} and ${qvel.length}`);
+      throw new RangeError(
+        `setState: expected qpos of ${this.nq} and qvel of ${this.nv} values, got ${qpos.length} and ${qvel.length}`,
+      );
     }
     const views = this.views;
     views.qpos.set(qpos);
@@ -366,7 +370,8 @@ export abstract class MujocoEnv extends Env<Float64Array, Float32Array> {
    * every task passes `frame_skip`, so the two agree.) MuJoCo clamps ctrl to ctrlrange itself, as in Python.
    */
   doSimulation(ctrl: ArrayLike<number>, nFrames: number): void {
-    if (ctrl.length !== this.nu) throw new RangeError(`Action dimension mismatch. Expected (${this.nu},), found (${ctrl.length},)`);
+    if (ctrl.length !== this.nu)
+      throw new RangeError(`Action dimension mismatch. Expected (${this.nu},), found (${ctrl.length},)`);
     const model = this.model;
     const data = this.data;
     const target = this.views.ctrl;

@@ -29,7 +29,12 @@ export class PusherEnv extends MujocoEnv {
   private readonly goal: number;
 
   constructor(kwargs: PusherKwargs = {}) {
-    super({ modelPath: "pusher.xml", frameSkip: 5, observationSpace: unboundedObservationSpace(23), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "pusher.xml",
+      frameSkip: 5,
+      observationSpace: unboundedObservationSpace(23),
+      renderMode: kwargs.renderMode,
+    });
     this.tipsArm = this.bodyId("tips_arm");
     this.object = this.bodyId("object");
     this.goal = this.bodyId("goal");

@@ -22,7 +22,12 @@ export class ReacherEnv extends MujocoEnv {
   private readonly target: number;
 
   constructor(kwargs: ReacherKwargs = {}) {
-    super({ modelPath: "reacher.xml", frameSkip: 2, observationSpace: unboundedObservationSpace(11), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "reacher.xml",
+      frameSkip: 2,
+      observationSpace: unboundedObservationSpace(11),
+      renderMode: kwargs.renderMode,
+    });
     this.fingertip = this.bodyId("fingertip");
     this.target = this.bodyId("target");
   }

@@ -17,7 +17,12 @@ export interface SwimmerKwargs {
   excludeCurrentPositionsFromObservation?: boolean;
 }
 
-export const SWIMMER_KWARGS = ["forwardRewardWeight", "ctrlCostWeight", "resetNoiseScale", "excludeCurrentPositionsFromObservation"] as const;
+export const SWIMMER_KWARGS = [
+  "forwardRewardWeight",
+  "ctrlCostWeight",
+  "resetNoiseScale",
+  "excludeCurrentPositionsFromObservation",
+] as const;
 
 export class SwimmerEnv extends MujocoEnv {
   readonly forwardRewardWeight: number;
@@ -27,7 +32,12 @@ export class SwimmerEnv extends MujocoEnv {
 
   constructor(kwargs: SwimmerKwargs = {}) {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
-    super({ modelPath: "swimmer.xml", frameSkip: 4, observationSpace: unboundedObservationSpace(exclude ? 8 : 10), renderMode: kwargs.renderMode });
+    super({
+      modelPath: "swimmer.xml",
+      frameSkip: 4,
+      observationSpace: unboundedObservationSpace(exclude ? 8 : 10),
+      renderMode: kwargs.renderMode,
+    });
     this.forwardRewardWeight = kwargs.forwardRewardWeight ?? 1.0;
     this.ctrlCostWeight = kwargs.ctrlCostWeight ?? 1e-4;
     this.resetNoiseScale = kwargs.resetNoiseScale ?? 0.1;

@@ -26,7 +26,12 @@ export class Walker2dEnv extends PlanarWalkerEnv {
 
   constructor(kwargs: Walker2dKwargs = {}) {
     const exclude = kwargs.excludeCurrentPositionsFromObservation ?? true;
-    super(kwargs, { modelPath: "walker2d.xml", frameSkip: 4, observationSpace: unboundedObservationSpace(exclude ? 17 : 18), renderMode: kwargs.renderMode });
+    super(kwargs, {
+      modelPath: "walker2d.xml",
+      frameSkip: 4,
+      observationSpace: unboundedObservationSpace(exclude ? 17 : 18),
+      renderMode: kwargs.renderMode,
+    });
     this.healthyZRange = kwargs.healthyZRange ?? [0.8, 2.0];
     this.healthyAngleRange = kwargs.healthyAngleRange ?? [-1.0, 1.0];
   }

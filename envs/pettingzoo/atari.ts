@@ -77,13 +77,19 @@ const byPlayers = (two: number, four: number) => (o: AtariEnvOptions) => ((o.num
 /** A `game_version` option's mode from its table (PettingZoo asserts on an unknown one). */
 function versionMode(envId: string, versions: Record<string, number>, version: string): number {
   const mode = versions[version];
-  if (mode === undefined) throw new Error(`${envId}: unknown game_version "${version}"; one of ${Object.keys(versions).join(", ")}`);
+  if (mode === undefined)
+    throw new Error(`${envId}: unknown game_version "${version}"; one of ${Object.keys(versions).join(", ")}`);
   return mode;
 }
 const COMBAT_PLANE_VERSIONS = { "bi-plane": 15, jet: 21 };
 const MAZE_CRAZE_VERSIONS = { robbers: 2, race: 1, capture: 12 };
 /** combat_tank_v2's first mode by (is_invisible, billiard_hit); a maze adds 1. */
-const COMBAT_TANK_MODES: Record<string, number> = { "false,false": 1, "false,true": 8, "true,false": 10, "true,true": 13 };
+const COMBAT_TANK_MODES: Record<string, number> = {
+  "false,false": 1,
+  "false,true": 8,
+  "true,false": 10,
+  "true,true": 13,
+};
 
 /** The 24 `pettingzoo.atari` envs. Combat, maze_craze and space_war are PAL cartridges (notes 2.8). */
 export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
@@ -93,13 +99,16 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
     rom: "combat",
     numPlayers: 2,
     players: [2],
-    mode: (o) => versionMode("combat_plane_v2", COMBAT_PLANE_VERSIONS, o.gameVersion ?? "bi-plane") + (o.guidedMissile ?? true ? 0 : 1),
+    mode: (o) =>
+      versionMode("combat_plane_v2", COMBAT_PLANE_VERSIONS, o.gameVersion ?? "bi-plane") +
+      ((o.guidedMissile ?? true) ? 0 : 1),
   },
   combat_tank_v2: {
     rom: "combat",
     numPlayers: 2,
     players: [2],
-    mode: (o) => COMBAT_TANK_MODES[`${o.isInvisible ?? false},${o.billiardHit ?? true}`] + (o.hasMaze ?? true ? 1 : 0),
+    mode: (o) =>
+      COMBAT_TANK_MODES[`${o.isInvisible ?? false},${o.billiardHit ?? true}`] + ((o.hasMaze ?? true) ? 1 : 0),
   },
   double_dunk_v3: { rom: "double_dunk", numPlayers: 2, players: [2] },
   entombed_competitive_v3: { rom: "entombed", numPlayers: 2, players: [2], mode: () => 2 },
@@ -115,7 +124,8 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
     players: [2],
     mode: (o) => {
       const level = o.visibilityLevel ?? 0;
-      if (!(Number.isInteger(level) && level >= 0 && level < 4)) throw new Error(`maze_craze_v3: visibilty_level must be 0-3, got ${level}`);
+      if (!(Number.isInteger(level) && level >= 0 && level < 4))
+        throw new Error(`maze_craze_v3: visibilty_level must be 0-3, got ${level}`);
       return (versionMode("maze_craze_v3", MAZE_CRAZE_VERSIONS, o.gameVersion ?? "robbers") - 1) * 4 + level;
     },
   },
@@ -127,9 +137,11 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
     mode: (o) => {
       const version = o.gameVersion ?? "classic";
       const modes = PONG_VERSIONS[version];
-      if (modes === undefined) throw new Error(`pong_v3: unknown game_version "${version}"; one of ${Object.keys(PONG_VERSIONS).join(", ")}`);
+      if (modes === undefined)
+        throw new Error(`pong_v3: unknown game_version "${version}"; one of ${Object.keys(PONG_VERSIONS).join(", ")}`);
       const mode = (o.numPlayers ?? 2) === 4 ? modes[1] : modes[0];
-      if (mode === null || mode < 0) throw new Error(`pong_v3: game_version "${version}" has no ${o.numPlayers ?? 2}-player mode`);
+      if (mode === null || mode < 0)
+        throw new Error(`pong_v3: game_version "${version}" has no ${o.numPlayers ?? 2}-player mode`);
       return mode;
     },
   },
@@ -140,7 +152,7 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
     players: [2],
     mode: (o) =>
       33 +
-      (o.movingShields ?? true ? 1 : 0) +
+      ((o.movingShields ?? true) ? 1 : 0) +
       (o.zigzagingBombs ? 2 : 0) +
       (o.fastBomb ? 4 : 0) +
       (o.invisibleInvaders ? 8 : 0) +
@@ -150,7 +162,12 @@ export const ATARI_ENVS: Readonly<Record<string, AtariEnvEntry>> = {
   surround_v2: { rom: "surround", numPlayers: 2, players: [2] },
   tennis_v3: { rom: "tennis", numPlayers: 2, players: [2] },
   video_checkers_v4: { rom: "video_checkers", numPlayers: 2, players: [2] },
-  volleyball_pong_v3: { rom: "pong", numPlayers: 4, players: [2, 4], mode: (o) => ((o.numPlayers ?? 4) === 4 ? 41 : 39) },
+  volleyball_pong_v3: {
+    rom: "pong",
+    numPlayers: 4,
+    players: [2, 4],
+    mode: (o) => ((o.numPlayers ?? 4) === 4 ? 41 : 39),
+  },
   warlords_v3: { rom: "warlords", numPlayers: 4, players: [4] },
   wizard_of_wor_v3: { rom: "wizard_of_wor", numPlayers: 2, players: [2] },
 };
@@ -161,12 +178,17 @@ const AGENT_NAMES = ["first_0", "second_0", "third_0", "fourth_0"];
 /** `pettingzoo.atari.<envId>.parallel_env(...)`. */
 export function parallelEnv(envId: string, options: AtariEnvOptions = {}): ParallelAtariEnv {
   const entry = ATARI_ENVS[envId];
-  if (entry === undefined) throw new Error(`unknown PettingZoo Atari env "${envId}"; one of ${Object.keys(ATARI_ENVS).join(", ")}`);
+  if (entry === undefined)
+    throw new Error(`unknown PettingZoo Atari env "${envId}"; one of ${Object.keys(ATARI_ENVS).join(", ")}`);
   const spec = MULTI_AGENT_GAMES.get(entry.rom);
   if (spec === undefined) throw new Error(`${envId}: no Multi-Agent ALE settings for the ${entry.rom} ROM`);
   const numPlayers = options.numPlayers ?? entry.numPlayers;
-  if (!entry.players.includes(numPlayers)) throw new Error(`${envId}: num_players must be one of ${entry.players.join(", ")}, got ${numPlayers}`);
-  return new ParallelAtariEnv(envId, spec, numPlayers, { ...options, modeNum: options.modeNum ?? entry.mode?.({ ...options, numPlayers }) ?? null });
+  if (!entry.players.includes(numPlayers))
+    throw new Error(`${envId}: num_players must be one of ${entry.players.join(", ")}, got ${numPlayers}`);
+  return new ParallelAtariEnv(envId, spec, numPlayers, {
+    ...options,
+    modeNum: options.modeNum ?? entry.mode?.({ ...options, numPlayers }) ?? null,
+  });
 }
 
 /** PettingZoo's ParallelAtariEnv (`pettingzoo/atari/base_atari_env.py`). */
@@ -195,22 +217,33 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
     readonly numPlayers: number,
     options: AtariEnvOptions,
   ) {
-    const { obsType = "rgb_image", fullActionSpace = false, maxCycles = 100000, renderMode = null, romDir = null } = options;
-    if (!["rgb_image", "grayscale_image", "ram"].includes(obsType)) throw new Error(`obs_type must be rgb_image, grayscale_image or ram, got ${obsType}`);
-    if (!(Number.isInteger(maxCycles) && maxCycles > 0)) throw new Error(`max_cycles must be a positive integer, got ${maxCycles}`);
-    if (renderMode !== null && renderMode !== "rgb_array") throw new Error(`render_mode ${renderMode} not supported (rgb_array)`);
+    const {
+      obsType = "rgb_image",
+      fullActionSpace = false,
+      maxCycles = 100000,
+      renderMode = null,
+      romDir = null,
+    } = options;
+    if (!["rgb_image", "grayscale_image", "ram"].includes(obsType))
+      throw new Error(`obs_type must be rgb_image, grayscale_image or ram, got ${obsType}`);
+    if (!(Number.isInteger(maxCycles) && maxCycles > 0))
+      throw new Error(`max_cycles must be a positive integer, got ${maxCycles}`);
+    if (renderMode !== null && renderMode !== "rgb_array")
+      throw new Error(`render_mode ${renderMode} not supported (rgb_array)`);
     this.metadata.name = envId;
     this.obsType = obsType;
     this.maxCycles = maxCycles;
     this.renderMode = renderMode;
     const modes = game.playerModes[numPlayers as 1 | 2 | 4];
     const mode = options.modeNum ?? modes[0];
-    if (!modes.includes(mode)) throw new Error(`${envId}: mode_num ${mode} is not a ${numPlayers}-player mode; available: ${modes.join(", ")}`);
+    if (!modes.includes(mode))
+      throw new Error(`${envId}: mode_num ${mode} is not a ${numPlayers}-player mode; available: ${modes.join(", ")}`);
     this.mode = mode;
     const rom = findRom(game.rom, game.md5, { romDir }).bytes;
     // PettingZoo: repeat_action_probability 0 (sticky actions off); ALE frame_skip 1; no ALE-side frame budget.
     this.ale = new ALEInterface(game, rom, { repeatActionProbability: 0, maxNumFramesPerEpisode: 0, mode }, () => 0);
-    if (this.ale.numPlayersActive() !== numPlayers) throw new Error(`${envId}: mode ${mode} is for ${this.ale.numPlayersActive()} players, not ${numPlayers}`);
+    if (this.ale.numPlayersActive() !== numPlayers)
+      throw new Error(`${envId}: mode ${mode} is for ${this.ale.numPlayersActive()} players, not ${numPlayers}`);
     this.actionMapping = fullActionSpace ? this.ale.getLegalActionSet() : this.ale.getMinimalActionSet();
     this.actSpace = new Discrete(this.actionMapping.length);
     const [height, width] = this.ale.getScreenDims();
@@ -241,7 +274,9 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
    * without one the episode continues from the emulator's state, as PettingZoo's reset does. An env never seeded
    * draws a random 32-bit seed first (PettingZoo 1.18.1's constructor, which CleanRL's numbers used).
    */
-  reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<Uint8Array>, AgentDict<Record<string, unknown>>] {
+  reset(
+    args: { seed?: number; options?: Record<string, unknown> } = {},
+  ): [AgentDict<Uint8Array>, AgentDict<Record<string, unknown>>] {
     if (args.seed !== undefined || !this.seeded) {
       // ALE's random_seed is a C int. The ROM load runs one reset in the ROM's default mode, then reset_game one
       // in ours (resetGame with reload does both).
@@ -295,12 +330,21 @@ export class ParallelAtariEnv implements ParallelEnv<Uint8Array, number> {
   }
 
   /** One frame for every player; the results for the agents alive before it (returned first), who then leave if done. */
-  private advance(actions: AgentDict<number>): [agents: string[], rewards: AgentDict<number>, terminations: AgentDict<boolean>, truncations: AgentDict<boolean>, infos: AgentDict<Record<string, unknown>>] {
+  private advance(
+    actions: AgentDict<number>,
+  ): [
+    agents: string[],
+    rewards: AgentDict<number>,
+    terminations: AgentDict<boolean>,
+    truncations: AgentDict<boolean>,
+    infos: AgentDict<Record<string, unknown>>,
+  ] {
     const a = this.aleActions;
     for (let k = 0; k < this.numPlayers; k++) {
       // An agent missing from the dict (a terminated one) sends index 0.
       const index = actions[this.possibleAgents[k]] ?? 0;
-      if (!this.actSpace.contains(index)) throw new Error(`${this.envId}: action ${index} of ${this.possibleAgents[k]} is outside ${this.actSpace}`);
+      if (!this.actSpace.contains(index))
+        throw new Error(`${this.envId}: action ${index} of ${this.possibleAgents[k]} is outside ${this.actSpace}`);
       a[k] = this.actionMapping[index];
     }
     const rewardsByPlayer = this.ale.actPlayers(a, this.obsType !== "ram" || this.renderMode !== null);

@@ -34,7 +34,10 @@ export interface ParallelEnv<Obs = unknown, Act = unknown> {
   readonly renderMode: string | null;
   observationSpace(agent: string): import("../spaces.ts").Space;
   actionSpace(agent: string): import("../spaces.ts").Space;
-  reset(args?: { seed?: number; options?: Record<string, unknown> }): [AgentDict<Obs>, AgentDict<Record<string, unknown>>];
+  reset(args?: {
+    seed?: number;
+    options?: Record<string, unknown>;
+  }): [AgentDict<Obs>, AgentDict<Record<string, unknown>>];
   step(actions: AgentDict<Act>): ParallelStepResult<Obs>;
   /**
    * Not part of PettingZoo: an internal fast path for frame_skip, which throws away the observations of all but its

@@ -57,7 +57,9 @@ export class BaseParallelWrapper implements ParallelEnv<ObsArray, number> {
   actionSpace(agent: string): Space {
     return this.env.actionSpace(agent);
   }
-  reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
+  reset(
+    args: { seed?: number; options?: Record<string, unknown> } = {},
+  ): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
     return this.env.reset(args);
   }
   step(actions: AgentDict<number>): ParallelStepResult<ObsArray> {
@@ -78,7 +80,9 @@ export class BaseParallelWrapper implements ParallelEnv<ObsArray, number> {
 abstract class PerAgentObservationWrapper extends BaseParallelWrapper {
   protected abstract observation(agent: string, obs: ObsArray, isReset: boolean): ObsArray;
   protected readonly pure: boolean = false;
-  override reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
+  override reset(
+    args: { seed?: number; options?: Record<string, unknown> } = {},
+  ): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
     const [observations, infos] = this.env.reset(args);
     return [this.mapAll(observations, true), infos];
   }
@@ -160,10 +164,15 @@ export class MaxObservation extends BaseParallelWrapper {
   /** The frames and result of the last max computed (agents with the same frames get the same array). */
   private lastFrames: ObsArray[] = [];
   private lastMax: ObsArray | null = null;
-  constructor(env: ParallelEnv<ObsArray, number>, readonly memory = 2) {
+  constructor(
+    env: ParallelEnv<ObsArray, number>,
+    readonly memory = 2,
+  ) {
     super(env);
   }
-  override reset(args: { seed?: number; options?: Record<string, unknown> } = {}): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
+  override reset(
+    args: { seed?: number; options?: Record<string, unknown> } = {},
+  ): [AgentDict<ObsArray>, AgentDict<Record<string, unknown>>] {
     this.lastMax = null;
     const [observations, infos] = this.env.reset(args);
     return [this.pushCopies(observations, true), infos];
@@ -220,7 +229,8 @@ export class MaxObservation extends BaseParallelWrapper {
   private maxOf(buffered: BufferedFrame[]): ObsArray {
     const frames = buffered.map((f) => f.get());
     const last = this.lastFrames;
-    if (this.lastMax !== null && frames.length === last.length && frames.every((f, i) => f === last[i])) return this.lastMax;
+    if (this.lastMax !== null && frames.length === last.length && frames.every((f, i) => f === last[i]))
+      return this.lastMax;
     const out = frames[0].slice();
     for (let b = 1; b < frames.length; b++) maxInto(out, frames[b]);
     this.lastFrames = frames;
@@ -234,9 +244,13 @@ export class MaxObservation extends BaseParallelWrapper {
  * done (terminated or truncated); rewards summed per agent; observations, done flags and infos of the last step.
  */
 export class FrameSkip extends BaseParallelWrapper {
-  constructor(env: ParallelEnv<ObsArray, number>, readonly numFrames = 4) {
+  constructor(
+    env: ParallelEnv<ObsArray, number>,
+    readonly numFrames = 4,
+  ) {
     super(env);
-    if (!(Number.isInteger(numFrames) && numFrames >= 1)) throw new RangeError(`frame_skip: need a positive integer, got ${numFrames}`);
+    if (!(Number.isInteger(numFrames) && numFrames >= 1))
+      throw new RangeError(`frame_skip: need a positive integer, got ${numFrames}`);
   }
   /**
    * The inner steps go through `stepDeferred`: only the observations of the step that ends the skip are built (and,
@@ -298,7 +312,8 @@ export class ColorReduction extends PerAgentObservationWrapper {
     if (channel < 0) throw new Error(`color_reduction: mode ${mode} is not ported (R, G or B)`);
     this.channel = channel;
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "color_reduction");
-    if (shape.length !== 3 || shape[2] !== 3) throw new Error(`color_reduction: needs (H, W, 3) images, got (${shape.join(", ")})`);
+    if (shape.length !== 3 || shape[2] !== 3)
+      throw new Error(`color_reduction: needs (H, W, 3) images, got (${shape.join(", ")})`);
     this.space = byteBox([shape[0], shape[1]]);
   }
   override observationSpace(): Space {
@@ -323,7 +338,11 @@ export function pickChannel(rgb: Uint8Array, channel: number): Uint8Array {
     const [w0, w1, w2, w3] = [m0 >> 2, m1 >> 2, m2 >> 2, m3 >> 2];
     const [s0, s1, s2, s3] = [8 * (m0 & 3), 8 * (m1 & 3), 8 * (m2 & 3), 8 * (m3 & 3)];
     for (let i = 0, k = 0; i < words; i++, k += 3) {
-      dst[i] = ((src[k + w0] >>> s0) & 0xff) | (((src[k + w1] >>> s1) & 0xff) << 8) | (((src[k + w2] >>> s2) & 0xff) << 16) | (((src[k + w3] >>> s3) & 0xff) << 24);
+      dst[i] =
+        ((src[k + w0] >>> s0) & 0xff) |
+        (((src[k + w1] >>> s1) & 0xff) << 8) |
+        (((src[k + w2] >>> s2) & 0xff) << 16) |
+        (((src[k + w3] >>> s3) & 0xff) << 24);
     }
     start = words << 2;
   }
@@ -340,7 +359,14 @@ const INV_255 = f32(1 / 255);
  * arithmetic step in float32 (Math.fround after each operation, no fused multiply-add), vertical interpolation
  * first, and the result truncated to a byte. `out` receives h * w bytes.
  */
-export function tinyScalerBilinear(src: Uint8Array, H: number, W: number, h: number, w: number, out = new Uint8Array(h * w)): Uint8Array {
+export function tinyScalerBilinear(
+  src: Uint8Array,
+  H: number,
+  W: number,
+  h: number,
+  w: number,
+  out = new Uint8Array(h * w),
+): Uint8Array {
   const rows = samplePoints(H, h);
   const cols = samplePoints(W, w);
   const value = BYTE_TO_UNIT;
@@ -405,7 +431,8 @@ export class Resize extends PerAgentObservationWrapper {
   ) {
     super(env);
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "resize");
-    if (shape.length !== 2) throw new Error(`resize: only single-channel (H, W) images are ported, got (${shape.join(", ")})`);
+    if (shape.length !== 2)
+      throw new Error(`resize: only single-channel (H, W) images are ported, got (${shape.join(", ")})`);
     [this.inH, this.inW] = shape;
     this.space = byteBox([ySize, xSize]);
   }
@@ -428,7 +455,10 @@ export class FrameStack extends PerAgentObservationWrapper {
   private readonly pixels: number;
   /** The last (stack, frame) -> (new stack, observation) of this batch: agents with the same pair share the result. */
   private memo: { stack: Uint8Array | null; frame: ObsArray; next: Uint8Array; out: ObsArray } | null = null;
-  constructor(env: ParallelEnv<ObsArray, number>, readonly stackSize = 4) {
+  constructor(
+    env: ParallelEnv<ObsArray, number>,
+    readonly stackSize = 4,
+  ) {
     super(env);
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "frame_stack");
     if (shape.length !== 2) throw new Error(`frame_stack: only (H, W) images are ported, got (${shape.join(", ")})`);
@@ -471,7 +501,10 @@ export class AgentIndicator extends PerAgentObservationWrapper {
   private readonly space: Box;
   private readonly channels: number;
   private readonly pixels: number;
-  constructor(env: ParallelEnv<ObsArray, number>, readonly value = 1) {
+  constructor(
+    env: ParallelEnv<ObsArray, number>,
+    readonly value = 1,
+  ) {
     super(env);
     const shape = boxShape(env.observationSpace(env.possibleAgents[0]), "agent_indicator");
     if (shape.length !== 3) throw new Error(`agent_indicator: needs (H, W, C) images, got (${shape.join(", ")})`);
@@ -516,9 +549,12 @@ export class AgentIndicator extends PerAgentObservationWrapper {
 /** SuperSuit's names, for chains written as in CleanRL. */
 export const maxObservation = (env: ParallelEnv<ObsArray, number>, memory: number) => new MaxObservation(env, memory);
 export const frameSkip = (env: ParallelEnv<ObsArray, number>, numFrames: number) => new FrameSkip(env, numFrames);
-export const clipReward = (env: ParallelEnv<ObsArray, number>, lower: number, upper: number) => new ClipReward(env, lower, upper);
-export const colorReduction = (env: ParallelEnv<ObsArray, number>, mode: "R" | "G" | "B") => new ColorReduction(env, mode);
-export const resize = (env: ParallelEnv<ObsArray, number>, xSize: number, ySize: number) => new Resize(env, xSize, ySize);
+export const clipReward = (env: ParallelEnv<ObsArray, number>, lower: number, upper: number) =>
+  new ClipReward(env, lower, upper);
+export const colorReduction = (env: ParallelEnv<ObsArray, number>, mode: "R" | "G" | "B") =>
+  new ColorReduction(env, mode);
+export const resize = (env: ParallelEnv<ObsArray, number>, xSize: number, ySize: number) =>
+  new Resize(env, xSize, ySize);
 export const frameStack = (env: ParallelEnv<ObsArray, number>, stackSize: number) => new FrameStack(env, stackSize);
 export const agentIndicator = (env: ParallelEnv<ObsArray, number>, value = 1) => new AgentIndicator(env, value);
 
@@ -553,10 +589,12 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
     const space = par.observationSpace(agents[0]);
     const shape = boxShape(space, "pettingzoo_env_to_vec_env");
     for (const agent of agents) {
-      if (par.observationSpace(agent).toString() !== space.toString()) throw new Error("pettingzoo_env_to_vec_env: agents' observation spaces differ");
+      if (par.observationSpace(agent).toString() !== space.toString())
+        throw new Error("pettingzoo_env_to_vec_env: agents' observation spaces differ");
     }
     const act = par.actionSpace(agents[0]);
-    if (!(act instanceof Discrete)) throw new Error(`pettingzoo_env_to_vec_env: only Discrete action spaces are ported, got ${act}`);
+    if (!(act instanceof Discrete))
+      throw new Error(`pettingzoo_env_to_vec_env: only Discrete action spaces are ported, got ${act}`);
     this.agentSize = space.size;
     this.observationSpace = new Box(0, 255, [this.numAgents, ...shape], "uint8") as Box & Space<Uint8Array>;
     this.actionSpace = new MultiDiscrete(new Array<number>(this.numAgents).fill(act.n));
@@ -592,8 +630,14 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
       anyDone ||= done;
       anyTruncated ||= trunc[k] === 1;
     }
-    if (anyDone && !allDone && !this.blackDeath) throw new Error("pettingzoo_env_to_vec_env: an agent left before the others (pass black_death to keep its slot)");
-    const info: Info = { rewards: r, terminations: term, truncations: trunc, agent_infos: agents.map((a) => infos[a] ?? {}) };
+    if (anyDone && !allDone && !this.blackDeath)
+      throw new Error("pettingzoo_env_to_vec_env: an agent left before the others (pass black_death to keep its slot)");
+    const info: Info = {
+      rewards: r,
+      terminations: term,
+      truncations: trunc,
+      agent_infos: agents.map((a) => infos[a] ?? {}),
+    };
     return [this.stack(observations), total, allDone && !anyTruncated, allDone && anyTruncated, info];
   }
 
@@ -616,10 +660,17 @@ export class MarkovVectorEnv extends Env<Uint8Array, Int32Array> {
 }
 
 /** pettingzoo_env_to_vec_env_v1(env, black_death). */
-export const pettingzooEnvToVecEnv = (env: ParallelEnv<ObsArray, number>, blackDeath = false) => new MarkovVectorEnv(env, blackDeath);
+export const pettingzooEnvToVecEnv = (env: ParallelEnv<ObsArray, number>, blackDeath = false) =>
+  new MarkovVectorEnv(env, blackDeath);
 
 /** What a ConcatVecEnv step returns: one entry per slot (game c's agent k is slot c * numAgents + k). */
-export type SlotStepResult = [observations: Uint8Array, rewards: Float32Array, terminations: Uint8Array, truncations: Uint8Array, infos: Info[]];
+export type SlotStepResult = [
+  observations: Uint8Array,
+  rewards: Float32Array,
+  terminations: Uint8Array,
+  truncations: Uint8Array,
+  infos: Info[],
+];
 
 /**
  * concat_vec_envs_v1: games side by side, each agent one slot. Takes a vector env whose sub-envs are
@@ -662,7 +713,10 @@ export class ConcatVecEnv {
     for (let g = 0; g < this.vec.numEnvs; g++) {
       const ended = gameTerminated[g] === 1 || gameTruncated[g] === 1;
       // A finished game's step info is its final_info (the vector env already reset it).
-      const info = (ended ? (gameInfos as VectorInfo).final_info?.[g] : perGame(gameInfos, g)) as Info | null | undefined;
+      const info = (ended ? (gameInfos as VectorInfo).final_info?.[g] : perGame(gameInfos, g)) as
+        | Info
+        | null
+        | undefined;
       if (!info) throw new Error(`concat_vec_envs: game ${g} returned no per-agent results`);
       const final = ended ? ((gameInfos as VectorInfo).final_observation?.[g] as Uint8Array) : null;
       const r = info.rewards as Float32Array;
@@ -738,7 +792,11 @@ export class RecordEpisodeStatistics {
       this.returns[i] += rewards[i];
       this.lengths[i] += 1;
       if (terminations[i] || truncations[i]) {
-        infos[i].episode = { r: this.returns[i], l: this.lengths[i], t: Math.round((performance.now() - this.start) / 1000 * 1e6) / 1e6 } satisfies SlotEpisode;
+        infos[i].episode = {
+          r: this.returns[i],
+          l: this.lengths[i],
+          t: Math.round(((performance.now() - this.start) / 1000) * 1e6) / 1e6,
+        } satisfies SlotEpisode;
         this.returns[i] = 0;
         this.lengths[i] = 0;
       }

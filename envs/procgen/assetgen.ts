@@ -86,7 +86,8 @@ class AssetGen {
     const dw = f(w / n);
     const dh = f(h / n);
     const out: Rect[] = [];
-    for (let i = 0; i < n; i++) out.push(horizontal ? { x: f(x + f(i * dw)), y, w: dw, h } : { x, y: f(y + f(i * dh)), w, h: dh });
+    for (let i = 0; i < n; i++)
+      out.push(horizontal ? { x: f(x + f(i * dw)), y, w: dw, h } : { x, y: f(y + f(i * dh)), w, h: dh });
     return out;
   }
 

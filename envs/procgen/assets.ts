@@ -74,9 +74,14 @@ export function cacheDir(): string {
 /** `<site-packages>/procgen/data/assets` of an installed Python procgen, or null (quietly) when there is none. */
 export function pythonPackageAssetsDir(): string | null {
   // find_spec locates the package without importing it (no Qt/C++ library load): cheap, and any failure is silent.
-  const code = "import importlib.util as u; s = u.find_spec('procgen'); print(s.submodule_search_locations[0] if s and s.submodule_search_locations else '')";
+  const code =
+    "import importlib.util as u; s = u.find_spec('procgen'); print(s.submodule_search_locations[0] if s and s.submodule_search_locations else '')";
   try {
-    const out = spawnSync(process.env.PYTHON ?? "python3", ["-c", code], { encoding: "utf8", timeout: 5000, stdio: ["ignore", "pipe", "ignore"] });
+    const out = spawnSync(process.env.PYTHON ?? "python3", ["-c", code], {
+      encoding: "utf8",
+      timeout: 5000,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     const pkg = out.status === 0 ? out.stdout.trim() : "";
     return pkg === "" ? null : join(pkg, "data", "assets");
   } catch {
@@ -113,7 +118,9 @@ export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<strin
     const full = resolve(dir);
     const missing = missingFiles(full, files);
     if (missing.length > 0) {
-      throw new AssetsNotFoundError(`${what} ${full} is not a copy of procgen's data/assets: ${missing.length} of ${files.length} needed images missing (first: ${missing[0].path})`);
+      throw new AssetsNotFoundError(
+        `${what} ${full} is not a copy of procgen's data/assets: ${missing.length} of ${files.length} needed images missing (first: ${missing[0].path})`,
+      );
     }
     return full;
   }
@@ -135,13 +142,20 @@ export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<strin
   const baseUrl = process.env.PROCGEN_ASSETS_BASE_URL || DEFAULT_BASE_URL;
   const hint = "or pass --use-monochrome-assets to run with procgen's solid-colour sprites and no image files";
   if (opts.download === false) {
-    throw new AssetsNotFoundError(`procgen images not found; searched ${["--procgen-assets-dir (not given)", "PROCGEN_ASSETS_DIR (not set)", ...searched].join(", ")}; downloading is off: point --procgen-assets-dir or PROCGEN_ASSETS_DIR at a copy of procgen's data/assets, ${hint}`);
+    throw new AssetsNotFoundError(
+      `procgen images not found; searched ${["--procgen-assets-dir (not given)", "PROCGEN_ASSETS_DIR (not set)", ...searched].join(", ")}; downloading is off: point --procgen-assets-dir or PROCGEN_ASSETS_DIR at a copy of procgen's data/assets, ${hint}`,
+    );
   }
   try {
     await downloadFiles(baseUrl, cache, missing, log);
   } catch (err) {
     if (err instanceof ChecksumError) throw new AssetsNotFoundError(err.message);
-    const why = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    const why =
+      err instanceof Error
+        ? err.cause instanceof Error
+          ? `${err.message}: ${err.cause.message}`
+          : err.message
+        : String(err);
     throw new AssetsNotFoundError(
       `procgen images not found; searched ${["--procgen-assets-dir (not given)", "PROCGEN_ASSETS_DIR (not set)", ...searched].join(", ")}; downloading from ${baseUrl} failed (${why}): point --procgen-assets-dir or PROCGEN_ASSETS_DIR at a copy of procgen's data/assets, ${hint}`,
     );
@@ -152,7 +166,12 @@ export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<strin
 export class ChecksumError extends Error {}
 
 /** Fetches `files` from `baseUrl` into `dir`, verifying size and sha256 of each before it lands under its name. */
-async function downloadFiles(baseUrl: string, dir: string, files: ManifestEntry[], log: (line: string) => void): Promise<void> {
+async function downloadFiles(
+  baseUrl: string,
+  dir: string,
+  files: ManifestEntry[],
+  log: (line: string) => void,
+): Promise<void> {
   const total = files.reduce((s, e) => s + e.bytes, 0);
   const mb = (n: number) => (n / 1e6).toFixed(1);
   log(`procgen images: downloading ${files.length} files (${mb(total)} MB) from ${baseUrl} into ${dir}`);
@@ -166,7 +185,9 @@ async function downloadFiles(baseUrl: string, dir: string, files: ManifestEntry[
     const body = Buffer.from(await res.arrayBuffer());
     const sha = createHash("sha256").update(body).digest("hex");
     if (body.length !== e.bytes || sha !== e.sha256) {
-      throw new ChecksumError(`procgen image ${e.path} from ${url} failed its check: expected ${e.bytes} bytes with sha256 ${e.sha256}, got ${body.length} bytes with sha256 ${sha}`);
+      throw new ChecksumError(
+        `procgen image ${e.path} from ${url} failed its check: expected ${e.bytes} bytes with sha256 ${e.sha256}, got ${body.length} bytes with sha256 ${sha}`,
+      );
     }
     // Write then rename, so an interrupted download never leaves a truncated image under the real name.
     const target = join(dir, e.path);
@@ -191,7 +212,11 @@ export function loadImage(assetsDir: string, relPath: string): ProcgenImage {
   if (img === undefined) {
     if (!existsSync(file)) throw new AssetsNotFoundError(`procgen image ${relPath} not found in ${assetsDir}`);
     const png = PNG.sync.read(readFileSync(file));
-    img = { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
+    img = {
+      width: png.width,
+      height: png.height,
+      rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length),
+    };
     imageCache.set(file, img);
   }
   return img;

@@ -17,7 +17,18 @@ import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
 import { Box, Discrete, type Space } from "../spaces.ts";
 import { AssetsNotFoundError } from "./assets.ts";
 import { randomSeed } from "../rng.ts";
-import { type BasicAbstractGame, type DistributionMode, EASY_MODE, EXTREME_MODE, type GameOptions, HARD_MODE, type ImageLoader, MEMORY_MODE, RENDER_RES, RES } from "./game.ts";
+import {
+  type BasicAbstractGame,
+  type DistributionMode,
+  EASY_MODE,
+  EXTREME_MODE,
+  type GameOptions,
+  HARD_MODE,
+  type ImageLoader,
+  MEMORY_MODE,
+  RENDER_RES,
+  RES,
+} from "./game.ts";
 import { makeGame } from "./games/index.ts";
 import { Mt19937 } from "./mt19937.ts";
 
@@ -27,7 +38,13 @@ export const NUM_ACTIONS = 15;
 const INT32_MAX = 2147483647;
 
 /** procgen's Python mode names; "exploration" is hard mode on one fixed level per game (env.py). */
-const MODES: Record<string, DistributionMode> = { easy: EASY_MODE, hard: HARD_MODE, extreme: EXTREME_MODE, memory: MEMORY_MODE, exploration: HARD_MODE };
+const MODES: Record<string, DistributionMode> = {
+  easy: EASY_MODE,
+  hard: HARD_MODE,
+  extreme: EXTREME_MODE,
+  memory: MEMORY_MODE,
+  exploration: HARD_MODE,
+};
 const EXPLORATION_LEVEL_SEEDS: Record<string, number> = {
   coinrun: 1949448038,
   caveflyer: 1259048185,
@@ -70,7 +87,8 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
   let { numLevels = 0, distributionMode = "hard" } = options;
   distributionMode = distributionMode.toLowerCase();
   const mode = MODES[distributionMode];
-  if (mode === undefined) throw new Error(`unknown distribution_mode "${distributionMode}" (easy, hard, extreme, memory, exploration)`);
+  if (mode === undefined)
+    throw new Error(`unknown distribution_mode "${distributionMode}" (easy, hard, extreme, memory, exploration)`);
   let levelStart = startLevel;
   if (distributionMode === "exploration") {
     const seed = EXPLORATION_LEVEL_SEEDS[envName];
@@ -78,11 +96,15 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
     levelStart = seed;
     numLevels = 1;
   }
-  if (!Number.isInteger(numLevels) || numLevels < 0) throw new Error(`num_levels must be a non-negative integer, got ${numLevels}`);
-  if (!Number.isInteger(levelStart) || levelStart < 0) throw new Error(`start_level must be a non-negative integer, got ${levelStart}`);
+  if (!Number.isInteger(numLevels) || numLevels < 0)
+    throw new Error(`num_levels must be a non-negative integer, got ${numLevels}`);
+  if (!Number.isInteger(levelStart) || levelStart < 0)
+    throw new Error(`start_level must be a non-negative integer, got ${levelStart}`);
   const images = options.images ?? null;
   if (images === null && !options.useMonochromeAssets && !options.useGeneratedAssets) {
-    throw new AssetsNotFoundError("procgen: no image loader; pass images (see envs/procgen/assets.ts), useMonochromeAssets or useGeneratedAssets");
+    throw new AssetsNotFoundError(
+      "procgen: no image loader; pass images (see envs/procgen/assets.ts), useMonochromeAssets or useGeneratedAssets",
+    );
   }
   const gameOptions: Partial<GameOptions> = {
     distributionMode: mode,
@@ -106,7 +128,11 @@ export function makeGames(options: ProcgenOptions, numEnvs: number): BasicAbstra
 }
 
 function levelInfo(game: BasicAbstractGame, renderHuman = false): Info {
-  const info: Info = { level_seed: game.currentLevelSeed, prev_level_seed: game.prevLevelSeed, prev_level_complete: game.stepData.levelComplete ? 1 : 0 };
+  const info: Info = {
+    level_seed: game.currentLevelSeed,
+    prev_level_seed: game.prevLevelSeed,
+    prev_level_complete: game.stepData.levelComplete ? 1 : 0,
+  };
   if (renderHuman) info.rgb = game.render();
   return info;
 }
@@ -125,9 +151,13 @@ export class ProcgenEnv {
   private readonly renderHuman: boolean;
 
   constructor(options: ProcgenOptions & { numEnvs: number }) {
-    if (!Number.isInteger(options.numEnvs) || options.numEnvs < 1) throw new Error(`num_envs must be a positive integer, got ${options.numEnvs}`);
+    if (!Number.isInteger(options.numEnvs) || options.numEnvs < 1)
+      throw new Error(`num_envs must be a positive integer, got ${options.numEnvs}`);
     // procgen's env.py accepts None or "rgb_array" and raises on anything else.
-    if (options.renderMode != null && options.renderMode !== "rgb_array") throw new Error(`procgen: invalid render mode ${JSON.stringify(options.renderMode)}; expected "rgb_array" or null`);
+    if (options.renderMode != null && options.renderMode !== "rgb_array")
+      throw new Error(
+        `procgen: invalid render mode ${JSON.stringify(options.renderMode)}; expected "rgb_array" or null`,
+      );
     this.numEnvs = options.numEnvs;
     this.games = makeGames(options, this.numEnvs);
     this.renderHuman = options.renderMode === "rgb_array";
@@ -148,10 +178,12 @@ export class ProcgenEnv {
   }
 
   step(actions: ArrayLike<number>): [{ rgb: Uint8Array }, Float32Array, Uint8Array, Info[]] {
-    if (actions.length !== this.numEnvs) throw new RangeError(`ProcgenEnv.step: expected ${this.numEnvs} actions, got ${actions.length}`);
+    if (actions.length !== this.numEnvs)
+      throw new RangeError(`ProcgenEnv.step: expected ${this.numEnvs} actions, got ${actions.length}`);
     for (let i = 0; i < this.numEnvs; i++) {
       const a = actions[i];
-      if (!Number.isInteger(a) || a < 0 || a >= NUM_ACTIONS) throw new RangeError(`ProcgenEnv.step: action ${a} of env ${i} is not in Discrete(${NUM_ACTIONS})`);
+      if (!Number.isInteger(a) || a < 0 || a >= NUM_ACTIONS)
+        throw new RangeError(`ProcgenEnv.step: action ${a} of env ${i} is not in Discrete(${NUM_ACTIONS})`);
       const g = this.games[i];
       g.step(a);
       g.observe(this.obs, i * OBS_SIZE);

@@ -21,7 +21,17 @@
 // willReflect, handleCollision, handleGridCollision, imageForType, themeForGridObj, shouldPreserveTypeThemes,
 // shouldDrawEntity, getTileAspectRatio, chooseCenter, gameDraw (drawBackground + drawForeground), drawOverlay.
 
-import { EXPLOSION, EXPLOSION5, Entity, INVALID_OBJ, PLAYER, SPACE, TRAIL, USE_ASSET_THRESHOLD, WALL_OBJ } from "./entity.ts";
+import {
+  EXPLOSION,
+  EXPLOSION5,
+  Entity,
+  INVALID_OBJ,
+  PLAYER,
+  SPACE,
+  TRAIL,
+  USE_ASSET_THRESHOLD,
+  WALL_OBJ,
+} from "./entity.ts";
 import { fixedAssetSeed, generateAsset, generateBackground } from "./assetgen.ts";
 import { IMAGE_SIZES } from "./image_sizes.ts";
 import { Mt19937 } from "./mt19937.ts";
@@ -223,7 +233,8 @@ export abstract class BasicAbstractGame {
   /** Renders the current frame (64x64 RGB, row 0 at the top) into `out` at `offset`. */
   observe(out: Uint8Array, offset = 0): void {
     const px = this.canvas.pixels;
-    if (px.buffer !== out.buffer || px.byteOffset !== out.byteOffset + offset) this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
+    if (px.buffer !== out.buffer || px.byteOffset !== out.byteOffset + offset)
+      this.canvas.pixels = out.subarray(offset, offset + RES * RES * 3);
     this.gameDraw(this.canvas);
   }
 
@@ -315,7 +326,9 @@ export abstract class BasicAbstractGame {
     if (!(this.mainWidth > 0 && this.mainHeight > 0)) throw new Error(`${this.name}: world size not set`);
     this.bgPctX = this.randGen.rand01();
     this.grid = new Int32Array(this.mainWidth * this.mainHeight);
-    this.backgroundIndex = this.randGen.randn(this.options.useGeneratedAssets ? 1 : BACKGROUND_GROUPS[this.backgroundGroup()].length);
+    this.backgroundIndex = this.randGen.randn(
+      this.options.useGeneratedAssets ? 1 : BACKGROUND_GROUPS[this.backgroundGroup()].length,
+    );
     // Without background images procgen draws a new background for each level, from the level's generator.
     if (this.options.useGeneratedAssets) this.generatedBackground = generateBackground(this.randGen);
     this.entities = [];
@@ -366,7 +379,8 @@ export abstract class BasicAbstractGame {
         for (let j = ents.length - 1; j >= 0; j--) {
           if (i === j) continue;
           const ent2 = ents[j];
-          if (this.hasCollision(ent, ent2, ent.collisionMargin) && !ent.willErase && !ent2.willErase) this.handleCollision(ent, ent2);
+          if (this.hasCollision(ent, ent2, ent.collisionMargin) && !ent.willErase && !ent2.willErase)
+            this.handleCollision(ent, ent2);
         }
       }
       if (ent.smartStep) this.checkGridCollisions(ent);
@@ -418,7 +432,10 @@ export abstract class BasicAbstractGame {
   standsOn(isSupport: (type: number) => boolean): boolean {
     const a = this.agent;
     const below = a.y - (a.ry + 0.01);
-    return isSupport(this.getObjFromFloats(a.x - (a.rx - 0.01), below)) || isSupport(this.getObjFromFloats(a.x + (a.rx - 0.01), below));
+    return (
+      isSupport(this.getObjFromFloats(a.x - (a.rx - 0.01), below)) ||
+      isSupport(this.getObjFromFloats(a.x + (a.rx - 0.01), below))
+    );
   }
 
   /** The sprite faces the way the agent last moved sideways (mirrored when moving left), as most games do after a step. */
@@ -471,7 +488,9 @@ export abstract class BasicAbstractGame {
 
   hasCollision(e1: Entity, e2: Entity, margin: number): boolean {
     const f = Math.fround;
-    return Math.abs(f(e1.x - e2.x)) < f(f(e1.rx + e2.rx) + margin) && Math.abs(f(e1.y - e2.y)) < f(f(e1.ry + e2.ry) + margin);
+    return (
+      Math.abs(f(e1.x - e2.x)) < f(f(e1.rx + e2.rx) + margin) && Math.abs(f(e1.y - e2.y)) < f(f(e1.ry + e2.ry) + margin)
+    );
   }
 
   hasAgentCollision(e: Entity): boolean {
@@ -545,26 +564,39 @@ export abstract class BasicAbstractGame {
     let reflect = false;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
-        const type2 = this.getObjFromFloats(f(nx + f(f(obj.rx * margin) * (2 * i - 1))), f(ny + f(f(obj.ry * margin) * (2 * j - 1))));
+        const type2 = this.getObjFromFloats(
+          f(nx + f(f(obj.rx * margin) * (2 * i - 1))),
+          f(ny + f(f(obj.ry * margin) * (2 * j - 1))),
+        );
         block = block || this.isBlocked(obj, type2, isHorizontal);
         reflect = reflect || this.willReflect(obj.type, type2);
       }
     }
     if (reflect) {
       if (isHorizontal) {
-        const delta = vx < 0 ? f(Math.ceil(f(nx - obj.rx)) - f(nx - obj.rx)) : f(Math.floor(f(nx + obj.rx)) - f(nx + obj.rx));
+        const delta =
+          vx < 0 ? f(Math.ceil(f(nx - obj.rx)) - f(nx - obj.rx)) : f(Math.floor(f(nx + obj.rx)) - f(nx + obj.rx));
         obj.vx = -obj.vx;
         nx = f(nx + f(2 * delta));
       } else {
-        const delta = vy < 0 ? f(Math.ceil(f(ny - obj.ry)) - f(ny - obj.ry)) : f(Math.floor(f(ny + obj.ry)) - f(ny + obj.ry));
+        const delta =
+          vy < 0 ? f(Math.ceil(f(ny - obj.ry)) - f(ny - obj.ry)) : f(Math.floor(f(ny + obj.ry)) - f(ny + obj.ry));
         obj.vy = -obj.vy;
         ny = f(ny + f(2 * delta));
       }
     } else if (block) {
       if (isHorizontal) {
-        nx = this.gridStep ? obj.x : vx > 0 ? f(Math.floor(f(nx + obj.rx)) - obj.rx) : f(Math.ceil(f(nx - obj.rx)) + obj.rx);
+        nx = this.gridStep
+          ? obj.x
+          : vx > 0
+            ? f(Math.floor(f(nx + obj.rx)) - obj.rx)
+            : f(Math.ceil(f(nx - obj.rx)) + obj.rx);
       } else {
-        ny = this.gridStep ? obj.y : vy > 0 ? f(Math.floor(f(ny + obj.ry)) - obj.ry) : f(Math.ceil(f(ny - obj.ry)) + obj.ry);
+        ny = this.gridStep
+          ? obj.y
+          : vy > 0
+            ? f(Math.floor(f(ny + obj.ry)) - obj.ry)
+            : f(Math.ceil(f(ny - obj.ry)) + obj.ry);
       }
     }
     obj.x = nx;
@@ -660,7 +692,16 @@ export abstract class BasicAbstractGame {
     }
   }
 
-  spawnEntityRxy(rx: number, ry: number, type: number, x: number, y: number, w: number, h: number, checkCollisions = true): Entity {
+  spawnEntityRxy(
+    rx: number,
+    ry: number,
+    type: number,
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    checkCollisions = true,
+  ): Entity {
     const ent = new Entity(0, 0, 0, 0, rx, ry, type);
     this.reposition(ent, x, y, w, h, checkCollisions);
     this.entities.push(ent);
@@ -723,10 +764,16 @@ export abstract class BasicAbstractGame {
       this.themeCounts.set(type, Math.max(1, names.length));
       if (names.length === 0) {
         // The same image for every theme: the generator is reseeded with the type alone.
-        info = { path: null, aspect: 1, image: generateAsset(this.assetRandGen, (fixedAssetSeed(this.name) + type) | 0, this.useBlockAsset(type)) };
+        info = {
+          path: null,
+          aspect: 1,
+          image: generateAsset(this.assetRandGen, (fixedAssetSeed(this.name) + type) | 0, this.useBlockAsset(type)),
+        };
       } else {
         const path = names[this.maskThemeIfNecessary(theme, type)];
-        const size = IMAGE_SIZES[path] ?? (this.options.images ? [this.options.images(path).width, this.options.images(path).height] : [1, 1]);
+        const size =
+          IMAGE_SIZES[path] ??
+          (this.options.images ? [this.options.images(path).width, this.options.images(path).height] : [1, 1]);
         info = { path, aspect: Math.fround(size[0] / size[1]) };
       }
       this.assetCache.set(key, info);
@@ -838,11 +885,24 @@ export abstract class BasicAbstractGame {
     return img;
   }
 
-  drawImage(c: Canvas, rect: Rect, rotation: number, reflected: boolean, baseType: number, theme: number, alpha: number, tileRatio: number): void {
+  drawImage(
+    c: Canvas,
+    rect: Rect,
+    rotation: number,
+    reflected: boolean,
+    baseType: number,
+    theme: number,
+    alpha: number,
+    tileRatio: number,
+  ): void {
     const imgType = this.imageForType(baseType);
     if (imgType < 0) return;
     const info = imgType < USE_ASSET_THRESHOLD ? this.assetInfo(imgType, theme) : null;
-    if (this.options.useMonochromeAssets || info === null || (info.image === undefined && (this.options.images === null || info.path === null))) {
+    if (
+      this.options.useMonochromeAssets ||
+      info === null ||
+      (info.image === undefined && (this.options.images === null || info.path === null))
+    ) {
       this.drawGridObj(c, rect, imgType, theme);
       return;
     }
@@ -860,7 +920,16 @@ export abstract class BasicAbstractGame {
   drawEntities(c: Canvas, renderZ: number): void {
     for (const m of this.entities) {
       if (m.renderZ === renderZ && this.shouldDrawEntity(m)) {
-        this.drawImage(c, this.getObjectRect(m, ENTITY_RECT), m.rotation, m.isReflected, m.imageType, m.imageTheme, m.alpha, this.getTileAspectRatio(m));
+        this.drawImage(
+          c,
+          this.getObjectRect(m, ENTITY_RECT),
+          m.rotation,
+          m.isReflected,
+          m.imageType,
+          m.imageTheme,
+          m.alpha,
+          this.getTileAspectRatio(m),
+        );
       }
     }
   }
@@ -938,7 +1007,14 @@ export abstract class BasicAbstractGame {
       const worldAr = f(this.mainWidth / this.mainHeight);
       const offsetX = f(f(this.bgPctX) * f(bgAr - worldAr));
       // adjust_rect(main, (-offset_x, 0, bg_ar / world_ar, 1)): fractions of the main rect.
-      c.drawImage(img, { x: main.x + main.w * -offsetX, y: main.y, w: main.w * f(bgAr / worldAr), h: main.h }, 0, false, 1, true);
+      c.drawImage(
+        img,
+        { x: main.x + main.w * -offsetX, y: main.y, w: main.w * f(bgAr / worldAr), h: main.h },
+        0,
+        false,
+        1,
+        true,
+      );
     }
   }
 
@@ -965,7 +1041,16 @@ export abstract class BasicAbstractGame {
       for (let y = lowY; y <= highY; y++) {
         const type = this.getObj(x, y);
         if (type === INVALID_OBJ || (type === SPACE && spaceIsEmpty)) continue;
-        this.drawImage(c, this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS, CELL_RECT), 0, false, type, this.themeForGridObj(type), 1, 0);
+        this.drawImage(
+          c,
+          this.getScreenRect(x, y + 1, 1, 1, RENDER_EPS, CELL_RECT),
+          0,
+          false,
+          type,
+          this.themeForGridObj(type),
+          1,
+          0,
+        );
       }
     }
     this.drawEntities(c, 0);
@@ -989,4 +1074,3 @@ export abstract class BasicAbstractGame {
     this.drawForeground(c);
   }
 }
-

@@ -19,7 +19,21 @@ export { BasicAbstractGame, DEFAULT_GAME_OPTIONS, EASY_MODE, EXTREME_MODE, HARD_
 export type { GameOptions, ImageLoader } from "./game.ts";
 
 /** The keyword arguments of the gym ids (procgen's ProcgenGym3Env options, camelCase) besides renderMode. */
-const ACCEPTED_KWARGS = ["envName", "numLevels", "startLevel", "distributionMode", "randSeed", "useBackgrounds", "restrictThemes", "useMonochromeAssets", "centerAgent", "paintVelInfo", "useSequentialLevels", "useGeneratedAssets", "assetsDir"];
+const ACCEPTED_KWARGS = [
+  "envName",
+  "numLevels",
+  "startLevel",
+  "distributionMode",
+  "randSeed",
+  "useBackgrounds",
+  "restrictThemes",
+  "useMonochromeAssets",
+  "centerAgent",
+  "paintVelInfo",
+  "useSequentialLevels",
+  "useGeneratedAssets",
+  "assetsDir",
+];
 
 /**
  * The image loader for `assetsDir` (or PROCGEN_ASSETS_DIR); null with monochrome or generated assets and no folder. Synchronous,
@@ -41,7 +55,16 @@ for (const name of availableGames()) {
     id: `procgen-${name}-v0`,
     entryPoint: ({ renderMode, assetsDir, ...kw }) => {
       const options = { envName: name, ...kw } as unknown as ProcgenOptions;
-      return new ProcgenGymEnv({ ...options, images: imagesFor(assetsDir as string | null | undefined, (options.useMonochromeAssets ?? false) || (options.useGeneratedAssets ?? false)) }, renderMode ?? null);
+      return new ProcgenGymEnv(
+        {
+          ...options,
+          images: imagesFor(
+            assetsDir as string | null | undefined,
+            (options.useMonochromeAssets ?? false) || (options.useGeneratedAssets ?? false),
+          ),
+        },
+        renderMode ?? null,
+      );
     },
     acceptedKwargs: ACCEPTED_KWARGS,
     kwargs: { distributionMode: "hard" },

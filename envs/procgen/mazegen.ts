@@ -202,7 +202,8 @@ export class MazeGen {
       while (cells[m] === -1 || cells[m] === 0) m = this.rand.randn(cells.length);
       const cell = cells[m];
       cells[m] = -1;
-      this.grid[(Math.trunc(cell / this.mazeDim) + MAZE_OFFSET) * this.arrayDim + (cell % this.mazeDim) + MAZE_OFFSET] = startObj + j;
+      this.grid[(Math.trunc(cell / this.mazeDim) + MAZE_OFFSET) * this.arrayDim + (cell % this.mazeDim) + MAZE_OFFSET] =
+        startObj + j;
     }
   }
 }

@@ -258,7 +258,8 @@ export class Canvas {
   private blit(img: ProcgenImage, reflected: boolean, opacity: number, opaque: boolean): void {
     if (opacity === 0) return;
     const fast = !opaque && opacity === 256;
-    if (!scaleAxis(0, img.width, this.width, fast, AXIS_X) || !scaleAxis(2, img.height, this.height, fast, AXIS_Y)) return;
+    if (!scaleAxis(0, img.width, this.width, fast, AXIS_X) || !scaleAxis(2, img.height, this.height, fast, AXIS_Y))
+      return;
     const x0 = AXIS_X[0];
     const nx = AXIS_X[1];
     const bx = AXIS_X[2];
@@ -365,7 +366,18 @@ export class Canvas {
    * degrees: m11 = m22 = cos, the negligible sine ignored): drawImage's fallback fills the mapped rect with its edges
    * rounded (fillRect_normalized) and samples through the texture matrix, built and inverted as a scale.
    */
-  private drawTexturedScaled(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, cx: number, cy: number, reflected: boolean, m: number): void {
+  private drawTexturedScaled(
+    img: ProcgenImage,
+    rx: number,
+    ry: number,
+    w: number,
+    h: number,
+    cos: number,
+    cx: number,
+    cy: number,
+    reflected: boolean,
+    m: number,
+  ): void {
     const c11 = cos * (w / img.width);
     const c22 = cos * (h / img.height);
     const e = 1 / 65536;
@@ -483,7 +495,15 @@ export class Canvas {
     const my = (ry + (ry + h)) * 0.5;
     const ax = (rx + rx) * 0.5;
     const bx = (rx + w + (rx + w)) * 0.5;
-    const spans = rasterizeLine(cos * ax + -sin * my + cx, sin * ax + cos * my + cy, cos * bx + -sin * my + cx, sin * bx + cos * my + cy, h / w, this.width, this.height);
+    const spans = rasterizeLine(
+      cos * ax + -sin * my + cx,
+      sin * ax + cos * my + cy,
+      cos * bx + -sin * my + cx,
+      sin * bx + cos * my + cy,
+      h / w,
+      this.width,
+      this.height,
+    );
     this.fetchSpans(img, spans, i11, i12, i21, i22, idx, idy, reflected, m);
   }
 
@@ -492,7 +512,18 @@ export class Canvas {
    * transform (i11, i12; i21, i22; idx, idy) to a 16.16 fixed-point image position, stepped per pixel, clamped to
    * the image, and blended at opacity `m`.
    */
-  private fetchSpans(img: ProcgenImage, spans: number, i11: number, i12: number, i21: number, i22: number, idx: number, idy: number, reflected: boolean, m: number): void {
+  private fetchSpans(
+    img: ProcgenImage,
+    spans: number,
+    i11: number,
+    i12: number,
+    i21: number,
+    i22: number,
+    idx: number,
+    idy: number,
+    reflected: boolean,
+    m: number,
+  ): void {
     const fdx = Math.trunc(i11 * 65536);
     const fdy = Math.trunc(i12 * 65536);
     const src = premultiplied32(img);
@@ -525,7 +556,19 @@ export class Canvas {
    * three trapezoids from the topmost corner; each row covers [x_l >> 16, x_r >> 16) in 16.16 fixed point and samples
    * the source at u, v stepped in fixed point from the first pixel, clamped to the image.
    */
-  private drawTransformed(img: ProcgenImage, rx: number, ry: number, w: number, h: number, cos: number, sin: number, dx: number, dy: number, reflected: boolean, m: number): void {
+  private drawTransformed(
+    img: ProcgenImage,
+    rx: number,
+    ry: number,
+    w: number,
+    h: number,
+    cos: number,
+    sin: number,
+    dx: number,
+    dy: number,
+    reflected: boolean,
+    m: number,
+  ): void {
     const iw = img.width;
     const ih = img.height;
     const map = (x: number, y: number): [number, number] => [cos * x + -sin * y + dx, sin * x + cos * y + dy];
@@ -539,7 +582,8 @@ export class Canvas {
     let top = 0;
     for (let i = 1; i < 4; i++) if (corners[i][1] < corners[top][1]) top = i;
     const v = [0, 1, 2, 3].map((i) => corners[(i + top) % 4]);
-    if ((v[1][0] - v[0][0]) * (v[3][1] - v[0][1]) - (v[3][0] - v[0][0]) * (v[1][1] - v[0][1]) > 0) [v[1], v[3]] = [v[3], v[1]];
+    if ((v[1][0] - v[0][0]) * (v[3][1] - v[0][1]) - (v[3][0] - v[0][0]) * (v[1][1] - v[0][1]) > 0)
+      [v[1], v[3]] = [v[3], v[1]];
     const u = v[1].map((c, k) => c - v[0][k]);
     const q = v[2].map((c, k) => c - v[0][k]);
     const det = u[0] * q[1] - u[1] * q[0];
@@ -668,7 +712,15 @@ let SPANS = new Int32Array(3 * 64);
  * QRasterizer::rasterizeLine, aliased, no square cap, clipped to the width x height device: the spans covered by
  * the line from a to b of thickness `width` times its length, written to SPANS; returns how many.
  */
-function rasterizeLine(ax: number, ay: number, bx: number, by: number, width: number, devW: number, devH: number): number {
+function rasterizeLine(
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  width: number,
+  devW: number,
+  devH: number,
+): number {
   if ((ax === bx && ay === by) || !(width > 0)) return 0;
   if (SPANS.length < 3 * devH) SPANS = new Int32Array(3 * devH);
   const spans = SPANS;

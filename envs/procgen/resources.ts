@@ -53,12 +53,16 @@ const PLATFORM = [
   ...SPACE,
 ];
 
-const WATER = ["water1", "water2", "water3", "water4", "underwater1", "underwater2", "underwater3"].map((n) => `water_backgrounds/${n}.png`);
+const WATER = ["water1", "water2", "water3", "water4", "underwater1", "underwater2", "underwater3"].map(
+  (n) => `water_backgrounds/${n}.png`,
+);
 
 export const BACKGROUND_GROUPS = {
   space_backgrounds: SPACE,
   platform_backgrounds: PLATFORM,
-  topdown_backgrounds: ["floortiles", ...Array.from({ length: 8 }, (_, i) => `backgrounddetailed${i + 1}`)].map((n) => `topdown_backgrounds/${n}.png`),
+  topdown_backgrounds: ["floortiles", ...Array.from({ length: 8 }, (_, i) => `backgrounddetailed${i + 1}`)].map(
+    (n) => `topdown_backgrounds/${n}.png`,
+  ),
   topdown_simple_backgrounds: ["topdown_backgrounds/floortiles.png"],
   water_backgrounds: WATER,
   water_surface_backgrounds: WATER.slice(0, 4),

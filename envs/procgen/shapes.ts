@@ -101,7 +101,18 @@ export function drawLine(c: Canvas, x1: number, y1: number, x2: number, y2: numb
 
 // ---------------------------------------------------------------- midpoint ellipse (whole-pixel rects)
 
-function ellipsePoints(c: Canvas, x: number, y: number, length: number, rx: number, ry: number, w: number, h: number, brush: Color, pen: Color | null): void {
+function ellipsePoints(
+  c: Canvas,
+  x: number,
+  y: number,
+  length: number,
+  rx: number,
+  ry: number,
+  w: number,
+  h: number,
+  brush: Color,
+  pen: Color | null,
+): void {
   if (length === 0) return;
   const midx = rx + Math.trunc((w + 1) / 2);
   const midy = ry + Math.trunc((h + 1) / 2);
@@ -128,7 +139,15 @@ function ellipsePoints(c: Canvas, x: number, y: number, length: number, rx: numb
 }
 
 /** drawEllipse_midpoint_i: region 1 steps x (spans of several pixels), region 2 steps y. */
-function ellipseMidpoint(c: Canvas, rx: number, ry: number, w: number, h: number, brush: Color, pen: Color | null): void {
+function ellipseMidpoint(
+  c: Canvas,
+  rx: number,
+  ry: number,
+  w: number,
+  h: number,
+  brush: Color,
+  pen: Color | null,
+): void {
   const a = w / 2;
   const b = h / 2;
   let d = b * b - a * a * b + 0.25 * a * a;
@@ -173,11 +192,32 @@ function ellipseCurves(r: Rect): Float64Array {
   const h2k = h2 * KAPPA;
   // prettier-ignore
   return new Float64Array([
-    x + w, y + h2,
-    x + w, y + h2 + h2k, x + w2 + w2k, y + h, x + w2, y + h,
-    x + w2 - w2k, y + h, x, y + h2 + h2k, x, y + h2,
-    x, y + h2 - h2k, x + w2 - w2k, y, x + w2, y,
-    x + w2 + w2k, y, x + w, y + h2 - h2k, x + w, y + h2,
+    x + w,
+    y + h2,
+    x + w,
+    y + h2 + h2k,
+    x + w2 + w2k,
+    y + h,
+    x + w2,
+    y + h,
+    x + w2 - w2k,
+    y + h,
+    x,
+    y + h2 + h2k,
+    x,
+    y + h2,
+    x,
+    y + h2 - h2k,
+    x + w2 - w2k,
+    y,
+    x + w2,
+    y,
+    x + w2 + w2k,
+    y,
+    x + w,
+    y + h2 - h2k,
+    x + w,
+    y + h2,
   ]);
 }
 
@@ -190,7 +230,10 @@ function flatten(curve: Float64Array): Int32Array {
   const stack = new Float64Array(10 * 8);
   const levels = new Int32Array(10);
   for (let k = 2; k < curve.length; k += 6) {
-    stack.set([curve[k - 2], curve[k - 1], curve[k], curve[k + 1], curve[k + 2], curve[k + 3], curve[k + 4], curve[k + 5]], 0);
+    stack.set(
+      [curve[k - 2], curve[k - 1], curve[k], curve[k + 1], curve[k + 2], curve[k + 3], curve[k + 4], curve[k + 5]],
+      0,
+    );
     levels[0] = 9;
     let top = 0;
     while (top >= 0) {
@@ -211,12 +254,18 @@ function flatten(curve: Float64Array): Int32Array {
         --top;
       } else {
         // QBezier::split: the first half goes on top of the stack, the second half stays below it.
-        const m12x = (x1 + x2) * 0.5, m12y = (y1 + y2) * 0.5;
-        const m23x = (x2 + x3) * 0.5, m23y = (y2 + y3) * 0.5;
-        const m34x = (x3 + x4) * 0.5, m34y = (y3 + y4) * 0.5;
-        const ax = (m12x + m23x) * 0.5, ay = (m12y + m23y) * 0.5;
-        const bx = (m23x + m34x) * 0.5, by = (m23y + m34y) * 0.5;
-        const mx = (ax + bx) * 0.5, my = (ay + by) * 0.5;
+        const m12x = (x1 + x2) * 0.5,
+          m12y = (y1 + y2) * 0.5;
+        const m23x = (x2 + x3) * 0.5,
+          m23y = (y2 + y3) * 0.5;
+        const m34x = (x3 + x4) * 0.5,
+          m34y = (y3 + y4) * 0.5;
+        const ax = (m12x + m23x) * 0.5,
+          ay = (m12y + m23y) * 0.5;
+        const bx = (m23x + m34x) * 0.5,
+          by = (m23y + m34y) * 0.5;
+        const mx = (ax + bx) * 0.5,
+          my = (ay + by) * 0.5;
         stack.set([x1, y1, m12x, m12y, ax, ay, mx, my], o + 8);
         stack.set([mx, my, bx, by, m34x, m34y, x4, y4], o);
         levels[top + 1] = --levels[top];
@@ -246,7 +295,10 @@ function fillPolygon(pts: Int32Array, width: number, height: number, out: number
   // Edges as [x (16.16 at row `from`), delta per row, from, to, winding].
   const edges: number[][] = [];
   for (let i = 0; i + 1 < n; i++) {
-    let ax = pts[2 * i], ay = pts[2 * i + 1], bx = pts[2 * i + 2], by = pts[2 * i + 3];
+    let ax = pts[2 * i],
+      ay = pts[2 * i + 1],
+      bx = pts[2 * i + 2],
+      by = pts[2 * i + 3];
     let winding = 1;
     if (ay > by) {
       [ax, ay, bx, by] = [bx, by, ax, ay];
@@ -268,7 +320,8 @@ function fillPolygon(pts: Int32Array, width: number, height: number, out: number
   const cross: number[] = [];
   for (let y = top; y <= bottom; y++) {
     cross.length = 0;
-    for (const [x, delta, from, to, winding] of edges) if (y >= from && y <= to) cross.push(((x + delta * (y - from)) >> 16) * 4 + (winding + 1));
+    for (const [x, delta, from, to, winding] of edges)
+      if (y >= from && y <= to) cross.push(((x + delta * (y - from)) >> 16) * 4 + (winding + 1));
     cross.sort((p, q) => p - q);
     let x = 0;
     let w = 0;
@@ -344,7 +397,10 @@ class CosmeticStroker {
       const dx = p[o + 6] - p[o];
       const dy = p[o + 7] - p[o + 1];
       const len = 0.25 * (Math.abs(dx) + Math.abs(dy));
-      if (Math.abs(dx * (p[o + 1] - p[o + 5]) - dy * (p[o] - p[o + 4])) >= len || Math.abs(dx * (p[o + 1] - p[o + 3]) - dy * (p[o] - p[o + 2])) >= len) {
+      if (
+        Math.abs(dx * (p[o + 1] - p[o + 5]) - dy * (p[o] - p[o + 4])) >= len ||
+        Math.abs(dx * (p[o + 1] - p[o + 3]) - dy * (p[o] - p[o + 2])) >= len
+      ) {
         splitCubic(p, o);
         --level;
         this.cubic(p, o + 6, level, caps & CAP_BEGIN);
@@ -510,7 +566,9 @@ class CosmeticStroker {
           }
         } else if (
           this.lastDir !== dir &&
-          ((axisAligned && this.lastAxisAligned && this.lastX !== firstX && this.lastY !== firstY) || Math.abs(this.lastX - firstX) > 1 || Math.abs(this.lastY - firstY) > 1)
+          ((axisAligned && this.lastAxisAligned && this.lastX !== firstX && this.lastY !== firstY) ||
+            Math.abs(this.lastX - firstX) > 1 ||
+            Math.abs(this.lastY - firstY) > 1)
         ) {
           // a gap at the corner: one pixel more
           if (swapped) ++aEnd;

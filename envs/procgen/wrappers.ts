@@ -87,7 +87,14 @@ export class RecordEpisodeStatistics<Obs> extends VecWrapper<Obs> {
       this.episodeLengths[i] += 1;
       if (dones[i]) {
         const now = performance.now();
-        out[i] = { ...infos[i], episode: { r: this.episodeReturns[i], l: this.episodeLengths[i], t: Math.round((now - this.startTimes[i]) * 1000) / 1e6 } };
+        out[i] = {
+          ...infos[i],
+          episode: {
+            r: this.episodeReturns[i],
+            l: this.episodeLengths[i],
+            t: Math.round((now - this.startTimes[i]) * 1000) / 1e6,
+          },
+        };
         this.episodeReturns[i] = 0;
         this.episodeLengths[i] = 0;
         this.startTimes[i] = now;

@@ -37,15 +37,34 @@ function convInfo(xShape: number[], filterShape: number[], a: ConvAttrs): Conv2D
   if (a.dataFormat === "NCHW") return null;
   const d = a.dilations ?? 1;
   if (typeof d === "number" ? d !== 1 : d.some((v) => v !== 1)) return null;
-  return tf.backend_util.computeConv2DInfo(xShape as [number, number, number, number], filterShape as [number, number, number, number],
-    a.strides, 1, a.pad, a.dimRoundingMode, false, "channelsLast");
+  return tf.backend_util.computeConv2DInfo(
+    xShape as [number, number, number, number],
+    filterShape as [number, number, number, number],
+    a.strides,
+    1,
+    a.pad,
+    a.dimRoundingMode,
+    false,
+    "channelsLast",
+  );
 }
 
 /** Shapes and strides of a conv, as uniforms (patch and window arithmetic in `patchHelpers`). */
 function convUniforms(c: Conv2DInfo): Record<string, number> {
   return {
-    nb: c.batchSize, inH: c.inHeight, inW: c.inWidth, inC: c.inChannels, outH: c.outHeight, outW: c.outWidth, outC: c.outChannels,
-    kh: c.filterHeight, kw: c.filterWidth, sh: c.strideHeight, sw: c.strideWidth, padT: c.padInfo.top, padL: c.padInfo.left,
+    nb: c.batchSize,
+    inH: c.inHeight,
+    inW: c.inWidth,
+    inC: c.inChannels,
+    outH: c.outHeight,
+    outW: c.outWidth,
+    outC: c.outChannels,
+    kh: c.filterHeight,
+    kw: c.filterWidth,
+    sh: c.strideHeight,
+    sw: c.strideWidth,
+    padT: c.padInfo.top,
+    padL: c.padInfo.left,
   };
 }
 
@@ -66,29 +85,41 @@ const patchHelpers = `
     return ((b * uniforms.inH + iy) * uniforms.inW + ix) * uniforms.inC + c;
   }`;
 
-const loadPatch = (row: string, red: string) => `let i = patchIndex(${row}, ${red}); if (i < 0) { return 0.0; } return x[i];`;
+const loadPatch = (row: string, red: string) =>
+  `let i = patchIndex(${row}, ${red}); if (i < 0) { return 0.0; } return x[i];`;
 
 /** Forward conv, y = P·W (+ bias) (ReLU). `bias` is [outC] or absent. */
-export function conv2dForward(backend: WebGpuBackendApi, x: tf.TensorInfo, w: tf.TensorInfo, bias: tf.TensorInfo | null, relu: boolean, c: Conv2DInfo): tf.TensorInfo {
+export function conv2dForward(
+  backend: WebGpuBackendApi,
+  x: tf.TensorInfo,
+  w: tf.TensorInfo,
+  bias: tf.TensorInfo | null,
+  relu: boolean,
+  c: Conv2DInfo,
+): tf.TensorInfo {
   const rows = c.batchSize * c.outHeight * c.outWidth;
   const red = c.filterHeight * c.filterWidth * c.inChannels;
   const epilogue = `${bias != null ? "value + bias[col]" : "value"}`;
-  return runGemm(backend, {
-    key: `conv2d_${bias != null}_${relu}`,
-    outputShape: c.outShape,
-    variableNames: bias != null ? ["x", "W", "bias"] : ["x", "W"],
-    uniforms: { rows, cols: c.outChannels, steps: Math.ceil(red / TK), red, ...convUniforms(c) },
-    rm: perThread(rows),
-    rn: perThread(c.outChannels),
-    depth: 1,
-    setup: "let redBegin = 0; let redEnd = uniforms.red;",
-    helpers: patchHelpers,
-    loadA: loadPatch("row", "red"),
-    loadB: "return W[red * uniforms.cols + col];",
-    store: `let out = ${epilogue}; result[row * cols + col] = ${relu ? "max(out, 0.0)" : "out"};`,
-    aRowFastest: false,
-    bColFastest: true,
-  }, bias != null ? [x, w, bias] : [x, w]);
+  return runGemm(
+    backend,
+    {
+      key: `conv2d_${bias != null}_${relu}`,
+      outputShape: c.outShape,
+      variableNames: bias != null ? ["x", "W", "bias"] : ["x", "W"],
+      uniforms: { rows, cols: c.outChannels, steps: Math.ceil(red / TK), red, ...convUniforms(c) },
+      rm: perThread(rows),
+      rn: perThread(c.outChannels),
+      depth: 1,
+      setup: "let redBegin = 0; let redEnd = uniforms.red;",
+      helpers: patchHelpers,
+      loadA: loadPatch("row", "red"),
+      loadB: "return W[red * uniforms.cols + col];",
+      store: `let out = ${epilogue}; result[row * cols + col] = ${relu ? "max(out, 0.0)" : "out"};`,
+      aRowFastest: false,
+      bColFastest: true,
+    },
+    bias != null ? [x, w, bias] : [x, w],
+  );
 }
 
 /** Workgroups the split-K filter gradient aims for, and the fewest positions one slice reduces. */
@@ -96,7 +127,12 @@ const SPLIT_TARGET_GROUPS = 1024;
 const SPLIT_MIN_CHUNK = 256;
 
 /** Filter gradient dW = Pᵀ·dy: split-K partials, then their sum. */
-export function conv2dFilterGrad(backend: WebGpuBackendApi, x: tf.TensorInfo, dy: tf.TensorInfo, c: Conv2DInfo): tf.TensorInfo {
+export function conv2dFilterGrad(
+  backend: WebGpuBackendApi,
+  x: tf.TensorInfo,
+  dy: tf.TensorInfo,
+  c: Conv2DInfo,
+): tf.TensorInfo {
   const positions = c.batchSize * c.outHeight * c.outWidth;
   const rows = c.filterHeight * c.filterWidth * c.inChannels;
   const cols = c.outChannels;
@@ -106,22 +142,26 @@ export function conv2dFilterGrad(backend: WebGpuBackendApi, x: tf.TensorInfo, dy
   let slices = Math.max(1, Math.min(Math.ceil(positions / SPLIT_MIN_CHUNK), Math.ceil(SPLIT_TARGET_GROUPS / tiles)));
   const chunk = Math.ceil(Math.ceil(positions / slices) / TK) * TK;
   slices = Math.ceil(positions / chunk);
-  const partials = runGemm(backend, {
-    key: "conv2dFilterGrad",
-    outputShape: slices === 1 ? c.filterShape : [slices, rows, cols],
-    variableNames: ["x", "dy"],
-    uniforms: { rows, cols, steps: chunk / TK, positions, chunk, ...convUniforms(c) },
-    rm,
-    rn,
-    depth: slices,
-    setup: "let redBegin = wz * uniforms.chunk; let redEnd = min(redBegin + uniforms.chunk, uniforms.positions);",
-    helpers: patchHelpers,
-    loadA: loadPatch("red", "row"),
-    loadB: "return dy[red * uniforms.cols + col];",
-    store: "result[(wz * rows + row) * cols + col] = value;",
-    aRowFastest: true,
-    bColFastest: true,
-  }, [x, dy]);
+  const partials = runGemm(
+    backend,
+    {
+      key: "conv2dFilterGrad",
+      outputShape: slices === 1 ? c.filterShape : [slices, rows, cols],
+      variableNames: ["x", "dy"],
+      uniforms: { rows, cols, steps: chunk / TK, positions, chunk, ...convUniforms(c) },
+      rm,
+      rn,
+      depth: slices,
+      setup: "let redBegin = wz * uniforms.chunk; let redEnd = min(redBegin + uniforms.chunk, uniforms.positions);",
+      helpers: patchHelpers,
+      loadA: loadPatch("red", "row"),
+      loadB: "return dy[red * uniforms.cols + col];",
+      store: "result[(wz * rows + row) * cols + col] = value;",
+      aRowFastest: true,
+      bColFastest: true,
+    },
+    [x, dy],
+  );
   if (slices === 1) return partials;
   const sum = sumSlices(backend, partials, c.filterShape);
   backend.disposeData(partials.dataId);
@@ -132,16 +172,17 @@ export function conv2dFilterGrad(backend: WebGpuBackendApi, x: tf.TensorInfo, dy
 function sumSlices(backend: WebGpuBackendApi, partials: tf.TensorInfo, outShape: number[]): tf.TensorInfo {
   const size = outShape.reduce((p, q) => p * q, 1);
   const [slices] = partials.shape;
-  return backend.runWebGPUProgram({
-    outputShape: outShape,
-    shaderKey: "ppoTsSumSlices",
-    dispatchLayout: { x: outShape.map((_, i) => i) },
-    dispatch: [Math.ceil(size / 64), 1, 1],
-    variableNames: ["partials"],
-    uniforms: "slices : i32, sliceSize : i32,",
-    workgroupSize: [64, 1, 1],
-    size: true,
-    getUserCode: () => `
+  return backend.runWebGPUProgram(
+    {
+      outputShape: outShape,
+      shaderKey: "ppoTsSumSlices",
+      dispatchLayout: { x: outShape.map((_, i) => i) },
+      dispatch: [Math.ceil(size / 64), 1, 1],
+      variableNames: ["partials"],
+      uniforms: "slices : i32, sliceSize : i32,",
+      workgroupSize: [64, 1, 1],
+      size: true,
+      getUserCode: () => `
       fn main(index : i32) {
         if (index < uniforms.size) {
           var s = 0.0;
@@ -149,28 +190,42 @@ function sumSlices(backend: WebGpuBackendApi, partials: tf.TensorInfo, outShape:
           setOutputAtIndex(index, s);
         }
       }`,
-  }, [partials], "float32", [{ type: "int32", data: [slices] }, { type: "int32", data: [size] }]);
+    },
+    [partials],
+    "float32",
+    [
+      { type: "int32", data: [slices] },
+      { type: "int32", data: [size] },
+    ],
+  );
 }
 
 /** Input gradient dx (the transposed conv of dy with W), one GEMM per stride phase, all in one dispatch. */
-export function conv2dInputGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, w: tf.TensorInfo, c: Conv2DInfo): tf.TensorInfo {
+export function conv2dInputGrad(
+  backend: WebGpuBackendApi,
+  dy: tf.TensorInfo,
+  w: tf.TensorInfo,
+  c: Conv2DInfo,
+): tf.TensorInfo {
   const { strideHeight: sh, strideWidth: sw } = c;
   const maxRows = c.batchSize * Math.ceil(c.inHeight / sh) * Math.ceil(c.inWidth / sw);
   const maxRed = Math.ceil(c.filterHeight / sh) * Math.ceil(c.filterWidth / sw) * c.outChannels;
-  return runGemm(backend, {
-    key: "conv2dInputGrad",
-    outputShape: c.inShape,
-    variableNames: ["dy", "W"],
-    uniforms: { rows: maxRows, cols: c.inChannels, steps: Math.max(1, Math.ceil(maxRed / TK)), ...convUniforms(c) },
-    rm: 4,
-    rn: perThread(c.inChannels),
-    depth: sh * sw,
-    // Phase (ry, rx): input rows y ≡ ry - padT (mod sh), starting at y0, hi of them; their taps ky = ry + sh·t
-    // (t < th) read dy row q0y + i - t for the i-th such row. Likewise for columns.
-    helpers: `
+  return runGemm(
+    backend,
+    {
+      key: "conv2dInputGrad",
+      outputShape: c.inShape,
+      variableNames: ["dy", "W"],
+      uniforms: { rows: maxRows, cols: c.inChannels, steps: Math.max(1, Math.ceil(maxRed / TK)), ...convUniforms(c) },
+      rm: 4,
+      rn: perThread(c.inChannels),
+      depth: sh * sw,
+      // Phase (ry, rx): input rows y ≡ ry - padT (mod sh), starting at y0, hi of them; their taps ky = ry + sh·t
+      // (t < th) read dy row q0y + i - t for the i-th such row. Likewise for columns.
+      helpers: `
       var<private> y0 : i32; var<private> x0 : i32; var<private> hi : i32; var<private> wi : i32;
       var<private> q0y : i32; var<private> q0x : i32; var<private> ry : i32; var<private> rx : i32; var<private> tw : i32;`,
-    setup: `
+      setup: `
       ry = wz / uniforms.sw;
       rx = wz - ry * uniforms.sw;
       y0 = ((ry - uniforms.padT) % uniforms.sh + uniforms.sh) % uniforms.sh;
@@ -184,7 +239,7 @@ export function conv2dInputGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, w:
       rows = uniforms.nb * hi * wi;
       let redBegin = 0;
       let redEnd = th * tw * uniforms.outC;`,
-    loadA: `
+      loadA: `
       let b = row / (hi * wi);
       let r = row - b * hi * wi;
       let i = r / wi;
@@ -197,7 +252,7 @@ export function conv2dInputGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, w:
       let ox = q0x + j - u;
       if (oy < 0 || oy >= uniforms.outH || ox < 0 || ox >= uniforms.outW) { return 0.0; }
       return dy[((b * uniforms.outH + oy) * uniforms.outW + ox) * uniforms.outC + o];`,
-    loadB: `
+      loadB: `
       let t = red / (tw * uniforms.outC);
       let r2 = red - t * tw * uniforms.outC;
       let u = r2 / uniforms.outC;
@@ -205,15 +260,17 @@ export function conv2dInputGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, w:
       let ky = ry + uniforms.sh * t;
       let kx = rx + uniforms.sw * u;
       return W[((ky * uniforms.kw + kx) * uniforms.inC + col) * uniforms.outC + o];`,
-    store: `
+      store: `
       let b = row / (hi * wi);
       let r = row - b * hi * wi;
       let i = r / wi;
       let j = r - i * wi;
       result[((b * uniforms.inH + y0 + uniforms.sh * i) * uniforms.inW + x0 + uniforms.sw * j) * uniforms.inC + col] = value;`,
-    aRowFastest: false,
-    bColFastest: false,
-  }, [dy, w]);
+      aRowFastest: false,
+      bColFastest: false,
+    },
+    [dy, w],
+  );
 }
 
 // ---- kernel configs ---------------------------------------------------------------------------------------
@@ -243,8 +300,10 @@ export function conv2dKernels(fallback: (name: string) => Fallback): tf.KernelCo
         const a = args.attrs as unknown as ConvAttrs & { activation?: string };
         const act = a.activation ?? "linear";
         const biasOk = bias == null || (bias.shape.length === 1 && bias.shape[0] === filter!.shape[3]);
-        const c = isFloat(x, filter, bias) && biasOk && preluActivationWeights == null && (act === "linear" || act === "relu")
-          ? convInfo(x!.shape, filter!.shape, a) : null;
+        const c =
+          isFloat(x, filter, bias) && biasOk && preluActivationWeights == null && (act === "linear" || act === "relu")
+            ? convInfo(x!.shape, filter!.shape, a)
+            : null;
         if (c == null) return fallback(tf.FusedConv2D)(args);
         return conv2dForward(args.backend as unknown as WebGpuBackendApi, x!, filter!, bias ?? null, act === "relu", c);
       },

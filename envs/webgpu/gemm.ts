@@ -36,13 +36,21 @@ export interface WebGpuProgram {
 
 /** The slice of tfjs-backend-webgpu's WebGPUBackend (4.22) the kernels call. */
 export interface WebGpuBackendApi {
-  runWebGPUProgram(program: WebGpuProgram, inputs: tf.TensorInfo[], outputDtype: tf.DataType, uniforms?: { type: string; data: number[] }[]): tf.TensorInfo;
+  runWebGPUProgram(
+    program: WebGpuProgram,
+    inputs: tf.TensorInfo[],
+    outputDtype: tf.DataType,
+    uniforms?: { type: string; data: number[] }[],
+  ): tf.TensorInfo;
   disposeData(dataId: object, force?: boolean): boolean;
   device: { limits: { maxComputeWorkgroupsPerDimension: number } };
 }
 
 /** Integer uniforms: each `name : i32` in the declaration, in order, with its value. */
-export function intUniforms(values: Record<string, number>): { decl: string; data: { type: string; data: number[] }[] } {
+export function intUniforms(values: Record<string, number>): {
+  decl: string;
+  data: { type: string; data: number[] }[];
+} {
   const names = Object.keys(values);
   for (const n of names) {
     if (!Number.isInteger(values[n])) throw new Error(`WebGPU kernel uniform ${n} is not an integer: ${values[n]}`);
@@ -101,9 +109,14 @@ export function runGemm(backend: WebGpuBackendApi, spec: GemmSpec, inputs: tf.Te
   const maxGroups = backend.device.limits.maxComputeWorkgroupsPerDimension;
   const rowTiles = Math.ceil(rows / tm);
   const yBlocks = Math.ceil(rowTiles / maxGroups);
-  const dispatch: [number, number, number] = [Math.ceil(cols / tn), Math.ceil(rowTiles / yBlocks), spec.depth * yBlocks];
+  const dispatch: [number, number, number] = [
+    Math.ceil(cols / tn),
+    Math.ceil(rowTiles / yBlocks),
+    spec.depth * yBlocks,
+  ];
   // tfjs would silently re-shape an oversized dispatch, which breaks workgroupId-based tiles.
-  if (dispatch.some((d) => d > maxGroups)) throw new Error(`WebGPU GEMM ${spec.key}: dispatch ${dispatch} exceeds ${maxGroups}`);
+  if (dispatch.some((d) => d > maxGroups))
+    throw new Error(`WebGPU GEMM ${spec.key}: dispatch ${dispatch} exceeds ${maxGroups}`);
   const u = intUniforms({ ...spec.uniforms, yBlocks });
   const aLoads = (tm * TK) / 256;
   const bLoads = (TK * tn) / 256;

@@ -18,15 +18,16 @@ import type { WebGpuBackendApi } from "./gemm.ts";
 /** Σ x² (Kahan per thread, pairwise across threads) plus `prior` (a 1-element tensor), as a 1-element tensor. */
 function sumOfSquares(backend: WebGpuBackendApi, x: tf.TensorInfo, prior: tf.TensorInfo): tf.TensorInfo {
   const n = x.shape.reduce((p, q) => p * q, 1);
-  return backend.runWebGPUProgram({
-    outputShape: [1],
-    shaderKey: "ppoTsSumOfSquares",
-    dispatchLayout: { x: [0] },
-    dispatch: [1, 1, 1],
-    variableNames: ["x", "prior"],
-    uniforms: "n : i32,",
-    workgroupSize: [256, 1, 1],
-    getUserCode: () => `
+  return backend.runWebGPUProgram(
+    {
+      outputShape: [1],
+      shaderKey: "ppoTsSumOfSquares",
+      dispatchLayout: { x: [0] },
+      dispatch: [1, 1, 1],
+      variableNames: ["x", "prior"],
+      uniforms: "n : i32,",
+      workgroupSize: [256, 1, 1],
+      getUserCode: () => `
       var<workgroup> partial : array<f32, 256>;
       fn main(index : i32) {
         let t = i32(localId.x);
@@ -46,33 +47,45 @@ function sumOfSquares(backend: WebGpuBackendApi, x: tf.TensorInfo, prior: tf.Ten
         }
         if (t == 0) { result[0] = partial[0] + prior[0]; }
       }`,
-  }, [x, prior], "float32", [{ type: "int32", data: [n] }]);
+    },
+    [x, prior],
+    "float32",
+    [{ type: "int32", data: [n] }],
+  );
 }
 
 /** g · min(maxNorm / (√total + 1e-6), 1): torch's coefficient, from the 1-element `total`. */
 function scaleBy(backend: WebGpuBackendApi, g: tf.TensorInfo, total: tf.TensorInfo, maxNorm: number): tf.TensorInfo {
   const n = g.shape.reduce((p, q) => p * q, 1);
-  return backend.runWebGPUProgram({
-    outputShape: g.shape,
-    shaderKey: "ppoTsClipScale",
-    dispatchLayout: { x: g.shape.map((_, i) => i) },
-    dispatch: [Math.ceil(n / 64), 1, 1],
-    variableNames: ["g", "total"],
-    uniforms: "maxNorm : f32,",
-    workgroupSize: [64, 1, 1],
-    size: true,
-    getUserCode: () => `
+  return backend.runWebGPUProgram(
+    {
+      outputShape: g.shape,
+      shaderKey: "ppoTsClipScale",
+      dispatchLayout: { x: g.shape.map((_, i) => i) },
+      dispatch: [Math.ceil(n / 64), 1, 1],
+      variableNames: ["g", "total"],
+      uniforms: "maxNorm : f32,",
+      workgroupSize: [64, 1, 1],
+      size: true,
+      getUserCode: () => `
       fn main(index : i32) {
         if (index < uniforms.size) {
           let coef = min(uniforms.maxNorm / (sqrt(total[0]) + 1e-6), 1.0);
           setOutputAtIndex(index, g[index] * coef);
         }
       }`,
-  }, [g, total], "float32", [{ type: "float32", data: [maxNorm] }]);
+    },
+    [g, total],
+    "float32",
+    [{ type: "float32", data: [maxNorm] }],
+  );
 }
 
 /** clipGradNorm's contract (see envs/nn.ts) on the webgpu backend. Call inside `tf.tidy`. */
-export function clipGradNormWebGpu(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
+export function clipGradNormWebGpu(
+  grads: tf.NamedTensorMap,
+  maxNorm: number,
+): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
   const backend = tf.backend() as unknown as WebGpuBackendApi;
   const names = Object.keys(grads);
   const make = (info: tf.TensorInfo) => tf.engine().makeTensorFromTensorInfo(info);

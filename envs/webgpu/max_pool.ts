@@ -15,23 +15,38 @@ import { intUniforms, type WebGpuBackendApi } from "./gemm.ts";
 
 type Fallback = (args: Parameters<tf.KernelFunc>[0]) => tf.TensorInfo | tf.TensorInfo[];
 
-export function maxPoolGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, x: tf.TensorInfo, y: tf.TensorInfo, info: tf.backend_util.Conv2DInfo): tf.TensorInfo {
+export function maxPoolGrad(
+  backend: WebGpuBackendApi,
+  dy: tf.TensorInfo,
+  x: tf.TensorInfo,
+  y: tf.TensorInfo,
+  info: tf.backend_util.Conv2DInfo,
+): tf.TensorInfo {
   const u = intUniforms({
-    inH: info.inHeight, inW: info.inWidth, inC: info.inChannels, outH: info.outHeight, outW: info.outWidth,
-    kh: info.effectiveFilterHeight, kw: info.effectiveFilterWidth, sh: info.strideHeight, sw: info.strideWidth,
-    padT: info.padInfo.top, padL: info.padInfo.left,
+    inH: info.inHeight,
+    inW: info.inWidth,
+    inC: info.inChannels,
+    outH: info.outHeight,
+    outW: info.outWidth,
+    kh: info.effectiveFilterHeight,
+    kw: info.effectiveFilterWidth,
+    sh: info.strideHeight,
+    sw: info.strideWidth,
+    padT: info.padInfo.top,
+    padL: info.padInfo.left,
   });
   const size = x.shape.reduce((p, q) => p * q, 1);
-  return backend.runWebGPUProgram({
-    outputShape: x.shape,
-    shaderKey: "ppoTsMaxPoolGrad",
-    dispatchLayout: { x: x.shape.map((_, i) => i) },
-    dispatch: [Math.ceil(size / 64), 1, 1],
-    variableNames: ["dy", "x", "y"],
-    uniforms: u.decl,
-    workgroupSize: [64, 1, 1],
-    size: true,
-    getUserCode: () => `
+  return backend.runWebGPUProgram(
+    {
+      outputShape: x.shape,
+      shaderKey: "ppoTsMaxPoolGrad",
+      dispatchLayout: { x: x.shape.map((_, i) => i) },
+      dispatch: [Math.ceil(size / 64), 1, 1],
+      variableNames: ["dy", "x", "y"],
+      uniforms: u.decl,
+      workgroupSize: [64, 1, 1],
+      size: true,
+      getUserCode: () => `
       fn main(index : i32) {
         if (index >= uniforms.size) { return; }
         let coords = getCoordsFromIndex(index);
@@ -68,19 +83,38 @@ export function maxPoolGrad(backend: WebGpuBackendApi, dy: tf.TensorInfo, x: tf.
         }
         setOutputAtIndex(index, grad);
       }`,
-  }, [dy, x, y], "float32", u.data);
+    },
+    [dy, x, y],
+    "float32",
+    u.data,
+  );
 }
 
 export function maxPoolKernels(fallback: (name: string) => Fallback): tf.KernelConfig[] {
-  return [{
-    kernelName: tf.MaxPoolGrad,
-    backendName: "webgpu",
-    kernelFunc: (args) => {
-      const { dy, input, output } = args.inputs as { dy: tf.TensorInfo; input: tf.TensorInfo; output: tf.TensorInfo };
-      if ([dy, input, output].some((t) => t.dtype !== "float32") || input.shape.length !== 4) return fallback(tf.MaxPoolGrad)(args);
-      const a = args.attrs as unknown as { filterSize: number | [number, number]; strides: number | [number, number]; pad: "valid" | "same" | number; dimRoundingMode?: "floor" | "round" | "ceil" };
-      const info = tf.backend_util.computePool2DInfo(input.shape as [number, number, number, number], a.filterSize, a.strides, 1, a.pad, a.dimRoundingMode);
-      return maxPoolGrad(args.backend as unknown as WebGpuBackendApi, dy, input, output, info);
+  return [
+    {
+      kernelName: tf.MaxPoolGrad,
+      backendName: "webgpu",
+      kernelFunc: (args) => {
+        const { dy, input, output } = args.inputs as { dy: tf.TensorInfo; input: tf.TensorInfo; output: tf.TensorInfo };
+        if ([dy, input, output].some((t) => t.dtype !== "float32") || input.shape.length !== 4)
+          return fallback(tf.MaxPoolGrad)(args);
+        const a = args.attrs as unknown as {
+          filterSize: number | [number, number];
+          strides: number | [number, number];
+          pad: "valid" | "same" | number;
+          dimRoundingMode?: "floor" | "round" | "ceil";
+        };
+        const info = tf.backend_util.computePool2DInfo(
+          input.shape as [number, number, number, number],
+          a.filterSize,
+          a.strides,
+          1,
+          a.pad,
+          a.dimRoundingMode,
+        );
+        return maxPoolGrad(args.backend as unknown as WebGpuBackendApi, dy, input, output, info);
+      },
     },
-  }];
+  ];
 }

@@ -30,7 +30,8 @@ export class BigFish extends BasicAbstractGame {
 
   override assetForType(type: number): string[] {
     if (type === 0) return ["misc_assets/fishTile_072.png"];
-    if (type === FISH) return ["misc_assets/fishTile_074.png", "misc_assets/fishTile_078.png", "misc_assets/fishTile_080.png"];
+    if (type === FISH)
+      return ["misc_assets/fishTile_074.png", "misc_assets/fishTile_078.png", "misc_assets/fishTile_080.png"];
     return [];
   }
 

@@ -82,7 +82,16 @@ export class BossFight extends BasicAbstractGame {
       case SHIELDS:
         return misc(["shield2"]);
       case BARRIER:
-        return misc(["spaceMeteors_001", "spaceMeteors_002", "spaceMeteors_003", "spaceMeteors_004", "meteorGrey_big1", "meteorGrey_big2", "meteorGrey_big3", "meteorGrey_big4"]);
+        return misc([
+          "spaceMeteors_001",
+          "spaceMeteors_002",
+          "spaceMeteors_003",
+          "spaceMeteors_004",
+          "meteorGrey_big1",
+          "meteorGrey_big2",
+          "meteorGrey_big3",
+          "meteorGrey_big4",
+        ]);
       default:
         return [];
     }
@@ -218,7 +227,14 @@ export class BossFight extends BasicAbstractGame {
   bossFire(r: number, vel: number, theta: number): void {
     // theta arrives as a float; the double cos and sin, products rounded to float when passed on.
     theta = f(theta);
-    const bullet = this.addEntity(this.boss.x, this.boss.y, f(vel * Math.cos(theta)), f(vel * Math.sin(theta)), r, ENEMY_BULLET);
+    const bullet = this.addEntity(
+      this.boss.x,
+      this.boss.y,
+      f(vel * Math.cos(theta)),
+      f(vel * Math.sin(theta)),
+      r,
+      ENEMY_BULLET,
+    );
     bullet.imageTheme = this.bossLaserTheme;
     bullet.expireTime = 50;
     bullet.vrot = PI_F / 8;

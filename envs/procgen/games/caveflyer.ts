@@ -200,7 +200,15 @@ export class CaveFlyer extends BasicAbstractGame {
     super.gameStep();
     if (this.specialAction === 1) {
       const theta = f(-this.agent.rotation + PI_F / 2);
-      const laser = this.addEntityRxy(this.agent.x, this.agent.y, f(Math.cos(theta)), f(Math.sin(theta)), f(0.1), f(0.25), PLAYER_BULLET);
+      const laser = this.addEntityRxy(
+        this.agent.x,
+        this.agent.y,
+        f(Math.cos(theta)),
+        f(Math.sin(theta)),
+        f(0.1),
+        f(0.25),
+        PLAYER_BULLET,
+      );
       laser.expireTime = 10;
       laser.rotation = this.agent.rotation;
     }
@@ -211,7 +219,8 @@ export class CaveFlyer extends BasicAbstractGame {
       // Lasers stop (with a small explosion) at the first cave wall any corner touches.
       let wall = false;
       for (let i = 0; i < 2; i++) {
-        for (let j = 0; j < 2; j++) wall = wall || this.getObjFromFloats(ent.x + ent.rx * (2 * i - 1), ent.y + ent.ry * (2 * j - 1)) === CAVEWALL;
+        for (let j = 0; j < 2; j++)
+          wall = wall || this.getObjFromFloats(ent.x + ent.rx * (2 * i - 1), ent.y + ent.ry * (2 * j - 1)) === CAVEWALL;
       }
       if (wall) {
         ent.willErase = true;

@@ -95,7 +95,17 @@ export class Chaser extends BasicAbstractGame {
   /** Small orbs are green squares 0.3 of a cell wide. */
   override drawGridObj(c: Canvas, rect: Rect, type: number, theme: number): void {
     if (type === ORB) {
-      c.fillRect({ x: rect.x + (rect.w * (1 - ORB_DIM)) / 2, y: rect.y + (rect.h * (1 - ORB_DIM)) / 2, w: rect.w * ORB_DIM, h: rect.h * ORB_DIM }, 0, 255, 0);
+      c.fillRect(
+        {
+          x: rect.x + (rect.w * (1 - ORB_DIM)) / 2,
+          y: rect.y + (rect.h * (1 - ORB_DIM)) / 2,
+          w: rect.w * ORB_DIM,
+          h: rect.h * ORB_DIM,
+        },
+        0,
+        255,
+        0,
+      );
     } else {
       super.drawGridObj(c, rect, type, theme);
     }
@@ -183,7 +193,14 @@ export class Chaser extends BasicAbstractGame {
   }
 
   private spawnEgg(cell: number): void {
-    const egg = this.addEntity((cell % this.mazeDim) + 0.5, Math.trunc(cell / this.mazeDim) + 0.5, 0, 0, 0.5, ENEMY_EGG);
+    const egg = this.addEntity(
+      (cell % this.mazeDim) + 0.5,
+      Math.trunc(cell / this.mazeDim) + 0.5,
+      0,
+      0,
+      0.5,
+      ENEMY_EGG,
+    );
     egg.health = EGG_TIMEOUT;
   }
 

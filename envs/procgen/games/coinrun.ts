@@ -25,7 +25,17 @@ const LAVA_MID = 17;
 const LAVA_TOP = 18;
 const ENEMY_BARRIER = 19;
 const CRATE = 20;
-const WALKING_ENEMIES = ["slimeBlock", "slimePurple", "slimeBlue", "slimeGreen", "mouse", "snail", "ladybug", "wormGreen", "wormPink"];
+const WALKING_ENEMIES = [
+  "slimeBlock",
+  "slimePurple",
+  "slimeBlue",
+  "slimeGreen",
+  "mouse",
+  "snail",
+  "ladybug",
+  "wormGreen",
+  "wormPink",
+];
 const PLAYER_COLORS = ["Beige", "Blue", "Green", "Pink", "Yellow"];
 const GROUND_THEMES = ["Dirt", "Grass", "Planet", "Sand", "Snow", "Stone"];
 const f = Math.fround;
@@ -74,7 +84,8 @@ export class CoinRun extends BasicAbstractGame {
     if (type === LAVA_MID) return ["kenney/Tiles/lava.png"];
     if (type === SAW) return ["kenney/Enemies/sawHalf.png"];
     if (type === SAW2) return ["kenney/Enemies/sawHalf_move.png"];
-    if (type === CRATE) return ["boxCrate", "boxCrate_double", "boxCrate_single", "boxCrate_warning"].map((n) => `kenney/Tiles/${n}.png`);
+    if (type === CRATE)
+      return ["boxCrate", "boxCrate_double", "boxCrate_single", "boxCrate_warning"].map((n) => `kenney/Tiles/${n}.png`);
     return [];
   }
 

@@ -111,7 +111,8 @@ export class Dodgeball extends BasicAbstractGame {
   }
 
   private addRoom(room: Room): void {
-    if ((room.w >= this.minDim || room.h >= this.minDim) && room.w >= this.hardMinDim && room.h >= this.hardMinDim) this.rooms.push(room);
+    if ((room.w >= this.minDim || room.h >= this.minDim) && room.w >= this.hardMinDim && room.h >= this.hardMinDim)
+      this.rooms.push(room);
   }
 
   /** One lava wall across part of a room (a quarter to three quarters of it open), and the rooms it leaves. */
@@ -249,7 +250,14 @@ export class Dodgeball extends BasicAbstractGame {
     const vy = (this.lastMoveAction % 3) - 1;
     this.agent.faceDirection(vx, vy);
     if (this.specialAction === 1 && this.curTime - this.lastFireTime >= 7) {
-      const ball = this.addEntity(this.agent.x, this.agent.y, vx * this.ballVscale, vy * this.ballVscale, this.ballR, PLAYER_BALL);
+      const ball = this.addEntity(
+        this.agent.x,
+        this.agent.y,
+        vx * this.ballVscale,
+        vy * this.ballVscale,
+        this.ballR,
+        PLAYER_BALL,
+      );
       ball.collidesWithEntities = true;
       ball.expireTime = 50;
       ball.vrot = BALL_V_ROT;
@@ -281,7 +289,8 @@ export class Dodgeball extends BasicAbstractGame {
         }
         ent.faceDirection(ent.vx, ent.vy);
       } else if (ent.type === PLAYER_BALL || ent.type === ENEMY_BALL) {
-        if (ent.x < ent.rx || ent.x > this.mainWidth - ent.rx || ent.y < ent.ry || ent.y > this.mainHeight - ent.ry) ent.willErase = true;
+        if (ent.x < ent.rx || ent.x > this.mainWidth - ent.rx || ent.y < ent.ry || ent.y > this.mainHeight - ent.ry)
+          ent.willErase = true;
       }
     }
     this.eraseIfNeeded();

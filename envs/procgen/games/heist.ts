@@ -45,7 +45,8 @@ export class Heist extends BasicAbstractGame {
     if (type === EXIT) return ["misc_assets/gemYellow.png"];
     if (type === PLAYER) return ["misc_assets/spaceAstronauts_008.png"];
     if (type === KEY) return ["misc_assets/keyBlue.png", "misc_assets/keyGreen.png", "misc_assets/keyRed.png"];
-    if (type === LOCKED_DOOR) return ["misc_assets/lock_blue.png", "misc_assets/lock_green.png", "misc_assets/lock_red.png"];
+    if (type === LOCKED_DOOR)
+      return ["misc_assets/lock_blue.png", "misc_assets/lock_green.png", "misc_assets/lock_red.png"];
     return [];
   }
 

@@ -81,10 +81,14 @@ export function availableGames(): string[] {
 export function makeGame(name: string, options: Partial<GameOptions> = {}): BasicAbstractGame {
   const cls = GAMES[name];
   if (cls === undefined) {
-    if ((ENV_NAMES as readonly string[]).includes(name)) throw new Error(`procgen game "${name}" is not yet available in ppo.ts (available: ${availableGames().join(", ")})`);
+    if ((ENV_NAMES as readonly string[]).includes(name))
+      throw new Error(
+        `procgen game "${name}" is not yet available in ppo.ts (available: ${availableGames().join(", ")})`,
+      );
     throw new Error(`unknown procgen game "${name}" (procgen has: ${ENV_NAMES.join(", ")})`);
   }
   const mode = options.distributionMode ?? 1;
-  if (mode !== 0 && mode !== 1 && !(EXTRA_MODES[name] ?? []).includes(mode)) throw new Error(`procgen game "${name}" has no distribution mode ${mode}`);
+  if (mode !== 0 && mode !== 1 && !(EXTRA_MODES[name] ?? []).includes(mode))
+    throw new Error(`procgen game "${name}" has no distribution mode ${mode}`);
   return new cls(options);
 }

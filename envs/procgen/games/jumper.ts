@@ -64,8 +64,10 @@ export class Jumper extends BasicAbstractGame {
     if (type === PLAYER_JUMP) return m("bunny2_jump");
     if (type === PLAYER_RIGHT1 || type === PLAYER_LEFT1) return m("bunny2_walk1");
     if (type === PLAYER_RIGHT2 || type === PLAYER_LEFT2) return m("bunny2_walk2");
-    if (type === CAVEWALL_TOP) return ["tileBlue_05", "tileGreen_05", "tileYellow_06", "tileBrown_06"].map((n) => `platformer/${n}.png`);
-    if (type === CAVEWALL) return ["tileBlue_08", "tileGreen_08", "tileYellow_09", "tileBrown_09"].map((n) => `platformer/${n}.png`);
+    if (type === CAVEWALL_TOP)
+      return ["tileBlue_05", "tileGreen_05", "tileYellow_06", "tileBrown_06"].map((n) => `platformer/${n}.png`);
+    if (type === CAVEWALL)
+      return ["tileBlue_08", "tileGreen_08", "tileYellow_09", "tileBrown_09"].map((n) => `platformer/${n}.png`);
     return [];
   }
 
@@ -120,12 +122,29 @@ export class Jumper extends BasicAbstractGame {
     const cr = f((rect.w / 2) * 0.95);
     const theta = this.getTheta(this.agent, this.goal);
     // cos and sin of the float theta are the double functions (jumper.cpp has no float overloads in scope).
-    drawLine(c, Math.trunc(cx), Math.trunc(cy), Math.trunc(cx + cr * Math.cos(theta)), Math.trunc(cy - cr * Math.sin(theta)), HIGHLIGHT);
+    drawLine(
+      c,
+      Math.trunc(cx),
+      Math.trunc(cy),
+      Math.trunc(cx + cr * Math.cos(theta)),
+      Math.trunc(cy - cr * Math.sin(theta)),
+      HIGHLIGHT,
+    );
     const distPct = f(this.getDistance(this.agent, this.goal) / (this.mainWidth * Math.SQRT2));
-    c.fillRect({ x: rect.x, y: f(f(0.25 + d) * u), w: f(f(d * distPct) * u), h: f(f(d / 8) * u) }, HIGHLIGHT.r, HIGHLIGHT.g, HIGHLIGHT.b);
+    c.fillRect(
+      { x: rect.x, y: f(f(0.25 + d) * u), w: f(f(d * distPct) * u), h: f(f(d / 8) * u) },
+      HIGHLIGHT.r,
+      HIGHLIGHT.g,
+      HIGHLIGHT.b,
+    );
     if (this.jumpDelta < 0 && !this.hasSupport) {
       const r = this.getObjectRect(this.agent);
-      const shadow = { x: Math.trunc(r.x), y: Math.trunc(r.y + r.h * (5 / 6)), w: Math.trunc(r.w), h: Math.trunc(r.h / 3) };
+      const shadow = {
+        x: Math.trunc(r.x),
+        y: Math.trunc(r.y + r.h * (5 / 6)),
+        w: Math.trunc(r.w),
+        h: Math.trunc(r.h / 3),
+      };
       drawEllipse(c, shadow, SHADOW, null);
     }
   }
@@ -217,8 +236,10 @@ export class Jumper extends BasicAbstractGame {
     for (let i = 0; i < g.length; i++) {
       const x = i % W;
       const y = Math.trunc(i / W);
-      if (this.isLeftWall(x, y) && this.isLeftWall(x, y + 1) && this.isLeftWall(x, y + 2)) this.setObj(x, y + this.randGen.randn(3), SPACE);
-      if (this.isRightWall(x, y) && this.isRightWall(x, y + 1) && this.isRightWall(x, y + 2)) this.setObj(x, y + this.randGen.randn(3), SPACE);
+      if (this.isLeftWall(x, y) && this.isLeftWall(x, y + 1) && this.isLeftWall(x, y + 2))
+        this.setObj(x, y + this.randGen.randn(3), SPACE);
+      if (this.isRightWall(x, y) && this.isRightWall(x, y + 1) && this.isRightWall(x, y + 2))
+        this.setObj(x, y + this.randGen.randn(3), SPACE);
     }
     this.agent.x = (agentCell % W) + 0.5;
     this.agent.y = Math.trunc(agentCell / W) + this.agent.ry;
@@ -259,7 +280,15 @@ export class Jumper extends BasicAbstractGame {
     super.gameStep();
     this.faceMoveDirection();
     if (Math.abs(this.agent.vx) + Math.abs(this.agent.vy) > 0.05) {
-      const trail = this.addEntityRxy(this.agent.x, this.agent.y - this.agent.ry * 0.5, 0, f(0.01), f(0.3), f(0.2), TRAIL);
+      const trail = this.addEntityRxy(
+        this.agent.x,
+        this.agent.y - this.agent.ry * 0.5,
+        0,
+        f(0.01),
+        f(0.3),
+        f(0.2),
+        TRAIL,
+      );
       trail.expireTime = 8;
       trail.alpha = 0.5;
     }

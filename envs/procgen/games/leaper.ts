@@ -186,7 +186,12 @@ export class Leaper extends BasicAbstractGame {
         logVx = m.vx;
       }
     }
-    if (this.getObjFromFloats(this.agent.x, this.agent.y) === WATER && !onLog && this.agent.vx === 0 && this.agent.vy === 0) {
+    if (
+      this.getObjFromFloats(this.agent.x, this.agent.y) === WATER &&
+      !onLog &&
+      this.agent.vx === 0 &&
+      this.agent.vy === 0
+    ) {
       this.stepData.done = true;
     }
     if (onLog) this.agent.x += logVx;

@@ -59,7 +59,8 @@ export class Maze extends BasicAbstractGame {
     gen.placeObjects(GOAL, 1);
     this.grid.fill(WALL_OBJ);
     for (let i = 0; i < this.mazeDim; i++) {
-      for (let j = 0; j < this.mazeDim; j++) this.setObj(margin + i, margin + j, gen.get(i + MAZE_OFFSET, j + MAZE_OFFSET));
+      for (let j = 0; j < this.mazeDim; j++)
+        this.setObj(margin + i, margin + j, gen.get(i + MAZE_OFFSET, j + MAZE_OFFSET));
     }
     // (procgen also frames the maze with walls here; the grid is already all wall around it.)
   }

@@ -72,7 +72,14 @@ export class Miner extends BasicAbstractGame {
   }
 
   override willReflect(src: number, target: number): boolean {
-    return src === ENEMY && (target === BOULDER || target === DIAMOND || target === MOVING_BOULDER || target === MOVING_DIAMOND || target === this.outOfBoundsObject);
+    return (
+      src === ENEMY &&
+      (target === BOULDER ||
+        target === DIAMOND ||
+        target === MOVING_BOULDER ||
+        target === MOVING_DIAMOND ||
+        target === this.outOfBoundsObject)
+    );
   }
 
   override handleAgentCollision(obj: Entity): void {
@@ -124,7 +131,8 @@ export class Miner extends BasicAbstractGame {
     const dirtCells = this.getCellsWithType(DIRT);
     this.setObj(ax, ay, SPACE);
     // No boulder right next to the start.
-    for (let i = -1; i <= 1; i++) for (let j = -1; j <= 1; j++) if (this.getObj(ax + i, ay + j) === BOULDER) this.setObj(ax + i, ay + j, DIRT);
+    for (let i = -1; i <= 1; i++)
+      for (let j = -1; j <= 1; j++) if (this.getObj(ax + i, ay + j) === BOULDER) this.setObj(ax + i, ay + j, DIRT);
     const exitCandidates = dirtCells.filter((cell) => {
       const above = this.getObjIdx(cell + w);
       return above === DIRT || above === this.outOfBoundsObject;
@@ -143,11 +151,23 @@ export class Miner extends BasicAbstractGame {
   private handlePush(): void {
     const idx = this.getAgentIndex();
     const x = idx % this.mainWidth;
-    if (this.actionVx === 1 && this.agent.vx === 0 && x < this.mainWidth - 2 && this.getObjIdx(idx + 1) === BOULDER && this.getObjIdx(idx + 2) === SPACE) {
+    if (
+      this.actionVx === 1 &&
+      this.agent.vx === 0 &&
+      x < this.mainWidth - 2 &&
+      this.getObjIdx(idx + 1) === BOULDER &&
+      this.getObjIdx(idx + 2) === SPACE
+    ) {
       this.setObjIdx(idx + 1, SPACE);
       this.setObjIdx(idx + 2, BOULDER);
       this.agent.x += 1;
-    } else if (this.actionVx === -1 && this.agent.vx === 0 && x > 1 && this.getObjIdx(idx - 1) === BOULDER && this.getObjIdx(idx - 2) === SPACE) {
+    } else if (
+      this.actionVx === -1 &&
+      this.agent.vx === 0 &&
+      x > 1 &&
+      this.getObjIdx(idx - 1) === BOULDER &&
+      this.getObjIdx(idx - 2) === SPACE
+    ) {
       this.setObjIdx(idx - 1, SPACE);
       this.setObjIdx(idx - 2, BOULDER);
       this.agent.x -= 1;

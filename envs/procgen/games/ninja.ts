@@ -47,7 +47,8 @@ export class Ninja extends BasicAbstractGame {
   }
 
   override assetForType(type: number): string[] {
-    if (type === WALL_MID) return ["tile_bricksGrey", "tile_bricksGrown", "tile_bricksRed"].map((n) => `misc_assets/${n}.png`);
+    if (type === WALL_MID)
+      return ["tile_bricksGrey", "tile_bricksGrown", "tile_bricksRed"].map((n) => `misc_assets/${n}.png`);
     if (type === GOAL) return [1, 2, 3, 4, 5, 6].map((i) => `platformer/shroom${i}.png`);
     if (type === PLAYER) return ["platformer/zombie_idle.png"];
     if (type === PLAYER_JUMP) return ["platformer/zombie_jump.png"];
@@ -258,7 +259,14 @@ export class Ninja extends BasicAbstractGame {
       else if (this.specialAction === 3) theta = f(pi / 2);
       else if (this.specialAction === 4) theta = f(-pi / 4);
       if (this.agent.isReflected) theta = f(pi - theta);
-      const star = this.addEntity(this.agent.x, this.agent.y, f(Math.cos(theta)), f(Math.sin(theta)), 0.25, THROWING_STAR);
+      const star = this.addEntity(
+        this.agent.x,
+        this.agent.y,
+        f(Math.cos(theta)),
+        f(Math.sin(theta)),
+        0.25,
+        THROWING_STAR,
+      );
       star.collidesWithEntities = true;
       star.expireTime = 15;
       star.smartStep = true;

@@ -66,7 +66,12 @@ export class Plunder extends BasicAbstractGame {
   override drawOverlay(c: Canvas): void {
     const u = this.unit;
     c.fillRect({ x: 0.25 * u, y: 0.25 * u, w: this.mainWidth * this.juiceLeft * u, h: 0.5 * u }, 66, 245, 135);
-    c.fillRect({ x: 0.25 * u, y: 0.75 * u, w: this.mainWidth * (this.targetsHit / TARGET_QUOTA) * u, h: 0.5 * u }, 245, 66, 144);
+    c.fillRect(
+      { x: 0.25 * u, y: 0.75 * u, w: this.mainWidth * (this.targetsHit / TARGET_QUOTA) * u, h: 0.5 * u },
+      245,
+      66,
+      144,
+    );
   }
 
   override handleCollision(src: Entity, target: Entity): void {
@@ -114,7 +119,8 @@ export class Plunder extends BasicAbstractGame {
     }
     const numPanels = easy ? 0 : this.randGen.randn(4);
     const panelWidth = f(1.2);
-    for (let i = 0; i < numPanels; i++) this.spawnEntityRxy(panelWidth, 0.5, PANEL, 0, 0.25 * this.mainHeight, this.mainWidth, 0.25 * this.mainHeight);
+    for (let i = 0; i < numPanels; i++)
+      this.spawnEntityRxy(panelWidth, 0.5, PANEL, 0, 0.25 * this.mainHeight, this.mainWidth, 0.25 * this.mainHeight);
     // The legend: the target's picture on a red target, bottom left.
     this.addEntity(LEGEND_R, LEGEND_R, 0, 0, LEGEND_R, TARGET_BACKGROUND);
     const legend = this.addEntity(LEGEND_R, LEGEND_R, 0, 0, this.rScale * 1.5, TARGET_LEGEND);

@@ -27,8 +27,25 @@ const NUM_BASIC_OBJECTS = 9;
 const NUM_SHIP_THEMES = 7;
 
 const misc = (names: string[]) => names.map((n) => `misc_assets/${n}.png`);
-const SHIPS = misc(["spaceShips_001", "spaceShips_002", "spaceShips_003", "spaceShips_004", "spaceShips_005", "spaceShips_006", "spaceShips_007"]);
-const METEORS = misc(["spaceMeteors_001", "spaceMeteors_002", "spaceMeteors_003", "spaceMeteors_004", "meteorGrey_big1", "meteorGrey_big2", "meteorGrey_big3", "meteorGrey_big4"]);
+const SHIPS = misc([
+  "spaceShips_001",
+  "spaceShips_002",
+  "spaceShips_003",
+  "spaceShips_004",
+  "spaceShips_005",
+  "spaceShips_006",
+  "spaceShips_007",
+]);
+const METEORS = misc([
+  "spaceMeteors_001",
+  "spaceMeteors_002",
+  "spaceMeteors_003",
+  "spaceMeteors_004",
+  "meteorGrey_big1",
+  "meteorGrey_big2",
+  "meteorGrey_big3",
+  "meteorGrey_big4",
+]);
 
 export class StarPilot extends BasicAbstractGame {
   /** Enemies not yet on screen, sorted by spawn time descending (the next one is last). */
@@ -221,7 +238,8 @@ export class StarPilot extends BasicAbstractGame {
         const vy = Math.fround(Math.sin(theta) * vScale);
         let spawnRight = true;
         // Flyers always draw, even in easy mode where they cannot come from the left.
-        if ((type === FLYER || type === FAST_FLYER) && rand.rand01() > this.hpSpawnRightThreshold && canSpawnLeft) spawnRight = false;
+        if ((type === FLYER || type === FAST_FLYER) && rand.rand01() > this.hpSpawnRightThreshold && canSpawnLeft)
+          spawnRight = false;
         let x: number;
         if (spawnRight) {
           x = this.mainWidth + r;
@@ -301,14 +319,30 @@ export class StarPilot extends BasicAbstractGame {
       const vx = f(Math.cos(theta) * v);
       const vy = f(Math.sin(theta) * v);
       const r = this.hpBulletR[PLAYER];
-      const bullet = new Entity(f(this.agent.x + f(this.agent.rx * Math.cos(theta))), this.agent.y, vx, vy, r, r, BULLET_PLAYER);
+      const bullet = new Entity(
+        f(this.agent.x + f(this.agent.rx * Math.cos(theta))),
+        this.agent.y,
+        vx,
+        vy,
+        r,
+        r,
+        BULLET_PLAYER,
+      );
       bullet.collidesWithEntities = true;
       bullet.faceDirection(vx, vy);
       bullet.rotation -= Math.fround(Math.PI) / 2;
       this.entities.push(bullet);
     }
     if (this.curTime === SHOOTER_WIN_TIME) {
-      const finish = new Entity(this.mainWidth, this.mainHeight / 2, Math.fround(-this.hpSlowV * V_SCALE), 0, 2, this.mainHeight / 2, FINISH_LINE);
+      const finish = new Entity(
+        this.mainWidth,
+        this.mainHeight / 2,
+        Math.fround(-this.hpSlowV * V_SCALE),
+        0,
+        2,
+        this.mainHeight / 2,
+        FINISH_LINE,
+      );
       this.chooseRandomTheme(finish);
       this.matchAspectRatio(finish, false);
       finish.x = this.mainWidth + finish.rx;
@@ -324,7 +358,9 @@ export class StarPilot extends BasicAbstractGame {
 }
 
 function isLethal(type: number): boolean {
-  return type === FLYER || type === FAST_FLYER || type === BULLET2 || type === BULLET3 || type === TURRET || type === METEOR;
+  return (
+    type === FLYER || type === FAST_FLYER || type === BULLET2 || type === BULLET3 || type === TURRET || type === METEOR
+  );
 }
 
 function isDestructible(type: number): boolean {
@@ -388,7 +424,8 @@ export function stdSort<T>(v: T[], less: (a: T, b: T) => boolean): void {
   };
   const heapSort = (first: number, last: number) => {
     const len = last - first;
-    for (let parent = Math.trunc((len - 2) / 2); parent >= 0; parent--) adjustHeap(first, parent, len, v[first + parent]);
+    for (let parent = Math.trunc((len - 2) / 2); parent >= 0; parent--)
+      adjustHeap(first, parent, len, v[first + parent]);
     while (last - first > 1) {
       last--;
       const value = v[last];
