@@ -1,12 +1,12 @@
 // ppo_atari_multigpu.ts — data-parallel PPO on Atari over several processes, CleanRL's `ppo_atari_multigpu.py`.
 //
-//   npx tsx envs/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts --env-id BreakoutNoFrameskip-v4 --rom-dir ~/roms
+//   npx tsx envs/run/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts --env-id BreakoutNoFrameskip-v4 --rom-dir ~/roms
 //   npx tsx ppo_atari_multigpu.ts --env-id BreakoutNoFrameskip-v4 --rom-dir ~/roms   # run directly: world size 1
 //   npx tsx ppo_atari_multigpu.ts --help                                             # every flag, its default and doc
 //
 // `diff ppo_atari.ts ppo_atari_multigpu.ts` is the whole of data parallelism (https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_atari_multigpupy):
-// envs/torchrun.ts starts one process ("rank") per core or GPU; each rank steps its own --local-num-envs envs with
-// seed `seed + rank` and computes gradients on its own local minibatch; one all-reduce (envs/distributed.ts, a
+// envs/run/torchrun.ts starts one process ("rank") per core or GPU; each rank steps its own --local-num-envs envs with
+// seed `seed + rank` and computes gradients on its own local minibatch; one all-reduce (envs/torch/distributed.ts, a
 // TCP ring, torch.distributed's role) sums the flattened gradients of all parameters, each rank divides by the
 // world size and applies the same clipping and Adam step, so the weights, identical at init (same seed on every
 // rank), stay identical (`--debug-sync` checks it). Only rank 0 logs. On a CPU this is how training uses every
@@ -18,8 +18,8 @@ import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import * as gym from "./envs/index.ts";
-import { setupBackend } from "./envs/backend.ts";
+import * as gym from "./envs/gymnasium/index.ts";
+import { setupBackend } from "./envs/torch/backend.ts";
 import {
   type NamedParameter,
   type Progress,
@@ -32,12 +32,19 @@ import {
   storedShape,
   weightAndBias,
   writeCheckpoint,
-} from "./envs/checkpoint.ts";
-import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
-import { SummaryWriter, initTracking } from "./envs/logging.ts";
-import { progress } from "./envs/progress.ts";
-import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
+} from "./envs/torch/checkpoint.ts";
+import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/run/cli.ts";
+import { SummaryWriter, initTracking } from "./envs/run/logging.ts";
+import { progress } from "./envs/run/progress.ts";
+import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/run/main.ts";
+import {
+  type StatefulOptimizer,
+  adam,
+  clipGradNorm,
+  getLearningRate,
+  orthogonal,
+  setLearningRate,
+} from "./envs/torch/nn.ts";
 import {
   ClipRewardEnv,
   EpisodicLifeEnv,
@@ -48,9 +55,9 @@ import {
   NoopResetEnv,
   ResizeObservation,
   actionMeanings,
-} from "./envs/atari_wrappers.ts";
-import { RandomGenerator, type RandomState } from "./envs/rng.ts";
-import * as dist from "./envs/distributed.ts";
+} from "./envs/gymnasium/atari_wrappers.ts";
+import { RandomGenerator, type RandomState } from "./envs/torch/rng.ts";
+import * as dist from "./envs/torch/distributed.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
@@ -108,7 +115,7 @@ export const ARGS = {
     null,
     "the GPU ids the ranks use, comma-separated, one per local rank (e.g. 0,1); needs the tensorflow GPU backend",
   ),
-  // CleanRL's `--backend gloo|nccl|mpi`; named apart from the tfjs backend. "tcp" is gloo's role (envs/distributed.ts).
+  // CleanRL's `--backend gloo|nccl|mpi`; named apart from the tfjs backend. "tcp" is gloo's role (envs/torch/distributed.ts).
   distBackend: str("tcp", "the backend for distributed training"),
   debugSync: bool(
     false,
@@ -305,7 +312,7 @@ export class Agent {
     return [...this.network.convs, this.network.fc, this.actor, this.critic].flatMap((l) => [l.weight, l.bias]);
   }
 
-  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
+  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/torch/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
     const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
     return [
@@ -530,7 +537,7 @@ async function checkSync(agent: Agent, rank: number, worldSize: number, when: st
   if (rank === 0) console.log(`debug-sync: ${when}, parameter checksum ${hex(all[0])} on all ${worldSize} ranks`);
 }
 
-/** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
+/** A safetensors checkpoint (envs/torch/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
 function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
   return writeCheckpoint(path, "ppo_atari_multigpu.ts", agent.namedParameters(), optimizer, progress);
 }
@@ -596,7 +603,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // --resume continues a saved run: its args (but the flags given here), its run directory.
   const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari_multigpu.ts");
   if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
-  // The launcher's environment: torchrun (envs/torchrun.ts or torch's), a PyTorchJob, mpirun or srun (envs/distributed.ts
+  // The launcher's environment: torchrun (envs/run/torchrun.ts or torch's), a PyTorchJob, mpirun or srun (envs/torch/distributed.ts
   // `launchEnv`); a script run directly is rank 0 of 1. CleanRL uses LOCAL_RANK as the rank because it runs on one
   // machine; the global rank is the same there and right on several.
   const { rank, localRank, localWorldSize, worldSize } = dist.launchEnv();
@@ -632,7 +639,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   await dist.initProcessGroup({ backend: "tcp", rank, worldSize: args.worldSize });
   if (args.worldSize === 1) {
     console.warn(
-      "note: not using distributed mode; for several processes run: npx tsx envs/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts",
+      "note: not using distributed mode; for several processes run: npx tsx envs/run/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts",
     );
   }
   // Rank 0's name for the run; the other ranks write nothing under it.
@@ -912,9 +919,9 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
-// runMain (envs/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
+// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
 // with --debug; a lost or mismatched rank names the rank), and Ctrl-C / SIGTERM close what closeOnExit
-// registered, then exit 130 / 143 (envs/torchrun.ts forwards each signal to every rank once).
+// registered, then exit 130 / 143 (envs/run/torchrun.ts forwards each signal to every rank once).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runMain(main);
 }

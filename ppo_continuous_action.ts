@@ -13,8 +13,8 @@ import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import * as gym from "./envs/index.ts";
-import { setupBackend } from "./envs/backend.ts";
+import * as gym from "./envs/gymnasium/index.ts";
+import { setupBackend } from "./envs/torch/backend.ts";
 import {
   type NamedParameter,
   type Progress,
@@ -27,13 +27,20 @@ import {
   storedShape,
   weightAndBias,
   writeCheckpoint,
-} from "./envs/checkpoint.ts";
-import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
-import { SummaryWriter, initTracking } from "./envs/logging.ts";
-import { progress } from "./envs/progress.ts";
-import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
-import { RandomGenerator } from "./envs/rng.ts";
+} from "./envs/torch/checkpoint.ts";
+import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/run/cli.ts";
+import { SummaryWriter, initTracking } from "./envs/run/logging.ts";
+import { progress } from "./envs/run/progress.ts";
+import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/run/main.ts";
+import {
+  type StatefulOptimizer,
+  adam,
+  clipGradNorm,
+  getLearningRate,
+  orthogonal,
+  setLearningRate,
+} from "./envs/torch/nn.ts";
+import { RandomGenerator } from "./envs/torch/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
@@ -237,7 +244,7 @@ export class Agent {
     return [...[...this.critic, ...this.actorMean].flatMap((l) => [l.weight, l.bias]), this.actorLogstd];
   }
 
-  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
+  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/torch/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
     const sequential = (prefix: string, layers: Linear[]) =>
       layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
@@ -401,7 +408,7 @@ function normalizerStates(envs: gym.vector.SyncVectorEnv): NormalizerStates {
   };
 }
 
-/** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
+/** A safetensors checkpoint (envs/torch/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
 function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
   return writeCheckpoint(path, "ppo_continuous_action.ts", agent.namedParameters(), optimizer, progress);
 }
@@ -741,7 +748,7 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
-// runMain (envs/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
+// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
 // with --debug), and Ctrl-C / SIGTERM close what closeOnExit registered, then exit 130 / 143.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runMain(main);

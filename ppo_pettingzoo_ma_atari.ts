@@ -15,9 +15,9 @@ import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import * as gym from "./envs/index.ts";
+import * as gym from "./envs/gymnasium/index.ts";
 import * as pettingzoo from "./envs/pettingzoo/index.ts";
-import { setupBackend } from "./envs/backend.ts";
+import { setupBackend } from "./envs/torch/backend.ts";
 import {
   type NamedParameter,
   type Progress,
@@ -30,13 +30,20 @@ import {
   storedShape,
   weightAndBias,
   writeCheckpoint,
-} from "./envs/checkpoint.ts";
-import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/cli.ts";
-import { SummaryWriter, initTracking } from "./envs/logging.ts";
-import { progress } from "./envs/progress.ts";
-import { checkFinite, closeOnExit, pollSignals, runMain } from "./envs/main.ts";
-import { type StatefulOptimizer, adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "./envs/nn.ts";
-import { RandomGenerator } from "./envs/rng.ts";
+} from "./envs/torch/checkpoint.ts";
+import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/run/cli.ts";
+import { SummaryWriter, initTracking } from "./envs/run/logging.ts";
+import { progress } from "./envs/run/progress.ts";
+import { checkFinite, closeOnExit, pollSignals, runMain } from "./envs/run/main.ts";
+import {
+  type StatefulOptimizer,
+  adam,
+  clipGradNorm,
+  getLearningRate,
+  orthogonal,
+  setLearningRate,
+} from "./envs/torch/nn.ts";
+import { RandomGenerator } from "./envs/torch/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
@@ -286,7 +293,7 @@ export class Agent {
     return [...this.network.convs, this.network.fc, this.actor, this.critic].flatMap((l) => [l.weight, l.bias]);
   }
 
-  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/checkpoint.ts converts the layouts). */
+  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/torch/checkpoint.ts converts the layouts). */
   namedParameters(): NamedParameter[] {
     const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
     return [
@@ -429,7 +436,7 @@ export function updateStep(
   });
 }
 
-/** A safetensors checkpoint (envs/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
+/** A safetensors checkpoint (envs/torch/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
 function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
   return writeCheckpoint(path, "ppo_pettingzoo_ma_atari.ts", agent.namedParameters(), optimizer, progress);
 }
@@ -758,7 +765,7 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
-// runMain (envs/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
+// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
 // with --debug), and Ctrl-C / SIGTERM close what closeOnExit registered, then exit 130 / 143.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runMain(main);

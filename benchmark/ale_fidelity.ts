@@ -17,14 +17,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 
-import { usageError } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import { usageError } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 import { GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { AtariEnv } from "../envs/ale/env.ts";
-import { MaxAndSkipEnv } from "../envs/atari_wrappers.ts";
-import { type StepWithoutObservationResult, Wrapper } from "../envs/core.ts";
-import type { TypedArray } from "../envs/spaces.ts";
+import { MaxAndSkipEnv } from "../envs/gymnasium/atari_wrappers.ts";
+import { type StepWithoutObservationResult, Wrapper } from "../envs/gymnasium/core.ts";
+import type { TypedArray } from "../envs/gymnasium/spaces.ts";
 
 interface Trajectory {
   minimal: number[];

@@ -10,9 +10,9 @@
 //        [--seed 1] [--max-episode-frames 18000]
 
 import { AtariEnv } from "../envs/ale/env.ts";
-import { int, parseArgs, str } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
-import { npRandom } from "../envs/rng.ts";
+import { int, parseArgs, str } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
+import { npRandom } from "../envs/torch/rng.ts";
 
 const PUBLISHED: Record<string, number> = { breakout: 1.7, pong: -20.7, beam_rider: 363.9 };
 

@@ -24,10 +24,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { findGame, GAMES, type GameSpec } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
-import * as gym from "../envs/index.ts";
-import { float, int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { float, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** ale-py's ALEInterface at frame skip 1, no sticky actions: act + getScreenRGB per frame, timed like ours. */

@@ -29,11 +29,11 @@ import * as tf from "@tensorflow/tfjs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
-import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/backend.ts";
-import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { handleExits, runMain } from "../envs/main.ts";
-import { adam } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/torch/backend.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { handleExits, runMain } from "../envs/run/main.ts";
+import { adam } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 
-import { int, parseArgs, usageError } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import { int, parseArgs, usageError } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 
 /** The parts of the .cpuprofile format (Chrome DevTools Protocol's Profiler.Profile) this script reads. */
 interface CpuProfile {

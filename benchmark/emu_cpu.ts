@@ -20,11 +20,11 @@
 import { findGame } from "../envs/ale/games.ts";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { findRom } from "../envs/ale/roms.ts";
-import { int, parseArgs, str } from "../envs/cli.ts";
-import type { Env } from "../envs/core.ts";
-import { runMain } from "../envs/main.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import type { Discrete } from "../envs/spaces.ts";
+import { int, parseArgs, str } from "../envs/run/cli.ts";
+import type { Env } from "../envs/gymnasium/core.ts";
+import { runMain } from "../envs/run/main.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import type { Discrete } from "../envs/gymnasium/spaces.ts";
 
 const ARGS = {
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),

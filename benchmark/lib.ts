@@ -9,8 +9,8 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { usageError } from "../envs/cli.ts";
-import { readEventFile } from "../envs/logging.ts";
+import { usageError } from "../envs/run/cli.ts";
+import { readEventFile } from "../envs/run/logging.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -55,7 +55,7 @@ export function parseSeeds(list: string): number[] {
 
 /**
  * Runs `npx tsx [...launch] {script} --env-id E --seed S ...extra` for every pair, `workers` at a time; returns each
- * run's result. `launch` is a launcher script and its flags (e.g. envs/torchrun.ts for the data-parallel variant).
+ * run's result. `launch` is a launcher script and its flags (e.g. envs/run/torchrun.ts for the data-parallel variant).
  */
 export async function runAll(opts: {
   script: string;

@@ -4,7 +4,7 @@
 //
 //   npx tsx benchmark/m6502_loop.ts [--instructions 100000000] [--repeats 5]
 
-import { int, parseArgs } from "../envs/cli.ts";
+import { int, parseArgs } from "../envs/run/cli.ts";
 import { M6502 } from "../envs/ale/m6502.ts";
 
 const args = parseArgs(

@@ -1,4 +1,4 @@
-// The recurrence check of ppo_atari_lstm.ts: MemoryCue-v0 (envs/memory_cue.ts) can only be solved with memory.
+// The recurrence check of ppo_atari_lstm.ts: MemoryCue-v0 (envs/memory_cue/memory_cue.ts) can only be solved with memory.
 // Runs ppo_atari_lstm.ts (LSTM, 1 frame) and ppo_atari.ts (feed-forward, 4 stacked frames) with the same flags,
 // prints the mean return of each run's last 300 episodes and writes benchmark/plots/memory_cue.svg.
 //
@@ -9,8 +9,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { bool, parseArgs, splitAtDoubleDash, str } from "../envs/cli.ts";
-import { handleExits } from "../envs/main.ts";
+import { bool, parseArgs, splitAtDoubleDash, str } from "../envs/run/cli.ts";
+import { handleExits } from "../envs/run/main.ts";
 import { ROOT, learningCurveSvg, mean, parseSeeds, readRun, runAll } from "./lib.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line

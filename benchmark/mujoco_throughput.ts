@@ -6,9 +6,9 @@
 // mj_rnePostConstraint, through the bindings) to split each step into physics and everything else (action
 // copy, observation, reward, wrappers). Compare runs on an otherwise idle machine.
 
-import * as gym from "../envs/index.ts";
-import { int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { int, parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 import { mujocoModule } from "../envs/mujoco/mujoco_env.ts";
 
 const ALL = [

@@ -14,9 +14,9 @@ import { pathToFileURL } from "node:url";
 import { ALEInterface } from "../envs/ale/interface.ts";
 import { MULTI_AGENT_GAMES } from "../envs/ale/multi_agent_games.ts";
 import { findRom } from "../envs/ale/roms.ts";
-import { float, int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
-import { Mt19937 } from "../envs/rng.ts";
+import { float, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
+import { Mt19937 } from "../envs/torch/rng.ts";
 
 const ARGS = {
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR)"),

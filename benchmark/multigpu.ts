@@ -7,7 +7,7 @@
 // 1. All-reduce throughput over loopback TCP for the Nature CNN's gradient (every parameter of ppo_atari.ts's Agent
 //    for a 4-action game: 1,686,693 floats, 6.7 MB), with 2 and 3 processes: milliseconds per allReduce, and the
 //    bandwidths NCCL's tests report: algbw = bytes / time, busbw = algbw × 2(W-1)/W (what each link carries).
-// 2. SPS of `ppo_atari_multigpu.ts` with 2 ranks × 4 envs (under envs/torchrun.ts) against `ppo_atari.ts` with 8
+// 2. SPS of `ppo_atari_multigpu.ts` with 2 ranks × 4 envs (under envs/run/torchrun.ts) against `ppo_atari.ts` with 8
 //    envs: the same game, seed, global batch (8 × 128) and number of iterations, run one after the other. SPS is
 //    each run's last `SPS:` line (global steps over wall time, as CleanRL prints it).
 
@@ -18,7 +18,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import {
   allReduce,
   barrier,
@@ -26,10 +26,10 @@ import {
   getRank,
   getWorldSize,
   initProcessGroup,
-} from "../envs/distributed.ts";
-import { runMain } from "../envs/main.ts";
+} from "../envs/torch/distributed.ts";
+import { runMain } from "../envs/run/main.ts";
 import { ROOT } from "./lib.ts";
-import { freePort } from "../envs/torchrun.ts";
+import { freePort } from "../envs/run/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const TSX = import.meta.resolve("tsx");
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   ];
   const single = ["ppo_atari.ts", "--num-envs", "8", ...common];
   const multi = [
-    "envs/torchrun.ts",
+    "envs/run/torchrun.ts",
     "--standalone",
     "--nnodes=1",
     "--nproc-per-node=2",
@@ -224,7 +224,7 @@ async function main(): Promise<void> {
   ];
   console.log(`\n${cli.envId}, seed ${cli.seed}, ${cli.totalTimesteps} steps, global batch 8 × 128, back to back:`);
   console.log("| run | SPS | wall s |\n|-|-|-|");
-  // On wasm the single process takes one XNNPACK thread per core and each rank cores / ranks (envs/backend.ts), so
+  // On wasm the single process takes one XNNPACK thread per core and each rank cores / ranks (envs/torch/backend.ts), so
   // the single process also runs with one thread: the comparison the ranks were made for on a CPU.
   const singles: [string, NodeJS.ProcessEnv][] =
     cli.backend === "wasm"

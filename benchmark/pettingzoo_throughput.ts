@@ -7,12 +7,12 @@
 
 import { pathToFileURL } from "node:url";
 
-import { parseArgs, str, float } from "../envs/cli.ts";
-import * as gym from "../envs/index.ts";
-import { runMain } from "../envs/main.ts";
+import { parseArgs, str, float } from "../envs/run/cli.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { runMain } from "../envs/run/main.ts";
 import { parallelEnv } from "../envs/pettingzoo/atari.ts";
 import { ConcatVecEnv } from "../envs/pettingzoo/supersuit.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { makeEnv } from "../ppo_pettingzoo_ma_atari.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
 

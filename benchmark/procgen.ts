@@ -12,10 +12,10 @@
 
 import { pathToFileURL } from "node:url";
 
-import { float, int, parseArgs, str } from "../envs/cli.ts";
-import * as gym from "../envs/index.ts";
-import { runMain } from "../envs/main.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { float, int, parseArgs, str } from "../envs/run/cli.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { runMain } from "../envs/run/main.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { ratePerSecond, workerCounts } from "./lib.ts";
 
 /** CleanRL ppo_procgen.py, docs/rl-algorithms/ppo.md (easy, 25M steps, 3 seeds). */

@@ -10,8 +10,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { PNG } from "pngjs";
 
-import { bool, int, parseArgs, str, usageError } from "../envs/cli.ts";
-import { handleExits } from "../envs/main.ts";
+import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { handleExits } from "../envs/run/main.ts";
 import { imageLoader, resolveAssetsDir } from "../envs/procgen/assets.ts";
 import { EASY_MODE, HARD_MODE, RES } from "../envs/procgen/game.ts";
 import { ENV_NAMES, GAMES, makeGame } from "../envs/procgen/games/index.ts";

@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { int, parseArgs, str } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import { int, parseArgs, str } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 import type { ProcgenEnv } from "../envs/procgen/env.ts";
 import { ENV_NAMES } from "../envs/procgen/games/index.ts";
 import { MODE_NUMBERS, RAND_SEED, TRAJ_ENVS, TRAJ_STEPS, modesOf, runOurs } from "./procgen_fidelity.ts";

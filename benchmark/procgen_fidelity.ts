@@ -31,8 +31,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { bool, int, parseArgs, str } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import { bool, int, parseArgs, str } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 import { imageLoader, loadImage, neededFiles } from "../envs/procgen/assets.ts";
 import { OBS_SIZE, ProcgenEnv } from "../envs/procgen/env.ts";
 import { RENDER_RES } from "../envs/procgen/game.ts";

@@ -10,8 +10,8 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { resolve } from "node:path";
 
-import { int, parseArgs, str } from "../envs/cli.ts";
-import { runMain } from "../envs/main.ts";
+import { int, parseArgs, str } from "../envs/run/cli.ts";
+import { runMain } from "../envs/run/main.ts";
 import { imageLoader, loadImage, neededFiles } from "../envs/procgen/assets.ts";
 import { ProcgenEnv } from "../envs/procgen/env.ts";
 import { actionSource, RAND_SEED } from "./procgen_fidelity.ts";

@@ -13,11 +13,11 @@
 
 import * as tf from "@tensorflow/tfjs";
 
-import { setupBackend } from "../envs/backend.ts";
-import { bool, int, parseArgs, str } from "../envs/cli.ts";
-import { handleExits } from "../envs/main.ts";
-import { adam } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { bool, int, parseArgs, str } from "../envs/run/cli.ts";
+import { handleExits } from "../envs/run/main.ts";
+import { adam } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 
 handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1
 const cli = parseArgs(

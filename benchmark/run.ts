@@ -11,8 +11,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { bool, int, parseArgs, splitAtDoubleDash, str, usageError } from "../envs/cli.ts";
-import { handleExits } from "../envs/main.ts";
+import { bool, int, parseArgs, splitAtDoubleDash, str, usageError } from "../envs/run/cli.ts";
+import { handleExits } from "../envs/run/main.ts";
 import { ROOT, learningCurveSvg, markdownTable, parseSeeds, readRun, runAll } from "./lib.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
@@ -58,7 +58,7 @@ const VARIANTS: Record<
   "ppo_atari_multigpu.ts": {
     envIds: ["PongNoFrameskip-v4", "BeamRiderNoFrameskip-v4", "BreakoutNoFrameskip-v4"],
     cleanrl: {},
-    launch: ["envs/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2"],
+    launch: ["envs/run/torchrun.ts", "--standalone", "--nnodes=1", "--nproc-per-node=2"],
   },
   "ppo_procgen.ts": {
     envIds: ["starpilot", "bossfight", "bigfish"],

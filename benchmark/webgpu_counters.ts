@@ -2,7 +2,7 @@
 // readbacks one rollout step and one minibatch update of ppo_atari.ts (and one ppo_procgen.ts update) cost, and
 // how long one readback takes.
 //
-//   npx tsx benchmark/webgpu_counters.ts                       # our kernels (envs/webgpu/)
+//   npx tsx benchmark/webgpu_counters.ts                       # our kernels (envs/torch/webgpu/)
 //   PPO_TS_WEBGPU_KERNELS=0 npx tsx benchmark/webgpu_counters.ts   # tfjs-backend-webgpu's own kernels
 //   npx tsx benchmark/webgpu_counters.ts --minibatch 256 --impala-batch 256 --reps 20
 //
@@ -13,7 +13,7 @@
 // pass, one readback). The minibatch is updateStep (loss, backprop, global-norm clip, Adam) on --minibatch frames.
 //
 // Readback latency: a 1-element result of one small op read back, after the queue has drained, three ways:
-//   readSync  dataSync(): envs/backend.ts's readSync, which spins Node's event loop with deasync until Dawn maps
+//   readSync  dataSync(): envs/torch/backend.ts's readSync, which spins Node's event loop with deasync until Dawn maps
 //             the staging buffer (what every variant uses)
 //   read      await data(): tfjs's asynchronous read (Dawn's mapAsync promise, resolved between macrotasks)
 //   poll      the same mapAsync, awaited with a setImmediate loop on the buffer's mapState (no deasync)
@@ -22,12 +22,12 @@
 
 import * as tf from "@tensorflow/tfjs";
 
-import { selectBackend } from "../envs/backend.ts";
-import { int, parseArgs } from "../envs/cli.ts";
-import { handleExits, runMain } from "../envs/main.ts";
-import { adam } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import { webGpuKernelsActive } from "../envs/webgpu/index.ts";
+import { selectBackend } from "../envs/torch/backend.ts";
+import { int, parseArgs } from "../envs/run/cli.ts";
+import { handleExits, runMain } from "../envs/run/main.ts";
+import { adam } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import { webGpuKernelsActive } from "../envs/torch/webgpu/index.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
 

@@ -11,9 +11,9 @@ import "@tensorflow/tfjs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { AsyncVectorEnv } from "../envs/async_vector.ts";
-import { bool, int, parseArgs, str } from "../envs/cli.ts";
-import { handleExits } from "../envs/main.ts";
+import { AsyncVectorEnv } from "../envs/gymnasium/async_vector.ts";
+import { bool, int, parseArgs, str } from "../envs/run/cli.ts";
+import { handleExits } from "../envs/run/main.ts";
 
 handleExits();
 const args = parseArgs(

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import dasmModule from "dasm";
 
-import { checkEnv } from "../envs/env_checker.ts";
-import { make, spec as envSpec } from "../envs/registration.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
+import { make, spec as envSpec } from "../envs/gymnasium/registration.ts";
 import {
   Action,
   ACTION_MEANINGS,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { spec as envSpec } from "../envs/registration.ts";
+import { spec as envSpec } from "../envs/gymnasium/registration.ts";
 import { ACTION_MEANINGS, GAMES, ROM_MD5S, type GameSettings, type GameSpec } from "../envs/ale/index.ts";
 
 /** The Atari-57 benchmark set as ale-py names it. */

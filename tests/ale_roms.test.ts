@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
 
-import type { StepResult } from "../envs/core.ts";
-import { make } from "../envs/registration.ts";
+import type { StepResult } from "../envs/gymnasium/core.ts";
+import { make } from "../envs/gymnasium/registration.ts";
 import { AtariEnv, type AtariEnvKwargs } from "../envs/ale/index.ts";
 import { findRom } from "../envs/ale/roms.ts";
 import { BEAM_RIDER, BREAKOUT, PONG, type GameSpec } from "../envs/ale/games.ts";

@@ -7,11 +7,11 @@ import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import type { TypedArray } from "../envs/spaces.ts";
-import { AsyncVectorEnv, type AsyncVectorEnvOptions, type EnvFnSpec } from "../envs/async_vector.ts";
-import { errorLine } from "../envs/main.ts";
-import { SyncVectorEnv } from "../envs/vector.ts";
+import { Env, type Info, type ResetArgs, type StepResult } from "../envs/gymnasium/core.ts";
+import type { TypedArray } from "../envs/gymnasium/spaces.ts";
+import { AsyncVectorEnv, type AsyncVectorEnvOptions, type EnvFnSpec } from "../envs/gymnasium/async_vector.ts";
+import { errorLine } from "../envs/run/main.ts";
+import { SyncVectorEnv } from "../envs/gymnasium/vector.ts";
 import { CounterEnv as BaseCounterEnv, float32Box } from "./helpers.ts";
 
 /**
@@ -216,7 +216,7 @@ function registerTests(): void {
 
   test("AsyncVectorEnv is gym.vector.AsyncVectorEnv", async () => {
     // Imported here, not at the top: workers load this file and need none of the registered env families.
-    const gym = await import("../envs/index.ts");
+    const gym = await import("../envs/gymnasium/index.ts");
     assert.equal(gym.vector.AsyncVectorEnv, AsyncVectorEnv);
   });
 

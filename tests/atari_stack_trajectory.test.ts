@@ -20,12 +20,12 @@ import {
   NoopResetEnv,
   ResizeObservation,
   actionMeanings,
-} from "../envs/atari_wrappers.ts";
+} from "../envs/gymnasium/atari_wrappers.ts";
 import type { ALEInterface } from "../envs/ale/interface.ts";
-import type { Env } from "../envs/core.ts";
-import * as gym from "../envs/index.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import type { Discrete } from "../envs/spaces.ts";
+import type { Env } from "../envs/gymnasium/core.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import type { Discrete } from "../envs/gymnasium/spaces.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 import {
   ReferenceFrameStack,

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
+import { Env, type Info, type ResetArgs, type StepResult } from "../envs/gymnasium/core.ts";
 import {
   AreaResize,
   ClipRewardEnv,
@@ -14,10 +14,10 @@ import {
   NoopResetEnv,
   ResizeObservation,
   rgbToGray,
-} from "../envs/atari_wrappers.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
-import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
+} from "../envs/gymnasium/atari_wrappers.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../envs/gymnasium/spaces.ts";
+import { RecordEpisodeStatistics } from "../envs/gymnasium/wrappers.ts";
 import { countingObservations } from "./helpers.ts";
 import { referenceAreaResize } from "./reference_atari_wrappers.ts";
 

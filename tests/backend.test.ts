@@ -1,4 +1,4 @@
-// Backend selection and the WASM gradient fixes of envs/backend.ts.
+// Backend selection and the WASM gradient fixes of envs/torch/backend.ts.
 //
 // Gradients are checked against the cpu backend's built-in gradients (the fixes defer to those on cpu), on the
 // same small random inputs, by switching backends inside one process: tf.setBackend("cpu") / ("wasm").
@@ -14,7 +14,7 @@ import {
   selectBackend,
   setupBackend,
   unregisterWasmGradientFixes,
-} from "../envs/backend.ts";
+} from "../envs/torch/backend.ts";
 import { assertRelClose, gradsOn } from "./backend_helpers.ts";
 
 const TOL = 1e-4;

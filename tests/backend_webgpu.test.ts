@@ -1,4 +1,4 @@
-// The WebGPU backend (Dawn + tfjs-backend-webgpu, registered by envs/backend.ts) against the cpu backend: every op
+// The WebGPU backend (Dawn + tfjs-backend-webgpu, registered by envs/torch/backend.ts) against the cpu backend: every op
 // the variants use, forward and gradient, and one PPO update of each variant's network.
 //
 // Needs a WebGPU adapter. On a machine without a GPU, `.ci/lavapipe.sh` fetches Mesa's lavapipe (a software Vulkan
@@ -10,8 +10,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { selectBackend, setupBackend } from "../envs/backend.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
@@ -117,7 +117,7 @@ const frames = (n: number, channels: number, seed: number) =>
 describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("WebGPU ops match the cpu backend, forward and gradient", () => {
     // [name, input shapes, function]: the ops of ppo.ts, ppo_continuous_action.ts, ppo_atari.ts, ppo_atari_lstm.ts
-    // and envs/nn.ts (gradient clipping), each on small shapes.
+    // and envs/torch/nn.ts (gradient clipping), each on small shapes.
     const cases: [string, number[][], (...xs: tf.Tensor[]) => tf.Tensor][] = [
       [
         "fused matMul + bias + relu (linear layer)",

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { readRunDir } from "../envs/logging.ts";
+import { readRunDir } from "../envs/run/logging.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const ROM_DIR = process.env.ALE_ROMS_DIR || fileURLToPath(new URL("../../shared/roms", import.meta.url));

@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import * as gym from "../envs/index.ts";
-import { checkEnv } from "../envs/env_checker.ts";
-import { make, spec } from "../envs/registration.ts";
-import { Box, Discrete } from "../envs/spaces.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
+import { make, spec } from "../envs/gymnasium/registration.ts";
+import { Box, Discrete } from "../envs/gymnasium/spaces.ts";
 import { BipedalWalker, LunarLander, heuristicLander } from "../envs/box2d/index.ts";
 import { LIDAR_RANGE, TERRAIN_HEIGHT, TERRAIN_STARTPAD, TERRAIN_STEP } from "../envs/box2d/bipedal_walker.ts";
 

@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import * as gym from "../envs/index.ts";
-import { setupBackend } from "../envs/backend.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
 import {
   CheckpointError,
   atomicWrite,
@@ -29,11 +29,18 @@ import {
   readCheckpoint,
   toTorch,
   writeCheckpoint,
-} from "../envs/checkpoint.ts";
-import { SummaryWriter, readRunDir } from "../envs/logging.ts";
-import { type StatefulOptimizer, adam } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import { SafetensorsError, type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/safetensors.ts";
+} from "../envs/torch/checkpoint.ts";
+import { SummaryWriter, readRunDir } from "../envs/run/logging.ts";
+import { type StatefulOptimizer, adam } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import {
+  SafetensorsError,
+  type StoredTensor,
+  deserialize,
+  f32,
+  serialize,
+  toFloat32,
+} from "../envs/torch/safetensors.ts";
 import { Agent as ppoAgent, main as ppoMain } from "../ppo.ts";
 
 let workDir = "";

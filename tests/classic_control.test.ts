@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import type { Env } from "../envs/core.ts";
-import { make, spec } from "../envs/registration.ts";
-import { Box, Discrete } from "../envs/spaces.ts";
+import type { Env } from "../envs/gymnasium/core.ts";
+import { make, spec } from "../envs/gymnasium/registration.ts";
+import { Box, Discrete } from "../envs/gymnasium/spaces.ts";
 import {
   AcrobotEnv,
   CartPoleEnv,

@@ -11,10 +11,10 @@ import { spawn } from "node:child_process";
 import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { setupBackend } from "../envs/backend.ts";
-import * as dist from "../envs/distributed.ts";
-import { RandomGenerator } from "../envs/rng.ts";
-import { freePort } from "../envs/torchrun.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import * as dist from "../envs/torch/distributed.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
+import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
 import * as lstm from "../ppo_atari_lstm.ts";
 import * as multigpu from "../ppo_atari_multigpu.ts";

@@ -5,7 +5,7 @@ import * as tf from "@tensorflow/tfjs";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { parseArgs } from "../envs/cli.ts";
+import { parseArgs } from "../envs/run/cli.ts";
 
 export interface ParameterPattern {
   name: string;

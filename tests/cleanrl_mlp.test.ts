@@ -4,8 +4,8 @@
 import * as tf from "@tensorflow/tfjs";
 import { before, test } from "node:test";
 
-import { setupBackend } from "../envs/backend.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as continuous from "../ppo_continuous_action.ts";
 import {

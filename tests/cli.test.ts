@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { UsageError, bool, float, helpText, int, parseArgv, str } from "../envs/cli.ts";
+import { UsageError, bool, float, helpText, int, parseArgv, str } from "../envs/run/cli.ts";
 
 const SPEC = {
   seed: int(1, "seed of the experiment"),

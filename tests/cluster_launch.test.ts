@@ -1,5 +1,5 @@
 // Launchers that start the ranks themselves: the environment torchrun / a PyTorchJob, Open MPI's mpirun and Slurm's
-// srun give each process (envs/distributed.ts `launchEnv`), Slurm's compressed host lists, and two real processes
+// srun give each process (envs/torch/distributed.ts `launchEnv`), Slurm's compressed host lists, and two real processes
 // that form a group from Slurm's and from Open MPI's variables alone.
 //
 // As a child (CLUSTER_TEST_CHILD set) this file joins the group its environment describes and prints what it got.
@@ -16,8 +16,8 @@ import {
   expandHostlist,
   initProcessGroup,
   launchEnv,
-} from "../envs/distributed.ts";
-import { freePort } from "../envs/torchrun.ts";
+} from "../envs/torch/distributed.ts";
+import { freePort } from "../envs/run/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const child = process.env.CLUSTER_TEST_CHILD !== undefined;

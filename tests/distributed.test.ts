@@ -1,4 +1,4 @@
-// envs/distributed.ts across real processes on 127.0.0.1: ring all-reduce and broadcast for odd sizes and world
+// envs/torch/distributed.ts across real processes on 127.0.0.1: ring all-reduce and broadcast for odd sizes and world
 // sizes 2 and 3, and every failure path ending in one clear error instead of a hang (a killed rank, a rank that
 // never arrives, a rank that stalls, a size mismatch).
 //
@@ -18,8 +18,8 @@ import {
   getRank,
   getWorldSize,
   initProcessGroup,
-} from "../envs/distributed.ts";
-import { freePort } from "../envs/torchrun.ts";
+} from "../envs/torch/distributed.ts";
+import { freePort } from "../envs/run/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = [1, 7, 1_000_003, 5]; // the last after a larger one: allReduce reuses its receive buffer

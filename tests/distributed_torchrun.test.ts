@@ -1,15 +1,15 @@
-// envs/torchrun.ts: torchrun's command line, the environment each rank gets, `[rankN]: ` line prefixes, a failing
+// envs/run/torchrun.ts: torchrun's command line, the environment each rank gets, `[rankN]: ` line prefixes, a failing
 // rank stopping the launch, and Ctrl-C reaching every rank once. The ranks are this file run with DIST_TEST_ROLE.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { allReduce, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/distributed.ts";
-import { type LaunchConfig, parseLaunchArgs, rankEnv } from "../envs/torchrun.ts";
+import { allReduce, destroyProcessGroup, getRank, getWorldSize, initProcessGroup } from "../envs/torch/distributed.ts";
+import { type LaunchConfig, parseLaunchArgs, rankEnv } from "../envs/run/torchrun.ts";
 
 const SELF = fileURLToPath(import.meta.url);
-const TORCHRUN = fileURLToPath(new URL("../envs/torchrun.ts", import.meta.url));
+const TORCHRUN = fileURLToPath(new URL("../envs/run/torchrun.ts", import.meta.url));
 const role = process.env.DIST_TEST_ROLE;
 // As a rank this file defines no tests.
 const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;

@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import * as gym from "../envs/index.ts";
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/core.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/gymnasium/core.ts";
 import { RomNotFoundError } from "../envs/ale/index.ts";
 import { AssetsNotFoundError } from "../envs/procgen/index.ts";
-import { checkEnv } from "../envs/env_checker.ts";
-import { Discrete } from "../envs/spaces.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
+import { Discrete } from "../envs/gymnasium/spaces.ts";
 import { float32Box } from "./helpers.ts";
 
 const quiet = { onWarning: () => {} };

@@ -1,4 +1,4 @@
-// Failures a user can read (envs/main.ts, envs/cli.ts ranges, the NaN guard, interrupts), end to end: the variants
+// Failures a user can read (envs/run/main.ts, envs/run/cli.ts ranges, the NaN guard, interrupts), end to end: the variants
 // run as child processes with tiny settings, as a user would run them, and their first stderr line and exit code
 // are checked. Bad command lines that fail before anything is built are also checked in-process through each
 // variant's exported `main(argv)`, which is cheap enough to cover every declared range.
@@ -11,14 +11,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import * as gym from "../envs/index.ts";
-import { setupBackend } from "../envs/backend.ts";
-import { UsageError } from "../envs/cli.ts";
-import { readEventFile } from "../envs/logging.ts";
-import { deserialize, toFloat32 } from "../envs/safetensors.ts";
-import { checkFinite, debugEnabled, errorLine, removeWasmExitHandlers } from "../envs/main.ts";
-import { findFfmpeg } from "../envs/video.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { UsageError } from "../envs/run/cli.ts";
+import { readEventFile } from "../envs/run/logging.ts";
+import { deserialize, toFloat32 } from "../envs/torch/safetensors.ts";
+import { checkFinite, debugEnabled, errorLine, removeWasmExitHandlers } from "../envs/run/main.ts";
+import { findFfmpeg } from "../envs/gymnasium/video.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
@@ -152,7 +152,7 @@ const BAD_COMMAND_LINES: [string, string[], string | RegExp, number][] = [
     2,
   ],
   [
-    "envs/torchrun.ts",
+    "envs/run/torchrun.ts",
     ["--bogus", "ppo_atari_multigpu.ts"],
     "error: unknown flag --bogus (torchrun's flags come before the script; the script's after it)",
     2,

@@ -5,8 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../envs/core.ts";
-import { Box, Discrete, type Space, type TypedArray } from "../envs/spaces.ts";
+import { Env, type Info, type ResetArgs, type StepResult } from "../envs/gymnasium/core.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../envs/gymnasium/spaces.ts";
 
 /**
  * Where tests look for the Atari ROMs (never shipped with the project): ALE_ROMS_DIR when set and not empty, else

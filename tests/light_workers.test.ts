@@ -1,5 +1,5 @@
 // AsyncVectorEnv's workers import the training script for its makeEnv, but must not load tfjs with it
-// (envs/worker_stubs.ts). The workers of these tests import this file, which imports the Atari variants as the
+// (envs/gymnasium/worker_stubs.ts). The workers of these tests import this file, which imports the Atari variants as the
 // workers of a real run do, and call `probeEnv`; the tests are only registered on the main thread. MemoryCue-v0
 // looks like an ALE game to the Atari wrappers, so no ROM is needed; the PettingZoo variant's games need pong.bin
 // (ALE_ROMS_DIR or ../shared/roms) and its test skips without it.
@@ -14,8 +14,8 @@ import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
 import * as ppoAtariMultigpu from "../ppo_atari_multigpu.ts";
 import * as ppoPettingzooMaAtari from "../ppo_pettingzoo_ma_atari.ts";
-import { Wrapper } from "../envs/core.ts";
-import { AsyncVectorEnv } from "../envs/async_vector.ts";
+import { Wrapper } from "../envs/gymnasium/core.ts";
+import { AsyncVectorEnv } from "../envs/gymnasium/async_vector.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 const VARIANTS = {

@@ -16,10 +16,10 @@ import {
   initTracking,
   readEventFile,
   readRecords,
-} from "../envs/logging.ts";
+} from "../envs/run/logging.ts";
 
 const LOGGING_MODULE = pathToFileURL(
-  path.join(path.dirname(fileURLToPath(import.meta.url)), "../envs/logging.ts"),
+  path.join(path.dirname(fileURLToPath(import.meta.url)), "../envs/run/logging.ts"),
 ).href;
 
 function tempDir(t: { after(fn: () => void): void }): string {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import * as gym from "../envs/index.ts";
+import * as gym from "../envs/gymnasium/index.ts";
 import {
   ClipRewardEnv,
   EpisodicLifeEnv,
@@ -12,10 +12,10 @@ import {
   NoopResetEnv,
   ResizeObservation,
   actionMeanings,
-} from "../envs/atari_wrappers.ts";
-import { checkEnv } from "../envs/env_checker.ts";
-import { CUE_FRAMES, type Cue, LEFT, MemoryCueEnv, NOOP, QUERY_FRAMES, RIGHT } from "../envs/memory_cue.ts";
-import { Box, Discrete, type TypedArray } from "../envs/spaces.ts";
+} from "../envs/gymnasium/atari_wrappers.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
+import { CUE_FRAMES, type Cue, LEFT, MemoryCueEnv, NOOP, QUERY_FRAMES, RIGHT } from "../envs/memory_cue/memory_cue.ts";
+import { Box, Discrete, type TypedArray } from "../envs/gymnasium/spaces.ts";
 
 const quiet = { onWarning: () => {} };
 const AGENT_FRAME = 84 * 84;
@@ -25,7 +25,7 @@ const ALL_NOOP_COUNTS = Array.from({ length: NOOP_MAX }, (_, i) => i + 1);
 
 /**
  * CleanRL's `make_env` for Atari (ppo_atari.py / ppo_atari_lstm.py), in the order of the header of
- * envs/atari_wrappers.ts. `noops` fixes NoopResetEnv's count (SB3's override_num_noops); null keeps it random.
+ * envs/gymnasium/atari_wrappers.ts. `noops` fixes NoopResetEnv's count (SB3's override_num_noops); null keeps it random.
  */
 function cleanRlAtari(id: string, numStack: number, noops: number | null = null, kwargs: Record<string, unknown> = {}) {
   let env: gym.Env = gym.make(id, kwargs);

@@ -7,10 +7,10 @@ import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
 
-import * as gym from "../envs/index.ts";
-import type { Env } from "../envs/core.ts";
-import { checkEnv } from "../envs/env_checker.ts";
-import type { Box } from "../envs/spaces.ts";
+import * as gym from "../envs/gymnasium/index.ts";
+import type { Env } from "../envs/gymnasium/core.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
+import type { Box } from "../envs/gymnasium/spaces.ts";
 import { type MujocoEnv, mujocoModule, numpySum, sumOfSquares } from "../envs/mujoco/mujoco_env.ts";
 
 await gym.mujoco.init();
@@ -129,7 +129,7 @@ describe("registration and spaces", () => {
   test("making a MuJoCo env before gym.mujoco.init() fails with an error that says what to do", () => {
     const require = createRequire(import.meta.url);
     const script =
-      'import * as gym from "./envs/index.ts"; try { gym.make("Hopper-v4"); console.log("made"); } catch (e) { console.log(e.message); }';
+      'import * as gym from "./envs/gymnasium/index.ts"; try { gym.make("Hopper-v4"); console.log("made"); } catch (e) { console.log(e.message); }';
     const output = execFileSync(
       process.execPath,
       ["--import", require.resolve("tsx"), "--input-type=module", "-e", script],

@@ -1,5 +1,5 @@
 // Native TensorFlow (@tensorflow/tfjs-node on the tensorflow-cpu wheel's libtensorflow, built by
-// benchmark/native_tf.sh) against our WASM path: the WASM gradient fixes of envs/backend.ts and one whole PPO update
+// benchmark/native_tf.sh) against our WASM path: the WASM gradient fixes of envs/torch/backend.ts and one whole PPO update
 // of ppo_atari.ts's Nature CNN must give what libtensorflow's own kernels give. Skips when tfjs-node does not load.
 
 import { before, describe, test } from "node:test";
@@ -14,8 +14,8 @@ import {
   setupBackend,
   unregisterTensorflowBackpropKernels,
   unregisterTensorflowFusedKernels,
-} from "../envs/backend.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+} from "../envs/torch/backend.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { assertRelClose, gradsOn, randomArray } from "./backend_helpers.ts";
 
 process.env.TF_CPP_MIN_LOG_LEVEL ??= "2";

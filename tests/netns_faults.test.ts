@@ -1,5 +1,5 @@
 // Two "machines" as two network namespaces joined by a veth pair, made here and removed after: one rank of a
-// process group (envs/distributed.ts) in each, all-reducing in a loop as training does, talking only over the
+// process group (envs/torch/distributed.ts) in each, all-reducing in a loop as training does, talking only over the
 // veth's addresses. Then a fault: the rank in the second namespace is killed, its link is cut (`ip link set
 // down`) or delayed past the group's timeout (`tc netem`). Every surviving rank must end within the timeout with
 // one `error:` line naming the rank it lost, never hang. Needs root and `ip`/`tc` (iproute2); skipped with a message
@@ -11,8 +11,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { allReduce, initProcessGroup } from "../envs/distributed.ts";
-import { runMain } from "../envs/main.ts";
+import { allReduce, initProcessGroup } from "../envs/torch/distributed.ts";
+import { runMain } from "../envs/run/main.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 const TIMEOUT_S = 2;

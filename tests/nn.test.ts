@@ -2,9 +2,9 @@ import * as tf from "@tensorflow/tfjs";
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
-import { setupBackend } from "../envs/backend.ts";
-import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 
 before(async () => {
   // The single-thread WASM module: these checks are about the math, not threading, and the threaded module's

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { Box, Discrete } from "../envs/spaces.ts";
+import { Box, Discrete } from "../envs/gymnasium/spaces.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
-import { SyncVectorEnv } from "../envs/vector.ts";
+import { SyncVectorEnv } from "../envs/gymnasium/vector.ts";
 import { ATARI_ENVS, parallelEnv, type ParallelAtariEnv } from "../envs/pettingzoo/atari.ts";
 import { MULTI_AGENT_GAMES } from "../envs/ale/multi_agent_games.ts";
 import type { AgentDict, ParallelEnv, ParallelStepResult } from "../envs/pettingzoo/parallel.ts";

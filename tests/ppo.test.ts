@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { setupBackend } from "../envs/backend.ts";
-import { readEventFile } from "../envs/logging.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { readEventFile } from "../envs/run/logging.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, computeGae, explainedVariance, main, ppoLoss, updateStep } from "../ppo.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { readEventFile } from "../envs/logging.ts";
+import { readEventFile } from "../envs/run/logging.ts";
 import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 

@@ -4,8 +4,8 @@ import * as tf from "@tensorflow/tfjs";
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
-import { setupBackend } from "../envs/backend.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, lstmCell } from "../ppo_atari_lstm.ts";
 
 // One agent for every test: each checks a different fact of the same network, and building it (the orthogonal

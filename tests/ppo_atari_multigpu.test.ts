@@ -1,5 +1,5 @@
 // ppo_atari_multigpu.ts: the data-parallel update is the single-process update on the union of the ranks' data,
-// a 2-rank run through envs/torchrun.ts keeps every rank's weights identical with only rank 0 logging, and run
+// a 2-rank run through envs/run/torchrun.ts keeps every rank's weights identical with only rank 0 logging, and run
 // directly it is a world-size-1 ppo_atari.ts. MemoryCue-v0 stands in for an Atari game, so no ROM is needed.
 // Ranks and the single-process reference run as child processes: this file with MULTIGPU_TEST_ROLE set.
 import assert from "node:assert/strict";
@@ -11,12 +11,12 @@ import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import * as tf from "@tensorflow/tfjs";
-import { setupBackend } from "../envs/backend.ts";
-import * as dist from "../envs/distributed.ts";
-import { readEventFile } from "../envs/logging.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import * as dist from "../envs/torch/distributed.ts";
+import { readEventFile } from "../envs/run/logging.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, framesToInput, type LossArgs, updateStep } from "../ppo_atari_multigpu.ts";
-import { freePort } from "../envs/torchrun.ts";
+import { freePort } from "../envs/run/torchrun.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -104,7 +104,7 @@ it("2 ranks under torchrun train MemoryCue with identical weights throughout, on
     [
       "--import",
       TSX,
-      join(ROOT, "envs/torchrun.ts"),
+      join(ROOT, "envs/run/torchrun.ts"),
       "--standalone",
       "--nnodes=1",
       "--nproc-per-node=2",

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { setupBackend } from "../envs/backend.ts";
-import { readEventFile } from "../envs/logging.ts";
-import { deserialize } from "../envs/safetensors.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { readEventFile } from "../envs/run/logging.ts";
+import { deserialize } from "../envs/torch/safetensors.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, main, updateStep } from "../ppo_continuous_action.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 

@@ -14,11 +14,11 @@ import { StarPilot } from "../envs/procgen/games/starpilot.ts";
 import { Mt19937 } from "../envs/procgen/mt19937.ts";
 import { OBS_SIZE, ProcgenEnv, ProcgenGymEnv } from "../envs/procgen/env.ts";
 import { Canvas, monochromeColor } from "../envs/procgen/render.ts";
-import * as gym from "../envs/index.ts";
+import * as gym from "../envs/gymnasium/index.ts";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { imageLoader } from "../envs/procgen/assets.ts";
-import { checkEnv } from "../envs/env_checker.ts";
+import { checkEnv } from "../envs/gymnasium/env_checker.ts";
 
 const MONO = { useMonochromeAssets: true } as const;
 /** procgen's images, when this machine has them (CI: ../shared/procgen_assets); never shipped with the project. */

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { readEventFile } from "../envs/logging.ts";
-import { findFfmpeg } from "../envs/video.ts";
+import { readEventFile } from "../envs/run/logging.ts";
+import { findFfmpeg } from "../envs/gymnasium/video.ts";
 import { NormalizeReward, RecordEpisodeStatistics, type VecEnv } from "../envs/procgen/wrappers.ts";
-import { Box, Discrete } from "../envs/spaces.ts";
+import { Box, Discrete } from "../envs/gymnasium/spaces.ts";
 import { main } from "../ppo_procgen.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 

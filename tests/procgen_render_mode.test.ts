@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import * as gym from "../envs/index.ts";
+import * as gym from "../envs/gymnasium/index.ts";
 import { ProcgenEnv } from "../envs/procgen/env.ts";
 import type { ProcgenGymEnv } from "../envs/procgen/env.ts";
 import { RENDER_RES } from "../envs/procgen/game.ts";

@@ -1,11 +1,11 @@
 // ppo_procgen.ts's update: gradient accumulation over chunks of a minibatch (--grad-chunk-size) and the IMPALA
-// CNN's gradient on the WASM backend (with envs/backend.ts's WASM gradient fixes) against the cpu backend.
+// CNN's gradient on the WASM backend (with envs/torch/backend.ts's WASM gradient fixes) against the cpu backend.
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 import { before, test } from "node:test";
 
-import { setupBackend } from "../envs/backend.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { ARGS, Agent, type Batch, minibatchGradients, normalizeAdvantages } from "../ppo_procgen.ts";
 import { assertRelClose, gradsOn, randomArray, relError, size } from "./backend_helpers.ts";
 
@@ -81,7 +81,7 @@ test("the max-pool gradient on wasm sends each window's gradient to its first ma
   assert.deepEqual(Array.from(await grad("wasm")), Array.from(expected));
 });
 
-// The stride-1 paths of envs/backend.ts's conv gradients (explicit padding instead of Pad + Slice), with a bias
+// The stride-1 paths of envs/torch/backend.ts's conv gradients (explicit padding instead of Pad + Slice), with a bias
 // through tf.fused.conv2d as ppo_procgen.ts's convs use it; an even kernel makes the padding asymmetric.
 for (const [k, pad] of [
   [3, "same"],

@@ -1,10 +1,10 @@
-// The SPS line's progress part (envs/progress.ts), and that all seven variants print it with the same code.
+// The SPS line's progress part (envs/run/progress.ts), and that all seven variants print it with the same code.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { formatDuration, groupDigits, progress } from "../envs/progress.ts";
+import { formatDuration, groupDigits, progress } from "../envs/run/progress.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const VARIANTS = [

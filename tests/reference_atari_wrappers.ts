@@ -1,11 +1,18 @@
-// The unoptimised image path of CleanRL's Atari stack (as in commit 2578d23's envs/atari_wrappers.ts): MaxAndSkip
+// The unoptimised image path of CleanRL's Atari stack (as in commit 2578d23's envs/gymnasium/atari_wrappers.ts): MaxAndSkip
 // stepping every frame with its observation and maxing byte by byte, INTER_AREA resizing straight from the float
 // formulas, cv2's RGB -> gray, and FrameStack. Not a test file itself;
 // atari_stack_trajectory.test.ts runs a long trajectory through this and through the real wrappers and requires
 // identical observations. Being a plain reference, none of it is tuned: keep it simple, not fast.
 
-import { type Env, type Info, ObservationWrapper, type ResetArgs, type StepResult, Wrapper } from "../envs/core.ts";
-import { Box } from "../envs/spaces.ts";
+import {
+  type Env,
+  type Info,
+  ObservationWrapper,
+  type ResetArgs,
+  type StepResult,
+  Wrapper,
+} from "../envs/gymnasium/core.ts";
+import { Box } from "../envs/gymnasium/spaces.ts";
 
 /** SB3's MaxAndSkipEnv: `skip` full steps, the pixel-wise max of the last two observations. */
 export class ReferenceMaxAndSkip extends Wrapper<Uint8Array, number> {

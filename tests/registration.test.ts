@@ -4,11 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import * as gym from "../envs/index.ts";
+import * as gym from "../envs/gymnasium/index.ts";
 import type { BipedalWalker, LunarLander } from "../envs/box2d/index.ts";
 import type { PendulumEnv } from "../envs/classic_control/index.ts";
-import type { MemoryCueEnv } from "../envs/memory_cue.ts";
-import { register } from "../envs/registration.ts";
+import type { MemoryCueEnv } from "../envs/memory_cue/memory_cue.ts";
+import { register } from "../envs/gymnasium/registration.ts";
 
 test("make rejects an unknown kwarg with a TypeError naming the id, the key and the accepted kwargs, in every family", () => {
   const cases: [string, string, string][] = [

@@ -1,14 +1,14 @@
 // A script's bad command line checked in-process (not a test file itself). Not in helpers.ts: the async_vector
-// tests' worker threads import that file, and need none of envs/main.ts's imports.
+// tests' worker threads import that file, and need none of envs/run/main.ts's imports.
 
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 
-import { UsageError } from "../envs/cli.ts";
-import { errorLine } from "../envs/main.ts";
+import { UsageError } from "../envs/run/cli.ts";
+import { errorLine } from "../envs/run/main.ts";
 
 /**
- * `main(args)` must reject with a UsageError, which runMain (envs/main.ts) prints as one `error:` line with exit 2;
+ * `main(args)` must reject with a UsageError, which runMain (envs/run/main.ts) prints as one `error:` line with exit 2;
  * returns that line. tests/errors.test.ts runs every variant as a child process to check runMain's part end to end.
  * `env` is set in process.env for the call and restored afterwards (e.g. ALE_ROMS_DIR: "" to hide the workplace's ROMs).
  * A script that opens its run directory before it fails (CleanRL's order: the writer, then the envs) would leave

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { Box, Discrete, MultiDiscrete } from "../envs/spaces.ts";
-import { SyncVectorEnv } from "../envs/vector.ts";
-import { RecordEpisodeStatistics } from "../envs/wrappers.ts";
+import { Box, Discrete, MultiDiscrete } from "../envs/gymnasium/spaces.ts";
+import { SyncVectorEnv } from "../envs/gymnasium/vector.ts";
+import { RecordEpisodeStatistics } from "../envs/gymnasium/wrappers.ts";
 import { BoxActionEnv, CounterEnv, float32Box } from "./helpers.ts";
 
 function counterEnvs(lengths: number[], truncate = false): SyncVectorEnv {

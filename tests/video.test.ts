@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 
-import type { Env } from "../envs/core.ts";
-import { make } from "../envs/index.ts";
-import { RecordVideo, cappedCubicVideoSchedule, findFfmpeg } from "../envs/video.ts";
+import type { Env } from "../envs/gymnasium/core.ts";
+import { make } from "../envs/gymnasium/index.ts";
+import { RecordVideo, cappedCubicVideoSchedule, findFfmpeg } from "../envs/gymnasium/video.ts";
 
 /** A fresh, not-yet-existing folder under a temp dir (so the "overwriting existing videos" warning stays quiet). */
 function videoFolder(): { folder: string; cleanup: () => void } {

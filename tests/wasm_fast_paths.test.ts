@@ -1,11 +1,11 @@
 // The non-arithmetic work removed from the WASM update step: ppo_atari.ts's frame conversion in JS, and the wasm
-// Sum (over leading axes) and GatherV2 (rows) kernels of envs/backend.ts. Each must give what the ops it replaces give.
+// Sum (over leading axes) and GatherV2 (rows) kernels of envs/torch/backend.ts. Each must give what the ops it replaces give.
 
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { setupBackend } from "../envs/backend.ts";
+import { setupBackend } from "../envs/torch/backend.ts";
 import { framesToInput } from "../ppo_atari.ts";
 
 before(async () => {

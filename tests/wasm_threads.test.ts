@@ -1,4 +1,4 @@
-// The WASM backend's thread count (envs/backend.ts: wasmThreadCount, the threaded module started by hand).
+// The WASM backend's thread count (envs/torch/backend.ts: wasmThreadCount, the threaded module started by hand).
 //
 // The module cannot be swapped inside a process once started, so the threaded and single-thread runs are child
 // processes of this file (WASM_THREADS_TEST_ROLE=child): each starts wasm with PPO_TS_WASM_THREADS threads,
@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 
-import { setupBackend, wasmThreadCount } from "../envs/backend.ts";
-import { UsageError } from "../envs/cli.ts";
+import { setupBackend, wasmThreadCount } from "../envs/torch/backend.ts";
+import { UsageError } from "../envs/run/cli.ts";
 import { assertRelClose } from "./backend_helpers.ts";
 
 const SELF = fileURLToPath(import.meta.url);

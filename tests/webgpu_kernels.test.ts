@@ -1,4 +1,4 @@
-// Our WGSL kernels (envs/webgpu/) against the cpu backend, on every conv and pool shape of the Nature CNN
+// Our WGSL kernels (envs/torch/webgpu/) against the cpu backend, on every conv and pool shape of the Nature CNN
 // (ppo_atari.ts) and the IMPALA CNN (ppo_procgen.ts) and on odd ones: forward (with the bias/ReLU epilogue), filter
 // gradient, input gradient and max-pool gradient, plus one IMPALA minibatch gradient end to end (ppo_atari.ts's
 // whole update on webgpu against cpu is in tests/backend_webgpu.test.ts, and runs these kernels too).
@@ -15,15 +15,15 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
-import { selectBackend, setupBackend } from "../envs/backend.ts";
+import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
 import {
   registerWebGpuKernels,
   unregisterWebGpuKernels,
   webGpuKernelsActive,
   webGpuKernelsWanted,
-} from "../envs/webgpu/index.ts";
-import { adam, clipGradNorm } from "../envs/nn.ts";
-import { RandomGenerator } from "../envs/rng.ts";
+} from "../envs/torch/webgpu/index.ts";
+import { adam, clipGradNorm } from "../envs/torch/nn.ts";
+import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, type Batch, minibatchGradients } from "../ppo_procgen.ts";
 import { assertRelClose, randomArray, relError, size } from "./backend_helpers.ts";
 

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { Env, type Info, type ResetArgs, type StepResult, Wrapper } from "../envs/core.ts";
-import { Discrete, type TypedArray } from "../envs/spaces.ts";
+import { Env, type Info, type ResetArgs, type StepResult, Wrapper } from "../envs/gymnasium/core.ts";
+import { Discrete, type TypedArray } from "../envs/gymnasium/spaces.ts";
 import {
   ClipAction,
   type EpisodeStatistics,
@@ -15,7 +15,7 @@ import {
   TimeLimit,
   TransformObservation,
   TransformReward,
-} from "../envs/wrappers.ts";
+} from "../envs/gymnasium/wrappers.ts";
 import { BoxActionEnv, countingObservations, float32Box } from "./helpers.ts";
 
 /** Plays back scripted rewards and terminates on step `terminateAt` only; the observation is [episode step, 0]. */

@@ -28,7 +28,7 @@ import {
 } from "./controls.ts";
 import { createCartridge, detectCartridgeType, type Cartridge } from "./cart.ts";
 // std::mt19937 is the generator behind Stella's Random in ALE.
-import { Mt19937 } from "../rng.ts";
+import { Mt19937 } from "../torch/rng.ts";
 import { M6502 } from "./m6502.ts";
 import { NTSC_PALETTE, PAL_PALETTE, ScreenRgbCache, screenToGrayscale, type Palette } from "./palette.ts";
 import { Riot } from "./riot.ts";

@@ -14,8 +14,8 @@ import {
   type ResetArgs,
   type StepResult,
   type StepWithoutObservationResult,
-} from "../core.ts";
-import { Box, Discrete, type Space, type TypedArray } from "../spaces.ts";
+} from "../gymnasium/core.ts";
+import { Box, Discrete, type Space, type TypedArray } from "../gymnasium/spaces.ts";
 import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
 import { ALEInterface } from "./interface.ts";

@@ -7,7 +7,7 @@
 //   ALE/{Game}-v5:        frameskip 4, repeat_action_probability 0.25, max_num_frames_per_episode 108000 (30 minutes
 //                         of play), minimal action set; no TimeLimit wrapper (ALE truncates by frames itself).
 
-import { register } from "../registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { AtariEnv, type AtariEnvKwargs } from "./env.ts";
 import { GAMES, type GameSpec } from "./games.ts";
 

@@ -5,7 +5,7 @@
 // wind seeding and the world rebuild on reset, see lunar_lander.ts), and BipedalWalker has no other version in
 // Gymnasium 0.29 / 1.0.
 
-import { register } from "../registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { BipedalWalker, type BipedalWalkerKwargs } from "./bipedal_walker.ts";
 import { LunarLander, type LunarLanderKwargs, heuristicLander } from "./lunar_lander.ts";
 

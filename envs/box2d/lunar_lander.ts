@@ -16,9 +16,9 @@
 
 import { Box as BoxShape, Circle, Edge, Polygon, RevoluteJoint, Vec2, World, type Body, type Contact } from "planck";
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, Discrete } from "../spaces.ts";
-import type { Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, Discrete } from "../gymnasium/spaces.ts";
+import type { Float32Box } from "../gymnasium/spaces.ts";
 import { Canvas, type Frame, type Point, type RGB, warnRenderModeNotSet } from "../classic_control/raster.ts";
 
 export const FPS = 50;

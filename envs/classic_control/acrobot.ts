@@ -4,8 +4,8 @@
 // to swing the tip above a line one link-length over the pivot. Dynamics are Sutton & Barto's book equations,
 // integrated with one classic RK4 step of dt = 0.2 s per env step.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Discrete, type Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Discrete, type Float32Box } from "../gymnasium/spaces.ts";
 import { maybeParseResetBounds, symmetricFloat32Box } from "./utils.ts";
 import { Canvas, type Frame, type Point, boxPolygon } from "./raster.ts";
 

@@ -4,8 +4,8 @@
 // on it upright. Dynamics follow Florian's corrected equations (https://coneural.org/florian/papers/05_cart_pole.pdf),
 // stepped with explicit Euler every 0.02 s. CartPole-v0 / -v1 differ only in the TimeLimit (200 / 500 steps).
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Discrete, type Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Discrete, type Float32Box } from "../gymnasium/spaces.ts";
 import { Canvas, type Frame, boxPolygon, warnRenderModeNotSet } from "./raster.ts";
 import { FLOAT32_MAX, maybeParseResetBounds, symmetricFloat32Box } from "./utils.ts";
 

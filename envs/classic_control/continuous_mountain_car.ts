@@ -3,8 +3,8 @@
 // The same valley as MountainCar, but the action is a force in [-1, 1] scaled by a power of 0.0015, the flag is at
 // 0.45, and the reward is an energy penalty -0.1 a^2 per step plus +100 on the step that reaches the flag.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, type Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, type Float32Box } from "../gymnasium/spaces.ts";
 
 import { mountainCarStartState, renderMountainCar } from "./mountain_car.ts";
 import type { Frame } from "./raster.ts";

@@ -1,7 +1,7 @@
 // Registers Gymnasium's classic-control environments under their Gymnasium ids, with the same time limits and
 // reward thresholds as `gymnasium/envs/__init__.py`. Importing this module is what makes `make("CartPole-v1")` work.
 
-import { register } from "../registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { AcrobotEnv, type AcrobotKwargs } from "./acrobot.ts";
 import { CartPoleEnv, type CartPoleKwargs } from "./cartpole.ts";
 import { Continuous_MountainCarEnv, type ContinuousMountainCarKwargs } from "./continuous_mountain_car.ts";

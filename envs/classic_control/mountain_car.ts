@@ -3,9 +3,9 @@
 // Moore (1990): an under-powered car in a valley shaped like sin(3x) must rock back and forth to reach the flag at
 // x = 0.5. Actions: 0 push left, 1 no push, 2 push right. -1 per step until the goal, so returns count steps.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import type { RandomGenerator } from "../rng.ts";
-import { Box, Discrete, type Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import type { RandomGenerator } from "../torch/rng.ts";
+import { Box, Discrete, type Float32Box } from "../gymnasium/spaces.ts";
 import { maybeParseResetBounds } from "./utils.ts";
 import { Canvas, type Frame, type Point, boxPolygon, rotate } from "./raster.ts";
 

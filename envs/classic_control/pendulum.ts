@@ -3,8 +3,8 @@
 // Swing a torque-limited pendulum up and hold it upright. theta = 0 is upright; the cost penalises the angle from
 // upright, the angular velocity and the torque. There is no terminal state: episodes end only by the TimeLimit.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, type Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, type Float32Box } from "../gymnasium/spaces.ts";
 import { symmetricFloat32Box, verifyNumberAndCast } from "./utils.ts";
 import { Canvas, type Frame, boxPolygon, rotate } from "./raster.ts";
 

@@ -1,7 +1,7 @@
 // Helpers shared by the classic-control envs: Gymnasium's `gymnasium/envs/classic_control/utils.py`, plus the
 // float32 observation-box shape several of them declare.
 
-import { Box, type Float32Box } from "../spaces.ts";
+import { Box, type Float32Box } from "../gymnasium/spaces.ts";
 
 /** `spaces.Box(-high, high, dtype=np.float32)`: the observation space CartPole, Acrobot and Pendulum all declare. */
 export function symmetricFloat32Box(high: readonly number[]): Float32Box {

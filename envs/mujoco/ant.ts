@@ -8,7 +8,7 @@
 // also the clipped cfrc_ext of all 14 bodies (84) = 111.
 // Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
-import type { Info, StepResult } from "../core.ts";
+import type { Info, StepResult } from "../gymnasium/core.ts";
 import {
   MujocoEnv,
   clip,

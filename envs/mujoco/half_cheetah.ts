@@ -5,7 +5,7 @@
 // no terminal state (the cheetah may flip and keep going); episodes end by the 1000-step TimeLimit.
 // Observation (17): qpos[1:] (8) then qvel (9), unclipped. Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
-import type { Info, StepResult } from "../core.ts";
+import type { Info, StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, concatenate, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface HalfCheetahKwargs {

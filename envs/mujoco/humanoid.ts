@@ -8,7 +8,7 @@
 // Observation (376): qpos[2:] (22), qvel (23), cinert (14 bodies x 10), cvel (14 x 6), qfrc_actuator (23),
 // cfrc_ext (14 x 6). Reset: qpos and qvel + U(-0.01, 0.01).
 
-import type { Info, StepResult } from "../core.ts";
+import type { Info, StepResult } from "../gymnasium/core.ts";
 import {
   MujocoEnv,
   concatenate,

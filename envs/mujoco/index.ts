@@ -1,11 +1,11 @@
 // Registers Gymnasium's MuJoCo "-v4" tasks under their Gymnasium ids, with the time limits and reward thresholds
-// of `gymnasium/envs/__init__.py` (0.29). envs/index.ts re-exports this module as `gym.mujoco`.
+// of `gymnasium/envs/__init__.py` (0.29). envs/gymnasium/index.ts re-exports this module as `gym.mujoco`.
 //
 // MuJoCo itself (WebAssembly) is loaded on request, not at import: run `await gym.mujoco.init()` once before
 // `gym.make("Hopper-v4")`. Making a MuJoCo env earlier throws an error saying so. See envs/mujoco/mujoco_env.ts
 // for why (loading costs about 0.15-0.25 s, which processes that never use MuJoCo should not pay).
 
-import { register } from "../registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { ANT_KWARGS, AntEnv, type AntKwargs } from "./ant.ts";
 import { HALF_CHEETAH_KWARGS, HalfCheetahEnv, type HalfCheetahKwargs } from "./half_cheetah.ts";
 import { HOPPER_KWARGS, HopperEnv, type HopperKwargs } from "./hopper.ts";

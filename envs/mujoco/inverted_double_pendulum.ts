@@ -6,7 +6,7 @@
 // Observation (11): cart x, sin and cos of both hinge angles, qvel clipped to [-10, 10], and qfrc_constraint
 // clipped to [-10, 10]. Reset: qpos + U(-0.1, 0.1), qvel + 0.1 * N(0, 1).
 
-import type { StepResult } from "../core.ts";
+import type { StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, clip, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface InvertedDoublePendulumKwargs {

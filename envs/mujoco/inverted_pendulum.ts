@@ -4,7 +4,7 @@
 // every step, the terminating one included. Terminates when the observation is not finite or |pole angle| > 0.2.
 // Observation (4): qpos (cart x, pole angle), qvel. Reset: qpos and qvel + U(-0.01, 0.01).
 
-import type { StepResult } from "../core.ts";
+import type { StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface InvertedPendulumKwargs {

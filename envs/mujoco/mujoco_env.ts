@@ -40,9 +40,9 @@ import { readFileSync } from "node:fs";
 
 import type { DoubleBuffer, MainModule, MjData, MjModel } from "@mujoco/mujoco";
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, type Space } from "../spaces.ts";
-import type { Float32Box } from "../spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, type Space } from "../gymnasium/spaces.ts";
+import type { Float32Box } from "../gymnasium/spaces.ts";
 
 /** A float64 Box: its values are Float64Array. Every v4 MuJoCo observation space is `Box(-inf, inf, (n,), float64)`. */
 export type Float64Box = Box & Space<Float64Array>;

@@ -8,7 +8,7 @@
 // Info: x_position, x_velocity (v4 reports no reward terms for these two tasks).
 // Reset: qpos and qvel each get U(-reset_noise_scale, reset_noise_scale) noise.
 
-import type { Info, StepResult } from "../core.ts";
+import type { Info, StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, type MujocoEnvOptions, clip, sumOfSquares } from "./mujoco_env.ts";
 
 export interface PlanarWalkerKwargs {

@@ -13,7 +13,7 @@
 // U(-0.2, 0.2), redrawn until the pair is more than 0.17 from the goal's (0, 0); arm qvel + U(-0.005, 0.005);
 // object and goal qvel 0.
 
-import type { StepResult } from "../core.ts";
+import type { StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, norm, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface PusherKwargs {

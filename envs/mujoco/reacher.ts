@@ -8,7 +8,7 @@
 // Reset: arm qpos + U(-0.1, 0.1); target drawn uniformly in the disc of radius 0.2 (rejection sampling from the
 // square); arm qvel + U(-0.005, 0.005); target qvel 0.
 
-import type { StepResult } from "../core.ts";
+import type { StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, norm, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface ReacherKwargs {

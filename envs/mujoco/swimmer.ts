@@ -5,7 +5,7 @@
 // state. Observation (8): qpos[2:] (body angle and the 2 rotor angles), then qvel (5), unclipped.
 // Reset: qpos and qvel + U(-0.1, 0.1).
 
-import type { Info, StepResult } from "../core.ts";
+import type { Info, StepResult } from "../gymnasium/core.ts";
 import { MujocoEnv, concatenate, planarMotionInfo, sumOfSquares, unboundedObservationSpace } from "./mujoco_env.ts";
 
 export interface SwimmerKwargs {

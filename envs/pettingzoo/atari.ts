@@ -9,8 +9,8 @@
 // own reward from RAM. Truncation after `maxCycles` frames (default 100000); termination when the game is over, or
 // for one agent when its lives go negative. Every agent sees the same observation. Facts: PettingZoo notes 1.1-1.6.
 
-import { randomSeed } from "../rng.ts";
-import { Box, Discrete, type Space } from "../spaces.ts";
+import { randomSeed } from "../torch/rng.ts";
+import { Box, Discrete, type Space } from "../gymnasium/spaces.ts";
 import { ACTION_MEANINGS } from "../ale/controls.ts";
 import type { RgbFrame } from "../ale/env.ts";
 import { ALEInterface } from "../ale/interface.ts";

@@ -32,8 +32,8 @@ export interface ParallelEnv<Obs = unknown, Act = unknown> {
   agents: string[];
   readonly metadata: { renderModes: string[]; name: string };
   readonly renderMode: string | null;
-  observationSpace(agent: string): import("../spaces.ts").Space;
-  actionSpace(agent: string): import("../spaces.ts").Space;
+  observationSpace(agent: string): import("../gymnasium/spaces.ts").Space;
+  actionSpace(agent: string): import("../gymnasium/spaces.ts").Space;
   reset(args?: {
     seed?: number;
     options?: Record<string, unknown>;

@@ -23,12 +23,12 @@
 // share computes it once and hands each of them the same array, as the raw env does. No wrapper writes into an array
 // it received or returned, so sharing one is safe.
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, Discrete, MultiDiscrete, type Space } from "../spaces.ts";
-import type { AsyncVectorEnv } from "../async_vector.ts";
+import { Env, type Info, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, Discrete, MultiDiscrete, type Space } from "../gymnasium/spaces.ts";
+import type { AsyncVectorEnv } from "../gymnasium/async_vector.ts";
 import { LITTLE_ENDIAN } from "../ale/palette.ts";
-import { maxInto } from "../atari_wrappers.ts";
-import type { SyncVectorEnv, VectorInfo } from "../vector.ts";
+import { maxInto } from "../gymnasium/atari_wrappers.ts";
+import type { SyncVectorEnv, VectorInfo } from "../gymnasium/vector.ts";
 import type { AgentDict, DeferredStepResult, ParallelEnv, ParallelStepResult } from "./parallel.ts";
 
 type ObsArray = Uint8Array;

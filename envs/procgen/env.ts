@@ -13,10 +13,10 @@
 // (procgen's VecGame). Python draws `rand_seed` from the OS when not given, and so do we; passing one makes the
 // whole level sequence, and so a training run, reproducible (CleanRL cannot: its --seed never reaches procgen).
 
-import { Env, type Info, type ResetArgs, type StepResult } from "../core.ts";
-import { Box, Discrete, type Space } from "../spaces.ts";
+import { Env, type Info, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Box, Discrete, type Space } from "../gymnasium/spaces.ts";
 import { AssetsNotFoundError } from "./assets.ts";
-import { randomSeed } from "../rng.ts";
+import { randomSeed } from "../torch/rng.ts";
 import {
   type BasicAbstractGame,
   type DistributionMode,

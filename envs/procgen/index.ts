@@ -1,4 +1,4 @@
-// Registers the Gymnasium ids `procgen-{game}-v0` for the playable games (importing envs/index.ts does it) and
+// Registers the Gymnasium ids `procgen-{game}-v0` for the playable games (importing envs/gymnasium/index.ts does it) and
 // re-exports the Procgen API: `gym.procgen.ProcgenEnv` is the vector env CleanRL trains on.
 //
 // Images: `make("procgen-starpilot-v0", { assetsDir })`, else the folder in PROCGEN_ASSETS_DIR; with
@@ -6,7 +6,7 @@
 // with assets.ts's resolveAssetsDir, and passes it down.)
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
-import { register } from "../registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
 import type { ImageLoader } from "./game.ts";
 import { availableGames } from "./games/index.ts";

@@ -10,9 +10,9 @@
 //   randrange(a, b) = rand01() * (b - a) + a
 //   randintRaw()    = x reinterpreted as int32  (procgen's argument-less randint())
 
-import { Mt19937 as StdMt19937 } from "../rng.ts";
+import { Mt19937 as StdMt19937 } from "../torch/rng.ts";
 
-/** std::mt19937 (envs/rng.ts) with procgen's helper draws. */
+/** std::mt19937 (envs/torch/rng.ts) with procgen's helper draws. */
 export class Mt19937 extends StdMt19937 {
   randint(low: number, high: number): number {
     const range = (high - low) >>> 0;

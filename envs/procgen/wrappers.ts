@@ -1,6 +1,6 @@
 // The gym 0.23 vector wrappers CleanRL's ppo_procgen.py stacks on ProcgenEnv (gym 0.23's API: reset() -> obs,
 // step(a) -> [obs, rewards, dones, infos] with one info object per env). They wrap a whole vector env, which is
-// what makes them differ from the single-env Gymnasium 0.29 wrappers in envs/wrappers.ts:
+// what makes them differ from the single-env Gymnasium 0.29 wrappers in envs/gymnasium/wrappers.ts:
 //   RecordEpisodeStatistics  per-env float32 running return of the RAW reward and step count; `infos[i].episode`
 //                            = { r, l, t } on the step that ends env i's episode (the terminal step counts)
 //   NormalizeReward(gamma)   one RunningMeanStd over all envs, updated with the batch of discounted returns,
@@ -8,10 +8,10 @@
 //   TransformReward(f)       f applied to every reward (CleanRL clips to [-10, 10])
 //   RecordVideo(folder)      videos of env 0's episodes (`--capture-video`)
 
-import { Env, type Info, type StepResult } from "../core.ts";
-import { RunningMeanStd } from "../running_mean_std.ts";
-import { Box, Discrete, type Space } from "../spaces.ts";
-import { RecordVideo as RecordSingleVideo } from "../video.ts";
+import { Env, type Info, type StepResult } from "../gymnasium/core.ts";
+import { RunningMeanStd } from "../gymnasium/running_mean_std.ts";
+import { Box, Discrete, type Space } from "../gymnasium/spaces.ts";
+import { RecordVideo as RecordSingleVideo } from "../gymnasium/video.ts";
 import { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE } from "./env.ts";
 import { RES } from "./game.ts";
 

@@ -13,7 +13,7 @@
 // Actions are otherwise ignored and never change the screen, so the cue cannot be "written into the world".
 // The episode is always Q + 4 frames long (68 with the default D = 8), and no TimeLimit is needed.
 //
-// Why the timeline works through CleanRL's Atari stack (envs/atari_wrappers.ts) with no special case. Let N in
+// Why the timeline works through CleanRL's Atari stack (envs/gymnasium/atari_wrappers.ts) with no special case. Let N in
 // [1, 30] be NoopResetEnv's no-ops; then the agent's reset observation is frame N, and its observation after
 // agent step k is the max of frames N + 4k - 1 and N + 4k (MaxAndSkipEnv, skip 4).
 // - The cue lasts 32 > 30 frames, so the reset observation always shows it: agent steps 0 .. L with
@@ -39,10 +39,10 @@
 // with `getActionMeanings()` (["NOOP", "LEFT", "RIGHT"], no FIRE, so FireResetEnv is not applied), `lives` in
 // every info (always 1, so EpisodicLifeEnv never ends an episode early), and `rgb_array` rendering.
 
-import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "./core.ts";
-import { Canvas, type Frame, type RGB } from "./classic_control/raster.ts";
-import { register } from "./registration.ts";
-import { Box, Discrete, type Space } from "./spaces.ts";
+import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
+import { Canvas, type Frame, type RGB } from "../classic_control/raster.ts";
+import { register } from "../gymnasium/registration.ts";
+import { Box, Discrete, type Space } from "../gymnasium/spaces.ts";
 
 /** The Atari screen: 210 rows of 160 RGB pixels. */
 export const SCREEN_HEIGHT = 210;

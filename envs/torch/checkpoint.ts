@@ -1,6 +1,6 @@
 // Checkpoints: what `--save-model`, `--checkpoint-every` and `--resume` write and read, in every variant.
 //
-// One safetensors file (envs/safetensors.ts) holds
+// One safetensors file (envs/torch/safetensors.ts) holds
 //   * the agent's parameters under the names and layouts of CleanRL's own `Agent.state_dict()` (`network.0.weight`
 //     as [out, in, kh, kw], `actor.weight` as [out, in], ...), so that in Python
 //         agent.load_state_dict({k: v for k, v in safetensors.torch.load_file(path).items() if not k.startswith("optimizer.")})
@@ -20,7 +20,7 @@ import * as tf from "@tensorflow/tfjs";
 import fs from "node:fs";
 import path from "node:path";
 
-import { kebab } from "./cli.ts";
+import { kebab } from "../run/cli.ts";
 import type { OptimizerState, StatefulOptimizer } from "./nn.ts";
 import type { RandomGenerator, RandomState } from "./rng.ts";
 import { type StoredTensor, SafetensorsError, deserialize, f32, serialize, toFloat32 } from "./safetensors.ts";

@@ -171,7 +171,7 @@ const DT_STRING = 7;
 // What TensorBoard's own writers put in the first record of every file; readers use it
 // to recognise the format version.
 const FILE_VERSION = "brain.Event:2";
-const WRITER_NAME = "ppo.ts envs/logging.ts";
+const WRITER_NAME = "ppo.ts envs/run/logging.ts";
 
 function eventBytes(wallTime: number, step: number, summaryValue: ProtoWriter): Buffer {
   return new ProtoWriter()

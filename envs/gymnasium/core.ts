@@ -4,7 +4,7 @@
 // `terminated` means the MDP reached a terminal state (no bootstrapping past it); `truncated` means an outside
 // limit (usually TimeLimit) cut the episode short. PPO treats both as the end of an episode, as CleanRL does.
 
-import { type RandomGenerator, npRandom } from "./rng.ts";
+import { type RandomGenerator, npRandom } from "../torch/rng.ts";
 import type { Space, TypedArray } from "./spaces.ts";
 
 export type Info = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // Max-pool gradient on WebGPU (NHWC), with torch's tie rule: each window's gradient goes to the FIRST input, in
 // row-major window order, that equals the window's max (padding never wins; a NaN max goes to the first NaN). The
-// cpu backend does the same (envs/backend.ts's maxPoolGradInto explains why it matters: a conv over procgen's flat
+// cpu backend does the same (envs/torch/backend.ts's maxPoolGradInto explains why it matters: a conv over procgen's flat
 // backgrounds is constant, so ties are common). tfjs-backend-webgpu's kernel keeps the LAST maximal input
 // (`value >= currMax` in its positions pass), so on IMPALA's pools its gradient differed from the cpu backend's.
 //

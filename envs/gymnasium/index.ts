@@ -1,11 +1,11 @@
-// The `gym` namespace: `import * as gym from "./envs/index.ts"` makes the PPO files read like their Python
+// The `gym` namespace: `import * as gym from "./envs/gymnasium/index.ts"` makes the PPO files read like their Python
 // originals (`gym.make(id)`, `gym.vector.SyncVectorEnv`, `gym.wrappers.RecordEpisodeStatistics`,
 // `gym.spaces.Discrete`). Importing it registers the bundled environments, as `import gymnasium` does.
 
-import "./classic_control/index.ts";
-import "./ale/index.ts";
-import "./box2d/index.ts";
-import "./memory_cue.ts";
+import "../classic_control/index.ts";
+import "../ale/index.ts";
+import "../box2d/index.ts";
+import "../memory_cue/memory_cue.ts";
 
 export { ActionWrapper, Env, ObservationWrapper, RewardWrapper, Wrapper } from "./core.ts";
 export type { EnvSpec, Info, Metadata, ResetArgs, StepResult } from "./core.ts";
@@ -18,6 +18,6 @@ export * as vector from "./vector.ts";
 /** `gym.utils.checkEnv`, Gymnasium's `gymnasium.utils.env_checker.check_env`. */
 export * as utils from "./env_checker.ts";
 /** `gym.mujoco`: registers the MuJoCo "-v4" tasks; `await gym.mujoco.init()` loads MuJoCo before `gym.make`. */
-export * as mujoco from "./mujoco/index.ts";
+export * as mujoco from "../mujoco/index.ts";
 /** `gym.procgen`: registers `procgen-{game}-v0`; `gym.procgen.ProcgenEnv` is procgen's vector env. */
-export * as procgen from "./procgen/index.ts";
+export * as procgen from "../procgen/index.ts";

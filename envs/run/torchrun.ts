@@ -1,13 +1,13 @@
 // torchrun for TypeScript scripts: starts one process per rank with torch.distributed's environment variables.
 //
-//   npx tsx envs/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts --env-id BreakoutNoFrameskip-v4
+//   npx tsx envs/run/torchrun.ts --standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts --env-id BreakoutNoFrameskip-v4
 //   # several machines: run on each, with its own --node-rank
-//   npx tsx envs/torchrun.ts --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 10.0.0.1 --master-port 29500 ppo_atari_multigpu.ts
+//   npx tsx envs/run/torchrun.ts --nnodes 2 --node-rank 0 --nproc-per-node 2 --master-addr 10.0.0.1 --master-port 29500 ppo_atari_multigpu.ts
 //
 // The interface is torchrun's (torch.distributed.run), the subset CleanRL's commands use: flags before the script
 // (dashes or underscores, `--flag value` or `--flag=value`), everything after the script is the script's. Each rank
 // gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR and MASTER_PORT, which
-// `initProcessGroup` (envs/distributed.ts) reads. `--standalone` is torchrun's single-machine mode: rendezvous on
+// `initProcessGroup` (envs/torch/distributed.ts) reads. `--standalone` is torchrun's single-machine mode: rendezvous on
 // localhost at a free port. Each line a rank prints comes out prefixed `[rank N]: ` (torchrun's `--tee` with its
 // rank prefix), on the same stream it was written to. If any rank fails, the others are stopped and the launcher
 // exits non-zero, as torchrun does without restarts; Ctrl-C (SIGINT) and SIGTERM are passed on to every rank once.
@@ -28,7 +28,7 @@ export interface LaunchConfig {
   scriptArgs: string[];
 }
 
-const USAGE = `usage: npx tsx envs/torchrun.ts [--standalone] [--nnodes N] [--node-rank R] [--nproc-per-node K]
+const USAGE = `usage: npx tsx envs/run/torchrun.ts [--standalone] [--nnodes N] [--node-rank R] [--nproc-per-node K]
                                 [--master-addr HOST] [--master-port PORT] script.ts [script args...]`;
 
 /** Parses torchrun's flags up to the script; throws an Error with a one-line message for a bad command line. */

@@ -5,7 +5,7 @@
 //                                                                          tensor: one buffer to read and write)
 //   params   p' = p − stepSize·m' / (√v' · 1/√(1−β2ᵗ) + ε),  stepSize = lr / (1−β1ᵗ)
 //
-// in float32, the same formula as envs/nn.ts's WASM loop (so both follow torch's Adam). One thread per element;
+// in float32, the same formula as envs/torch/nn.ts's WASM loop (so both follow torch's Adam). One thread per element;
 // every hyper-parameter is a uniform, so nothing is uploaded per step. The moments stay on the GPU as ordinary tfjs
 // tensors held by the optimizer (`WebGpuAdamState`): readable with dataSync and replaceable, e.g. for checkpoints.
 

@@ -1,4 +1,4 @@
-// `torch.nn.utils.clip_grad_norm_` on WebGPU (envs/nn.ts's clipGradNorm takes this path there): the global L2
+// `torch.nn.utils.clip_grad_norm_` on WebGPU (envs/torch/nn.ts's clipGradNorm takes this path there): the global L2
 // norm of all gradients, then every gradient scaled by min(maxNorm / (norm + 1e-6), 1), in 2k + 1 dispatches for k
 // gradients and nothing uploaded (tfjs ops: a square, a sum, an addN share and a scalar multiply per gradient,
 // plus the scalar arithmetic, with a scalar upload for most).
@@ -81,7 +81,7 @@ function scaleBy(backend: WebGpuBackendApi, g: tf.TensorInfo, total: tf.TensorIn
   );
 }
 
-/** clipGradNorm's contract (see envs/nn.ts) on the webgpu backend. Call inside `tf.tidy`. */
+/** clipGradNorm's contract (see envs/torch/nn.ts) on the webgpu backend. Call inside `tf.tidy`. */
 export function clipGradNormWebGpu(
   grads: tf.NamedTensorMap,
   maxNorm: number,

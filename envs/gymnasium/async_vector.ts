@@ -1,7 +1,7 @@
 // Vectorized environments stepped in parallel, as `gymnasium.vector.AsyncVectorEnv` (0.29): each sub-env lives
 // in its own worker thread, so N envs use up to N cores while the learner waits.
 //
-// The API and results are SyncVectorEnv's (envs/vector.ts): flat typed-array batches, Gymnasium's seeding rule
+// The API and results are SyncVectorEnv's (envs/gymnasium/vector.ts): flat typed-array batches, Gymnasium's seeding rule
 // and 0.29's same-step autoreset with `final_observation` / `final_info`. What differs is the plumbing:
 //
 // - Envs are described, not passed. A worker cannot receive a closure, so each sub-env is an `EnvFnSpec`
@@ -26,7 +26,7 @@
 //   each worker starts from a tiny bootstrap that registers tsx's ESM hooks (`tsx/esm/api`) before importing this
 //   file and the env module. That works the same whether the parent runs under `npx tsx` or `node --import tsx`.
 // - Light workers: the env module is usually the training script, which imports tfjs at top level. The bootstrap
-//   also registers envs/worker_stubs.ts's hook, so that in a worker tfjs (and webgpu) resolve to a stub that
+//   also registers envs/gymnasium/worker_stubs.ts's hook, so that in a worker tfjs (and webgpu) resolve to a stub that
 //   costs nothing to import and throws one clear line when used: a worker of ppo_atari.ts then starts with ~30 %
 //   less CPU time and half the memory (notes_for_readme/lightworkers.md).
 

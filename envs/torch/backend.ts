@@ -35,8 +35,8 @@ import os from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { usageError } from "./cli.ts";
-import { TrainingError, removeWasmExitHandlers } from "./main.ts";
+import { usageError } from "../run/cli.ts";
+import { TrainingError, removeWasmExitHandlers } from "../run/main.ts";
 import { registerWebGpuKernels, webGpuKernelsWanted } from "./webgpu/index.ts";
 
 export const BACKEND_CHOICES = ["auto", "webgpu", "tensorflow", "wasm", "cpu"] as const;
@@ -631,7 +631,7 @@ async function registerWebGpu(): Promise<void> {
   // Conv2DBackpropInput as a matmul instead of the naive per-pixel shader (checked equal to the cpu backend), for
   // the cases our kernels leave to tfjs.
   tf.env().set("WEBGPU_USE_NAIVE_CONV2D_TRANSPOSE", false);
-  // Our WGSL kernels for the convolutions and the max-pool gradient (envs/webgpu/); PPO_TS_WEBGPU_KERNELS=0 keeps
+  // Our WGSL kernels for the convolutions and the max-pool gradient (envs/torch/webgpu/); PPO_TS_WEBGPU_KERNELS=0 keeps
   // tfjs's.
   if (webGpuKernelsWanted()) registerWebGpuKernels();
   // The package registered its own factory at import. Its device request leaves maxStorageBuffersPerShaderStage

@@ -1,7 +1,7 @@
 // How a script ends. Every variant's `if __name__ == "__main__"` block is `await runMain(main)`, which gives it:
 //
 //   * Failures a user can read: any error ends the script with one line `error: <message>` on stderr and exit
-//     code 2 for a bad command line (a UsageError from envs/cli.ts), 1 for anything else. The stack trace is
+//     code 2 for a bad command line (a UsageError from envs/run/cli.ts), 1 for anything else. The stack trace is
 //     printed only with `--debug` or `DEBUG=1`. Python prints a traceback; a user of these scripts is better
 //     served by the line that says what to change, and the stack is one flag away.
 //   * Clean interrupts: Ctrl-C (SIGINT) or SIGTERM closes what the script registered with `closeOnExit` (the vector
@@ -18,7 +18,7 @@
 
 import { UsageError, usageError } from "./cli.ts";
 import { isWandbSdkError } from "./logging.ts";
-import { type SpaceKinds, spaceKinds } from "./registration.ts";
+import { type SpaceKinds, spaceKinds } from "../gymnasium/registration.ts";
 
 /** Something `closeOnExit` can close: a vector env, a SummaryWriter, a wandb Tracker (finished), or nothing. */
 export type Closable = { close(): unknown } | { finish(): Promise<void> } | null | undefined;
@@ -119,7 +119,7 @@ export function handleExits(): void {
   handlersInstalled = true;
   process.on("SIGINT", () => void onSignal("SIGINT"));
   process.on("SIGTERM", () => void onSignal("SIGTERM"));
-  // The wandb SDK's errors are left to envs/logging.ts's own listener, which turns them into "tracking stopped"
+  // The wandb SDK's errors are left to envs/run/logging.ts's own listener, which turns them into "tracking stopped"
   // while training goes on.
   process.on("uncaughtException", (e) => {
     if (!isWandbSdkError(e)) void fail(e);

@@ -10,7 +10,7 @@
 //   learningRate: float(2.5e-4, "the learning rate of the optimizer", { gt: 0 }),
 //   gamma: float(0.99, "the discount factor gamma", { ge: 0, le: 1 }),
 // A value outside it (and NaN or Infinity, always) is a usage error; `--help` shows the range.
-// Every script also takes `--debug` (print the stack trace on an error; envs/main.ts reads it).
+// Every script also takes `--debug` (print the stack trace on an error; envs/run/main.ts reads it).
 
 import minimist from "minimist";
 
@@ -55,7 +55,7 @@ export function kebab(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** Thrown for bad command lines; `runMain` (envs/main.ts) turns it into one `error:` line on stderr and exit code 2. */
+/** Thrown for bad command lines; `runMain` (envs/run/main.ts) turns it into one `error:` line on stderr and exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
 }

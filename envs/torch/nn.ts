@@ -88,7 +88,7 @@ function sumOfSquares(x: tf.Tensor): tf.Scalar {
  * clipped gradients and the pre-clip norm. Call inside `tf.tidy`.
  */
 export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads: tf.NamedTensorMap; norm: tf.Scalar } {
-  // On WebGPU, 2k + 1 dispatches for k gradients (envs/webgpu/global_norm.ts).
+  // On WebGPU, 2k + 1 dispatches for k gradients (envs/torch/webgpu/global_norm.ts).
   if (tf.getBackend() === "webgpu" && webGpuKernelsActive()) return clipGradNormWebGpu(grads, maxNorm);
   const names = Object.keys(grads);
   const norm = tf.sqrt(sumScalars(names.map((n) => sumOfSquares(grads[n])))) as tf.Scalar;
@@ -261,9 +261,9 @@ interface AdamSlot {
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
  * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
  * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On WebGPU (with
- * envs/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
- * (envs/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs. Whichever path runs,
- * `exportState()` gives the step and moments for a checkpoint (envs/checkpoint.ts), and `importState()` hands them
+ * envs/torch/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
+ * (envs/torch/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs. Whichever path runs,
+ * `exportState()` gives the step and moments for a checkpoint (envs/torch/checkpoint.ts), and `importState()` hands them
  * to whichever path takes the next step.
  */
 export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): StatefulOptimizer {
@@ -293,12 +293,12 @@ function defineHostAdam() {
     private gradientSize = 0;
     private usedFloats = 0;
     private hostStep = 0;
-    /** The moments of the WebGPU path, per variable name (envs/webgpu/adam.ts). */
+    /** The moments of the WebGPU path, per variable name (envs/torch/webgpu/adam.ts). */
     private readonly gpuMoments: WebGpuAdamState = new Map();
     private pending: OptimizerState | null = null;
 
     override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
-      // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/backend.ts asks it when it starts.
+      // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/torch/backend.ts asks it when it starts.
       const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
       const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
       const onWebGpu = tf.getBackend() === "webgpu" && webGpuKernelsActive();

@@ -3,7 +3,7 @@
 // Values are plain numbers (Discrete) or typed arrays (Box, MultiDiscrete, MultiBinary), row-major, with the
 // dtype Gymnasium uses: a float32 Box holds Float32Array values, exactly as numpy would hold float32 arrays.
 
-import { type RandomGenerator, npRandom } from "./rng.ts";
+import { type RandomGenerator, npRandom } from "../torch/rng.ts";
 
 export type DType = "float32" | "float64" | "uint8" | "int8" | "int32" | "int64";
 export type TypedArray = Float32Array | Float64Array | Uint8Array | Int8Array | Int32Array;
