@@ -21,7 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { kebab } from "../run/cli.ts";
-import type { OptimizerState, StatefulOptimizer } from "./nn.ts";
+import type { OptimizerState, StatefulOptimizer } from "./optim.ts";
 import type { RandomGenerator, RandomState } from "./rng.ts";
 import { type StoredTensor, SafetensorsError, deserialize, f32, serialize, toFloat32 } from "./safetensors.ts";
 
