@@ -1,13 +1,11 @@
 // ppo.ts — Proximal Policy Optimization for discrete-action environments, CleanRL's `ppo.py` in TypeScript.
 //
-//   npx tsx ppo.ts                                   # CartPole-v1, CleanRL's defaults
-//   npx tsx ppo.ts --env-id Acrobot-v1 --seed 2      # any registered discrete-action env
-//   npx tsx ppo.ts --help                            # every flag, its default and what it does
+//   npx tsx ppo.ts --env-id CartPole-v1       # CleanRL's defaults; --help lists every flag with its default
 //
 // The whole algorithm is in this file, top to bottom: flags, env construction, network, rollout, GAE, the PPO
 // update and logging. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppopy and "The 37 Implementation
 // Details of Proximal Policy Optimization" (Huang et al., ICLR blog track 2022). Comments name the detail they
-// implement ("detail 3: ...") with the numbering of the 13 core details in that post.
+// implement: "detail 3" for the 13 core details in that post.
 import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -18,7 +16,8 @@ import { runMain } from "./envs/run/main.ts";
 import { progress } from "./envs/run/progress.ts";
 import { RUN_ARGS, evaluate, parseRunArgs, reportEvaluation, startRun } from "./envs/run/run.ts";
 import { Categorical } from "./envs/torch/distributions.ts";
-import { Linear, Module, Sequential, Tanh, clipGradNorm, layerInit } from "./envs/torch/nn.ts";
+import * as nn from "./envs/torch/nn.ts";
+import { layerInit } from "./envs/torch/nn.ts";
 import { type StatefulOptimizer, adam, backward, getLearningRate, setLearningRate } from "./envs/torch/optim.ts";
 import { shuffle } from "./envs/torch/rng.ts";
 
@@ -54,7 +53,7 @@ export const ARGS = {
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
-function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: string) {
+export function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: string) {
   return () => {
     let env: gym.Env;
     if (captureVideo && idx === 0) {
@@ -70,26 +69,26 @@ function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: str
 }
 
 // Detail 13: separate actor and critic networks (64-64 tanh MLPs), no shared trunk.
-export class Agent extends Module {
-  readonly critic: Sequential;
-  readonly actor: Sequential;
+export class Agent extends nn.Module {
+  readonly critic: nn.Sequential;
+  readonly actor: nn.Sequential;
 
   constructor(obsDim: number, numActions: number) {
     super();
-    this.critic = new Sequential(
-      layerInit(new Linear(obsDim, 64)),
-      new Tanh(),
-      layerInit(new Linear(64, 64)),
-      new Tanh(),
-      layerInit(new Linear(64, 1), 1.0),
+    this.critic = new nn.Sequential(
+      layerInit(new nn.Linear(obsDim, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 1), 1.0),
     );
     // Detail 2: the policy head's gain 0.01 makes the initial action probabilities near-uniform.
-    this.actor = new Sequential(
-      layerInit(new Linear(obsDim, 64)),
-      new Tanh(),
-      layerInit(new Linear(64, 64)),
-      new Tanh(),
-      layerInit(new Linear(64, numActions), 0.01),
+    this.actor = new nn.Sequential(
+      layerInit(new nn.Linear(obsDim, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, numActions), 0.01),
     );
   }
 
@@ -111,27 +110,26 @@ export function makeOptimizer(learningRate: number): StatefulOptimizer {
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args = parseRunArgs(ARGS, "PPO for discrete-action environments (CleanRL's ppo.py).", "ppo.ts", argv) as Args;
+  const args = parseRunArgs(ARGS, "PPO for discrete actions (CleanRL's ppo.py).", "ppo.ts", argv) as Args;
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts. One WASM thread: this MLP's
-  // matMuls are too small to share.
+  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
   const run = await startRun(args, {
     script: "ppo.ts",
     spaces: { action: "discrete", observation: "vector" },
-    wasmThreads: 1,
+    wasmThreads: 1, // this MLP's matMuls are too small to share between threads
   });
 
+  // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out.
+  const policy = (agent: Agent) => (obs: Float32Array) =>
+    tf.tidy(() => agent.getActionAndValue(tf.tensor2d(obs, [1, obs.length]))[0].dataSync());
   if (args.evalCheckpoint !== null) {
     const { agent, envId } = run.loadAgent(
       (shape) => new Agent(shape("critic.0.weight")[1], shape("actor.4.weight")[0]),
     );
-    const act = (obs: Float32Array) =>
-      tf.tidy(() => agent.getActionAndValue(tf.tensor2d(obs, [1, obs.length]))[0].dataSync());
-    return reportEvaluation(
-      evaluate(makeEnv(envId, 0, args.captureVideo, run.name), args.evalEpisodes, args.seed, act),
-    );
+    const env = makeEnv(envId, 0, args.captureVideo, run.name);
+    return reportEvaluation(evaluate(env, args.evalEpisodes, args.seed, policy(agent)));
   }
   const writer = run.writer;
 
@@ -159,7 +157,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // TRY NOT TO MODIFY: start the game
   let globalStep = start.globalStep;
   const startTime = performance.now();
-  // `torch.Tensor(next_obs)`: whatever the env's dtype, the agent sees float32.
   let nextObs = tf.tensor2d(Float32Array.from(envs.reset({ seed: args.seed })[0]), [args.numEnvs, obsDim]);
   let nextDone = new Float32Array(args.numEnvs);
 
@@ -261,10 +258,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   if (args.saveModel) {
     run.saveModel(args.numIterations, globalStep);
-    const act = (obs: Float32Array) =>
-      tf.tidy(() => agent.getActionAndValue(tf.tensor2d(obs, [1, obsDim]))[0].dataSync());
     const env = makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`);
-    const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, act);
+    const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
   }
 
@@ -367,7 +362,7 @@ export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch,
       return [loss, tf.stack([pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac])];
     });
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
-    const clipped = clipGradNorm(grads, args.maxGradNorm);
+    const clipped = nn.clipGradNorm(grads, args.maxGradNorm);
     const values = tf.concat([kept[0], tf.reshape(clipped.norm, [1])]).dataSync() as Float32Array;
     if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
     return values;

@@ -37,6 +37,7 @@ import {
   receiveMessageOnPort,
   workerData as threadData,
 } from "node:worker_threads";
+import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -248,6 +249,20 @@ export class AsyncVectorEnv {
   private readonly actSize: number;
 
   /** `envFns` describe the sub-envs, like CleanRL's `[make_env(...) for i in range(num_envs)]`; see EnvFnSpec. */
+  /**
+   * One env per entry of `argsList`, each built in a worker by `module`'s export `exportName(...args)()` (a
+   * variant's `makeEnv`), with one worker per core unless `options.numWorkers` says otherwise.
+   */
+  static fromModule(
+    module: string,
+    exportName: string,
+    argsList: unknown[][],
+    options: AsyncVectorEnvOptions = {},
+  ): AsyncVectorEnv {
+    const envFns = argsList.map((args) => ({ module, exportName, args }));
+    return new AsyncVectorEnv(envFns, { numWorkers: availableParallelism(), ...options });
+  }
+
   constructor(envFns: readonly EnvFnSpec[], options: AsyncVectorEnvOptions = {}) {
     if (envFns.length === 0) throw new RangeError("AsyncVectorEnv: needs at least one env");
     this.numEnvs = envFns.length;

@@ -78,7 +78,10 @@ export interface RunOptions {
   spaces?: Partial<SpaceKinds>;
   /** WASM threads (default: the backend's choice). */
   wasmThreads?: number;
-  /** Build the env once before training, so that a missing ROM fails in one line rather than in every worker. */
+  /**
+   * Build the env once before training (default true), so that a missing ROM fails in one line rather than in
+   * every env worker.
+   */
   checkEnv?: boolean;
   /** Whether this process writes the logs and checkpoints (data-parallel ranks other than 0 do not). */
   writes?: boolean;
@@ -141,7 +144,7 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     writer.addText("hyperparameters", `|param|value|\n|-|-|\n${rows.join("\n")}`);
   }
   closeOnExit(writer, tracker);
-  if (options.checkEnv) {
+  if (options.checkEnv ?? true) {
     try {
       gym.make(args.envId).close();
     } catch (e) {
@@ -269,7 +272,9 @@ export class Run<A extends RunArgs> {
    */
   loadAgent<T extends Trainable>(makeAgent: (shape: (name: string) => number[]) => T): { agent: T; envId: string } {
     const checkpoint = readCheckpoint(this.args.evalCheckpoint!, this.options.script);
-    const agent = makeAgent((name) => storedShape(checkpoint, name));
+    const shape =
+      checkpoint.legacy === null ? (name: string) => storedShape(checkpoint, name) : legacyShapes(checkpoint);
+    const agent = makeAgent(shape);
     loadParameters(checkpoint, agent.namedParameters());
     return { agent, envId: checkpoint.envId ?? this.args.envId };
   }
@@ -279,6 +284,22 @@ export class Run<A extends RunArgs> {
     this.summaryWriter?.close();
     await this.tracker?.finish();
   }
+}
+
+/**
+ * The older JSON checkpoints hold the agent's sizes as fields rather than named tensors: the torch shapes the
+ * variants' loaders ask for, made from them.
+ */
+function legacyShapes(checkpoint: Checkpoint): (name: string) => number[] {
+  const { numActions, obsDim, actionDim, numAgents = 2 } = checkpoint.fields as Record<string, number>;
+  const shapes: Record<string, number[]> = {
+    "actor.weight": [numActions, 512],
+    "actor.4.weight": [numActions, 64],
+    "critic.0.weight": [64, obsDim],
+    "actor_mean.4.weight": [actionDim, 64],
+    "network.0.weight": [32, 4 + numAgents, 8, 8],
+  };
+  return (name) => shapes[name];
 }
 
 /**
