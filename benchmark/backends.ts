@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";

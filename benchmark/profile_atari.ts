@@ -16,7 +16,7 @@ import * as tf from "@tensorflow/tfjs";
 import { setupBackend } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str } from "../envs/run/cli.ts";
 import { handleExits } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 
 handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1

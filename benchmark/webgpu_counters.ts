@@ -25,7 +25,7 @@ import * as tf from "@tensorflow/tfjs";
 import { selectBackend } from "../envs/torch/backend.ts";
 import { int, parseArgs } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { webGpuKernelsActive } from "../envs/torch/webgpu/index.ts";
 import * as ppoAtari from "../ppo_atari.ts";

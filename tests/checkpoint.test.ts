@@ -31,7 +31,7 @@ import {
   writeCheckpoint,
 } from "../envs/torch/checkpoint.ts";
 import { SummaryWriter, readRunDir } from "../envs/run/logging.ts";
-import { type StatefulOptimizer, adam } from "../envs/torch/nn.ts";
+import { type StatefulOptimizer, adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import {
   SafetensorsError,

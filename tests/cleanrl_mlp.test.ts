@@ -44,7 +44,7 @@ test("ppo.ts takes CleanRL's ppo.py update (CartPole shapes, minibatch 128)", as
   const fixture = loadFixture("ppo");
   const args = variantArgs(ppo.ARGS, fixture);
   const [obsDim, numActions, n] = [fixture.spaces.obs_shape[0], fixture.spaces.actions!, fixture.minibatch_size];
-  const agent = new ppo.Agent(obsDim, numActions, new RandomGenerator(0));
+  const agent = new ppo.Agent(obsDim, numActions);
   const spec = fixture.minibatches[0];
   const mb = minibatch(spec, n, obsDim, tf.tensor1d(hashInts(spec.actions_seed, n, numActions), "int32"));
   const optimizer = ppo.makeOptimizer(args.learningRate);

@@ -19,7 +19,13 @@ export function backward<T extends tf.Tensor[]>(
     kept = rest.map((t) => tf.keep(t)) as T;
     return loss;
   }, parameters);
-  return { grads, kept };
+  // Clones (sharing the data) belong to the caller's tf.tidy scope, as the gradients do; the kept originals go.
+  const owned = kept.map((t) => {
+    const clone = t.clone();
+    t.dispose();
+    return clone;
+  }) as T;
+  return { grads, kept: owned };
 }
 
 /**
