@@ -7,10 +7,11 @@
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
 import { register } from "../gymnasium/registration.ts";
+import { usageError } from "../run/cli.ts";
 import { ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
-import type { ImageLoader } from "./game.ts";
-import { availableGames } from "./games/index.ts";
-import { AssetsNotFoundError, imageLoader } from "./assets.ts";
+import { EASY_MODE, type ImageLoader } from "./game.ts";
+import { availableGames, makeGame } from "./games/index.ts";
+import { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
 export { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE, ProcgenEnv, ProcgenGymEnv, makeGames } from "./env.ts";
 export type { ProcgenOptions } from "./env.ts";
@@ -48,6 +49,40 @@ export function imagesFor(assetsDir: string | null | undefined, monochrome: bool
     );
   }
   return imageLoader(dir);
+}
+
+/**
+ * The images folder a ppo_procgen.ts run uses, from its flags: found or downloaded once (`resolveAssetsDir`), or
+ * null where --use-monochrome-assets needs none and none are at hand (the games then draw black backgrounds).
+ * A training run's --env-id is checked to be a ported game first. Each failure is one usage-error line.
+ */
+export async function findAssets(args: {
+  envId: string;
+  evalCheckpoint: string | null;
+  procgenAssetsDir: string | null;
+  useMonochromeAssets: boolean;
+}): Promise<string | null> {
+  const training = args.evalCheckpoint === null;
+  if (training) {
+    try {
+      makeGame(args.envId, { distributionMode: EASY_MODE, useMonochromeAssets: true });
+    } catch (e) {
+      usageError((e as Error).message);
+    }
+  }
+  try {
+    return await resolveAssetsDir({
+      assetsDir: args.procgenAssetsDir,
+      download: !args.useMonochromeAssets,
+      log: console.log,
+      games: training ? [args.envId] : undefined,
+    });
+  } catch (e) {
+    if (!(e instanceof AssetsNotFoundError)) throw e;
+    if (!args.useMonochromeAssets) usageError(e.message);
+    console.log("procgen images not found: monochrome sprites on black backgrounds");
+    return null;
+  }
 }
 
 for (const name of availableGames()) {

@@ -15,7 +15,9 @@ import { RecordVideo as RecordSingleVideo } from "../gymnasium/video.ts";
 import { NUM_ACTIONS, OBS_SHAPE, OBS_SIZE } from "./env.ts";
 import { RES } from "./game.ts";
 
-export type VecStep<Obs> = [obs: Obs, rewards: Float32Array, dones: Uint8Array, infos: Info[]];
+export type VecStep<Obs> = [obs: Obs, rewards: Float32Array, dones: Uint8Array, infos: VecInfo[]];
+/** One env's info; RecordEpisodeStatistics adds `episode` to it on the step that ends the env's episode. */
+export type VecInfo = Info & { episode?: { r: number; l: number; t: number } };
 
 /** What the gym 0.23 vector API offers (ProcgenEnv and every wrapper below). */
 export interface VecEnv<Obs = Uint8Array> {

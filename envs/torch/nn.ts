@@ -163,27 +163,38 @@ export class Linear extends Affine {
   }
 }
 
-/** `nn.Conv2d(inChannels, outChannels, kernelSize, stride)` without padding, on NHWC input; kernel [kh, kw, in, out]. */
+/**
+ * `nn.Conv2d(inChannels, outChannels, kernelSize, stride, padding)` on NHWC input; kernel [kh, kw, in, out]. Zero
+ * padding `padding` on every side, as torch's; a (2p + 1)-wide kernel at stride 1 is padded as tfjs's "same" (the
+ * same padding), because native TensorFlow's conv takes no numeric padding.
+ */
 export class Conv2d extends Affine {
+  /**
+   * False on a layer whose input needs no gradient (the frames): it then runs as a plain conv and a bias add, whose
+   * gradient tfjs computes only for the filter and bias, where the fused kernel's always computes the input's too
+   * (torch skips it for an input without `requires_grad`).
+   */
+  inputRequiresGrad = true;
+
   constructor(
     inChannels: number,
     outChannels: number,
     kernelSize: number,
     readonly stride = 1,
+    readonly padding = 0,
   ) {
     super([kernelSize, kernelSize, inChannels, outChannels], outChannels, "conv2d");
   }
 
   fused(x: tf.Tensor, activation: "linear" | "relu"): tf.Tensor {
     const filter = this.weight as tf.Tensor4D;
-    return tf.fused.conv2d({
-      x: x as tf.Tensor4D,
-      filter,
-      strides: this.stride,
-      pad: "valid",
-      bias: this.bias,
-      activation,
-    });
+    const p = this.padding;
+    const pad = p === 0 ? "valid" : this.stride === 1 && filter.shape[0] === 2 * p + 1 ? "same" : p;
+    if (!this.inputRequiresGrad) {
+      const y = tf.add(tf.conv2d(x as tf.Tensor4D, filter, this.stride, pad), this.bias);
+      return activation === "relu" ? tf.relu(y) : y;
+    }
+    return tf.fused.conv2d({ x: x as tf.Tensor4D, filter, strides: this.stride, pad, bias: this.bias, activation });
   }
 }
 
@@ -220,8 +231,9 @@ export class Sequential extends Module {
   constructor(...layers: Module[]) {
     super();
     this.layers = layers;
+    // The first layer with weights after a Flatten (activations may come between) reads the flattened features.
     layers.forEach((layer, i) => {
-      const next = layers[i + 1];
+      const next = layers.slice(i + 1).find((l) => l instanceof Affine);
       if (layer instanceof Flatten && next instanceof Linear)
         next.layout = { flattened: [layer.chw[1], layer.chw[2], layer.chw[0]] };
     });
@@ -253,6 +265,37 @@ export function layerInit<L extends Affine>(layer: L, std = Math.SQRT2, biasCons
     layer.bias.assign(tf.fill(layer.bias.shape, biasConst));
   });
   return layer;
+}
+
+/**
+ * `nn.functional.max_pool2d(x, kernelSize, stride, padding)` on NHWC input. The padding is explicit, with -Infinity
+ * as torch pads a max-pool: tfjs's "same" would pad only the far side (and shift every window), and native
+ * TensorFlow's MaxPool takes no other padding. Torch's limit, padding <= kernelSize / 2, leaves a real value in every
+ * window, so the outputs and gradients are torch's.
+ */
+export function maxPool2d(x: tf.Tensor4D, kernelSize: number, stride: number, padding = 0): tf.Tensor4D {
+  const edges: [number, number] = [padding, padding];
+  const padded = padding === 0 ? x : tf.pad(x, [[0, 0], edges, edges, [0, 0]], -Infinity);
+  return tf.maxPool(padded, kernelSize, stride, "valid");
+}
+
+/**
+ * The init torch's `nn.Linear` and `nn.Conv2d` constructors draw (`reset_parameters`: weight and bias uniform in
+ * ±1/sqrt(fan_in), which `kaiming_uniform_(a=sqrt(5))` works out to), for every layer of `module` in parameter
+ * order: what a CleanRL network keeps where it calls no `layer_init`. Each weight is drawn in our [..., in, out]
+ * order from the generator `torch.manual_seed` seeded.
+ */
+export function resetParameters<M extends Module>(module: M, rng = defaultGenerator): M {
+  const layers = (m: unknown): Affine[] =>
+    m instanceof Affine ? [m] : m instanceof Module ? Object.values(m).flat().flatMap(layers) : [];
+  for (const layer of layers(module)) {
+    const bound = 1 / Math.sqrt(layer.weight.shape.slice(0, -1).reduce((a, b) => a * b, 1));
+    for (const v of [layer.weight, layer.bias]) {
+      const values = Float32Array.from({ length: v.size }, () => rng.uniform(-bound, bound));
+      tf.tidy(() => v.assign(tf.tensor(values, v.shape)));
+    }
+  }
+  return module;
 }
 
 // ---- image input ------------------------------------------------------------------------------------------------

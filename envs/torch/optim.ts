@@ -29,6 +29,39 @@ export function backward<T extends tf.Tensor[]>(
 }
 
 /**
+ * Gradient accumulation: `loss.backward()` with `batch` run through `f` in chunks of `chunkSize` samples (every
+ * tensor split along its first axis; 0: all at once), so that only one chunk's activations are alive at a time.
+ * `f` returns means over the samples it is given (the loss, and the tensors to keep): weighting each chunk's by its
+ * share of the batch and summing gives exactly the batch's, and the gradient of its loss. Call inside `tf.tidy`.
+ */
+export function backwardInChunks<B extends Record<string, tf.Tensor>, T extends tf.Tensor[]>(
+  parameters: tf.Variable[],
+  batch: B,
+  chunkSize: number,
+  f: (chunk: B) => [loss: tf.Scalar, ...kept: T],
+): { grads: tf.NamedTensorMap; kept: T } {
+  const n = Object.values(batch)[0].shape[0];
+  const size = chunkSize > 0 ? Math.min(chunkSize, n) : n;
+  type Sum = { grads: tf.NamedTensorMap; kept: T };
+  let sum: Sum | null = null;
+  for (let start = 0; start < n; start += size) {
+    const prev: Sum | null = sum;
+    const end = Math.min(start + size, n);
+    sum = tf.tidy((): Sum => {
+      const slices = Object.entries(batch).map(([k, t]) => [k, tf.slice(t, start, end - start)]);
+      const chunk = Object.fromEntries(slices) as B;
+      const weight = (end - start) / n;
+      const { grads, kept } = backward(parameters, () => f(chunk).map((t) => tf.mul(t, weight)) as [tf.Scalar, ...T]);
+      if (prev === null) return { grads, kept };
+      const summed = Object.entries(grads).map(([k, g]) => [k, tf.add(prev.grads[k], g)]);
+      return { grads: Object.fromEntries(summed), kept: kept.map((t, i) => tf.add(prev.kept[i], t)) as T };
+    });
+    if (prev !== null) tf.dispose([prev.grads, ...prev.kept]);
+  }
+  return sum!;
+}
+
+/**
  * `optimizer.param_groups[0]["lr"] = lr`: tfjs optimizers read their (TypeScript-protected) `learningRate`
  * field at every `applyGradients`, so assigning it anneals the rate (measured: it takes effect).
  */
