@@ -32,8 +32,9 @@ import { join } from "node:path";
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
@@ -132,26 +133,31 @@ function mlpUpdate(): number {
 
 /**
  * One ppo_procgen.ts updateStep (IMPALA CNN: PPO loss, backprop over --grad-chunk-size chunks, global-norm clip,
- * Adam) on a minibatch of `batch` random frames.
+ * Adam) on a minibatch of `batch` random frames, already the network's input (as the training loop gathers it).
  */
 function impalaUpdate(batch: number, gradChunkSize: number): number {
-  const rng = new RandomGenerator(4);
-  const agent = new ppoProcgen.Agent(15, rng);
+  manualSeed(4);
+  const agent = new ppoProcgen.Agent(15);
   const opt = adam(5e-4, 0.9, 0.999, 1e-5);
+  const rng = new RandomGenerator(4);
   const floats = (scale: number, offset = 0) =>
-    Float32Array.from({ length: batch }, () => offset + scale * rng.normal());
-  const data = {
-    obs: Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)),
-    actions: Int32Array.from({ length: batch }, () => rng.integers(0, 15)),
+    tf.tensor1d(Float32Array.from({ length: batch }, () => offset + scale * rng.normal()));
+  const mb: ppoProcgen.Minibatch = {
+    obs: nn.framesToInput(
+      Uint8Array.from({ length: batch * 64 * 64 * 3 }, () => rng.integers(0, 256)),
+      [3, 64, 64],
+      "hwc",
+    ),
+    actions: tf.tensor1d(
+      Int32Array.from({ length: batch }, () => rng.integers(0, 15)),
+      "int32",
+    ),
     logprobs: floats(0.1, -Math.log(15)),
     advantages: floats(1),
     returns: floats(1),
     values: floats(1),
   };
-  const inds = Int32Array.from({ length: batch }, (_, i) => i);
-  return time(reps, () =>
-    ppoProcgen.updateStep(agent, opt, data, inds, { ...LOSS_ARGS, clipCoef: 0.2, gradChunkSize }),
-  );
+  return time(reps, () => ppoProcgen.updateStep(agent, opt, mb, { ...LOSS_ARGS, clipCoef: 0.2, gradChunkSize }));
 }
 
 /** ppo_atari.ts end to end in its own process; returns the last SPS it printed. */

@@ -26,6 +26,7 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint, writeCheckpoint } from "../envs/torch/checkpoint.ts";
 import { float, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { runMain } from "../envs/run/main.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/torch/safetensors.ts";
@@ -136,10 +137,12 @@ const CASES: Record<string, Case> = {
   },
   ppo_procgen: {
     script: "ppo_procgen.ts",
-    make: (rng) => new ppoProcgen.Agent(15, rng),
+    make: () => new ppoProcgen.Agent(15),
     input: pixels([64, 64, 3]),
-    outputs: (agent, input) =>
-      heads(agent as ppoProcgen.Agent, (agent as ppoProcgen.Agent).hidden(ppoProcgen.framesToInput(input.bytes))),
+    outputs: (agent, input) => {
+      const a = agent as ppoProcgen.Agent;
+      return heads(a, a.network.forward(nn.framesToInput(input.bytes, [3, 64, 64], "hwc")) as tf.Tensor2D);
+    },
   },
   ppo_pettingzoo_ma_atari: {
     script: "ppo_pettingzoo_ma_atari.ts",

@@ -25,8 +25,9 @@ import * as tf from "@tensorflow/tfjs";
 import { selectBackend } from "../envs/torch/backend.ts";
 import { int, parseArgs } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import { webGpuKernelsActive } from "../envs/torch/webgpu/index.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
@@ -199,19 +200,22 @@ async function main(): Promise<void> {
   ];
   if (cli.impalaBatch > 0) {
     const b = cli.impalaBatch;
-    const procAgent = new ppoProcgen.Agent(15, rng);
+    manualSeed(1);
+    const procAgent = new ppoProcgen.Agent(15);
     const procOpt = adam(5e-4, 0.9, 0.999, 1e-5);
-    const data = {
-      obs: frames(b, 64 * 64 * 3),
-      actions: Int32Array.from({ length: b }, () => rng.integers(0, 15)),
-      logprobs: floats(b, 0.1).map((v) => v - Math.log(15)),
-      advantages: floats(b, 1),
-      returns: floats(b, 1),
-      values: floats(b, 1),
+    const procMb: ppoProcgen.Minibatch = {
+      obs: nn.framesToInput(frames(b, 64 * 64 * 3), [3, 64, 64], "hwc"),
+      actions: tf.tensor1d(
+        Int32Array.from({ length: b }, () => rng.integers(0, 15)),
+        "int32",
+      ),
+      logprobs: tf.tensor1d(floats(b, 0.1).map((v) => v - Math.log(15))),
+      advantages: tf.tensor1d(floats(b, 1)),
+      returns: tf.tensor1d(floats(b, 1)),
+      values: tf.tensor1d(floats(b, 1)),
     };
-    const inds = Int32Array.from({ length: b }, (_, i) => i);
     const c = countsOf(counts, 2, () =>
-      ppoProcgen.updateStep(procAgent, procOpt, data, inds, { ...args, clipCoef: 0.2, gradChunkSize: 0 }),
+      ppoProcgen.updateStep(procAgent, procOpt, procMb, { ...args, clipCoef: 0.2, gradChunkSize: 0 }),
     );
     rows.push(row(`ppo_procgen.ts minibatch update (${b}, one chunk)`, c));
   }

@@ -148,23 +148,20 @@ it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gra
   const fixture = loadFixture("ppo_procgen");
   const args = variantArgs(procgen.ARGS, fixture);
   const n = fixture.minibatch_size;
-  const agent = new procgen.Agent(fixture.spaces.actions!, new RandomGenerator(0));
-  const c = minibatchColumns(fixture.minibatches[0]);
-  const batch: procgen.Batch = {
-    obs: hashBytes(fixture.minibatches[0].obs_seed, n * 64 * 64 * 3),
-    actions: hashInts(fixture.minibatches[0].actions_seed, n, fixture.spaces.actions!),
-    ...c,
+  const agent = new procgen.Agent(fixture.spaces.actions!);
+  const mb: procgen.Minibatch = {
+    obs: nn.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 64 * 64 * 3), [3, 64, 64], "hwc"),
+    actions: actions(fixture, 0),
+    ...columns(fixture, 0),
   };
-  const mbInds = Int32Array.from({ length: n }, (_, i) => i);
-  const forward = () =>
-    readForward(() => agent.getActionAndValue(procgen.framesToInput(batch.obs), tf.tensor1d(batch.actions, "int32")));
+  const forward = () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions));
   for (const gradChunkSize of [0, n / 4]) {
     const optimizer = procgen.makeOptimizer(args.learningRate);
     await replayFixture(`ppo_procgen (grad chunk size ${gradChunkSize})`, fixture, {
       params: () => agent.parameters(),
       flatten: IMPALA_FLATTEN,
       forward: gradChunkSize === 0 ? forward : null,
-      update: () => procgen.updateStep(agent, optimizer, batch, mbInds, { ...args, gradChunkSize }),
+      update: () => procgen.updateStep(agent, optimizer, mb, { ...args, gradChunkSize }),
       steps: 1,
     });
   }

@@ -5,12 +5,14 @@ import * as tf from "@tensorflow/tfjs";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
-import { ARGS, Agent, type Batch, minibatchGradients, normalizeAdvantages } from "../ppo_procgen.ts";
+import * as nn from "../envs/torch/nn.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
+import { ARGS, Agent, type Minibatch, normalizeAdvantages, updateStep } from "../ppo_procgen.ts";
 import { assertRelClose, gradsOn, randomArray, relError, size } from "./backend_helpers.ts";
 
 const OBS_SIZE = 64 * 64 * 3;
-const LOSS_ARGS = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+/** maxGradNorm Infinity: the clip coefficient is 1, so the gradient updateStep applies is the loss's own. */
+const LOSS_ARGS = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: Infinity };
 
 before(async () => {
   await setupBackend("cpu", { quiet: true });
@@ -18,17 +20,21 @@ before(async () => {
 });
 
 /**
- * A rollout batch of n samples. Frames have flat regions (procgen's backgrounds) so max-pool windows hold ties;
- * advantages have a non-zero mean, so per-chunk normalization would differ from the minibatch's.
+ * A minibatch of n samples on the current backend. Frames have flat regions (procgen's backgrounds) so max-pool
+ * windows hold ties; advantages have a non-zero mean, so per-chunk normalization would differ from the minibatch's.
  */
-function randomBatch(n: number, seed: number): Batch {
+function randomMinibatch(n: number, seed: number): Minibatch {
   const rng = new RandomGenerator(seed);
   const obs = new Uint8Array(n * OBS_SIZE);
   for (let i = 0; i < obs.length; i++) obs[i] = (i >> 9) % 3 === 0 ? 40 : rng.integers(0, 256);
-  const f = (scale: number, offset: number) => Float32Array.from({ length: n }, () => offset + scale * rng.normal());
+  const f = (scale: number, offset: number) =>
+    tf.tensor1d(Float32Array.from({ length: n }, () => offset + scale * rng.normal()));
   return {
-    obs,
-    actions: Int32Array.from({ length: n }, () => rng.integers(0, 15)),
+    obs: nn.framesToInput(obs, [3, 64, 64], "hwc"),
+    actions: tf.tensor1d(
+      Int32Array.from({ length: n }, () => rng.integers(0, 15)),
+      "int32",
+    ),
     logprobs: f(0.1, -Math.log(15)),
     advantages: f(2, 0.7),
     returns: f(1, 0.3),
@@ -36,28 +42,29 @@ function randomBatch(n: number, seed: number): Batch {
   };
 }
 
-/** The minibatch gradient and metrics as plain arrays, from a fresh agent of the given seed. */
+/**
+ * The gradient `updateStep` applies, read through an optimizer that only records it, and its 7 metrics, from a
+ * fresh agent (seed 3); the minibatch is disposed.
+ */
 function gradients(
-  batch: Batch,
-  inds: Int32Array,
+  mb: Minibatch,
   gradChunkSize: number,
 ): { grads: Float32Array[]; stats: Float32Array; leaked: number } {
-  const agent = new Agent(15, new RandomGenerator(3));
+  manualSeed(3);
+  const agent = new Agent(15);
+  let grads: Float32Array[] = [];
+  const recorder = {
+    applyGradients: (g: tf.NamedTensorMap) => (grads = Object.values(g).map((t) => t.dataSync() as Float32Array)),
+  } as unknown as tf.Optimizer;
   const before = tf.memory().numTensors;
-  const { grads, stats } = minibatchGradients(agent, batch, inds, { ...LOSS_ARGS, gradChunkSize });
-  const out = {
-    grads: Object.values(grads).map((g) => g.dataSync() as Float32Array),
-    stats: stats.dataSync() as Float32Array,
-  };
-  tf.dispose([grads, stats]);
+  const stats = updateStep(agent, recorder, mb, { ...LOSS_ARGS, gradChunkSize });
   const leaked = tf.memory().numTensors - before;
-  for (const p of agent.parameters()) p.dispose();
-  return { ...out, leaked };
+  tf.dispose([agent.parameters(), Object.values(mb)]);
+  return { grads, stats, leaked };
 }
 
 test("normalizeAdvantages gives mean 0 and unbiased (n - 1) standard deviation 1", () => {
-  const adv = Float32Array.from([3, -1, 4, 1, -5, 9, 2, 6]);
-  const z = normalizeAdvantages(adv);
+  const z = tf.tidy(() => normalizeAdvantages(tf.tensor1d([3, -1, 4, 1, -5, 9, 2, 6])).dataSync() as Float32Array);
   const mean = z.reduce((a, b) => a + b, 0) / z.length;
   const varUnbiased = z.reduce((a, b) => a + (b - mean) ** 2, 0) / (z.length - 1);
   assert.ok(Math.abs(mean) < 1e-6, `mean ${mean}`);
@@ -100,10 +107,8 @@ for (const [k, pad] of [
 
 test("a minibatch split into gradient chunks gives the unsplit gradient and metrics (wasm)", async () => {
   await tf.setBackend("wasm");
-  const batch = randomBatch(16, 1);
-  const inds = Int32Array.from([11, 2, 7, 0, 15, 4, 9, 13, 1, 6, 12, 3]); // 12 of the 16, shuffled
-  const whole = gradients(batch, inds, 0);
-  const chunked = gradients(batch, inds, 5); // chunks of 5, 5, 2: unequal weights
+  const whole = gradients(randomMinibatch(12, 1), 0);
+  const chunked = gradients(randomMinibatch(12, 1), 5); // chunks of 5, 5, 2: unequal weights
   assert.equal(chunked.leaked, 0, "tensors leaked");
   assert.equal(chunked.grads.length, whole.grads.length);
   assertRelClose(chunked.grads, whole.grads, 1e-5);
@@ -112,12 +117,10 @@ test("a minibatch split into gradient chunks gives the unsplit gradient and metr
 });
 
 test("the IMPALA minibatch gradient on wasm equals the cpu backend's", async () => {
-  const batch = randomBatch(2, 2);
-  const inds = Int32Array.from([1, 0]);
   await tf.setBackend("cpu");
-  const expected = gradients(batch, inds, 0);
+  const expected = gradients(randomMinibatch(2, 2), 0);
   await tf.setBackend("wasm");
-  const actual = gradients(batch, inds, 1);
+  const actual = gradients(randomMinibatch(2, 2), 1);
   assertRelClose(actual.grads, expected.grads, 1e-5);
   assert.ok(relError(actual.stats, expected.stats) < 1e-5);
 });
@@ -128,11 +131,6 @@ test("one forward and backward pass at the default --grad-chunk-size fits in WAS
   await tf.setBackend("wasm");
   const n = ARGS.gradChunkSize.default;
   assert.ok(n > 0);
-  const batch = randomBatch(n, 4);
-  const { grads, stats } = gradients(
-    batch,
-    Int32Array.from({ length: n }, (_, i) => i),
-    n,
-  );
+  const { grads, stats } = gradients(randomMinibatch(n, 4), n);
   assert.ok(stats.every(Number.isFinite) && grads.every((g) => g.every(Number.isFinite)));
 });
