@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/torch/backend.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { clipGradNorm, orthogonal } from "../envs/torch/nn.ts";
 import { adam, getLearningRate, setLearningRate } from "../envs/torch/optim.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 
 before(async () => {
   // The single-thread WASM module: these checks are about the math, not threading, and the threaded module's
@@ -153,4 +154,115 @@ test("adam() takes the same steps as tfjs's Adam (torch's update), through learn
   optimizer.dispose();
   reference.dispose();
   tf.dispose([...ours, ...theirs]);
+});
+
+/** Values in [-1, 1) from `seed`, shaped. */
+function uniformTensor(shape: number[], seed: number): tf.Tensor {
+  const rng = new RandomGenerator(seed);
+  return tf.tensor(
+    Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.uniform(-1, 1)),
+    shape,
+  );
+}
+
+/** torch's conv2d with zero padding `p` on every side, as a float64 loop over NHWC input and a [k, k, in, out] kernel. */
+function convReference(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, stride: number, p: number): Float64Array {
+  const [n, h, wd, c] = x.shape;
+  const [k, , , o] = w.shape;
+  const [xv, wv, bv] = [x.dataSync(), w.dataSync(), b.dataSync()];
+  const oh = Math.floor((h + 2 * p - k) / stride) + 1;
+  const ow = Math.floor((wd + 2 * p - k) / stride) + 1;
+  const out = new Float64Array(n * oh * ow * o);
+  for (let i = 0; i < n; i++)
+    for (let y = 0; y < oh; y++)
+      for (let xx = 0; xx < ow; xx++)
+        for (let oc = 0; oc < o; oc++) {
+          let sum = bv[oc];
+          for (let ky = 0; ky < k; ky++)
+            for (let kx = 0; kx < k; kx++) {
+              const [iy, ix] = [y * stride - p + ky, xx * stride - p + kx];
+              if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+              for (let ic = 0; ic < c; ic++)
+                sum += xv[((i * h + iy) * wd + ix) * c + ic] * wv[((ky * k + kx) * c + ic) * o + oc];
+            }
+          out[((i * oh + y) * ow + xx) * o + oc] = sum;
+        }
+  return out;
+}
+
+for (const [stride, name] of [
+  [1, "3x3 at stride 1 (tfjs's same)"],
+  [2, "3x3 at stride 2 (explicit)"],
+] as const) {
+  test(`Conv2d with padding 1 zero-pads one row and column on every side, as torch's: ${name}`, () => {
+    const conv = nn.layerInit(new nn.Conv2d(3, 4, 3, stride, 1), 1, 0.5);
+    const x = uniformTensor([2, 7, 6, 3], 1);
+    const out = conv.forward(x);
+    const expected = convReference(x, conv.weight, conv.bias, stride, 1);
+    assert.deepEqual(out.shape, [2, stride === 1 ? 7 : 4, stride === 1 ? 6 : 3, 4]);
+    out
+      .dataSync()
+      .forEach((v, i) => assert.ok(Math.abs(v - expected[i]) < 1e-5, `output ${i}: ${v} vs ${expected[i]}`));
+    tf.dispose([x, out, conv.parameters()]);
+  });
+}
+
+test("a Conv2d whose input needs no gradient gives the same output and filter and bias gradients", () => {
+  const x = uniformTensor([2, 6, 5, 3], 2);
+  const run = (inputRequiresGrad: boolean) => {
+    manualSeed(4);
+    const conv = nn.layerInit(new nn.Conv2d(3, 4, 3, 1, 1), 1, 0.5);
+    conv.inputRequiresGrad = inputRequiresGrad;
+    const { value, grads } = tf.variableGrads(() => tf.sum(tf.square(conv.fused(x, "relu"))) as tf.Scalar);
+    const out = [value, ...Object.values(grads)].map((t) => Float32Array.from(t.dataSync()));
+    tf.dispose([value, grads, conv.parameters()]);
+    return out;
+  };
+  const [fused, plain] = [run(true), run(false)];
+  fused.forEach((t, k) => t.forEach((v, i) => assert.ok(Math.abs(v - plain[k][i]) <= 1e-5 * (1 + Math.abs(v)))));
+  x.dispose();
+});
+
+test("maxPool2d pads with -Infinity on every side, as torch's max_pool2d (negative inputs: a zero pad would win)", () => {
+  const [n, h, w, c] = [2, 7, 6, 3];
+  const x = uniformTensor([n, h, w, c], 3);
+  const xs = tf.sub(x, 2); // every value in [-3, -1)
+  const out = nn.maxPool2d(xs as tf.Tensor4D, 3, 2, 1);
+  const v = xs.dataSync();
+  const [oh, ow] = [4, 3]; // (7 + 2 - 3) / 2 + 1, (6 + 2 - 3) / 2 + 1 rounded down
+  assert.deepEqual(out.shape, [n, oh, ow, c]);
+  const got = out.dataSync();
+  for (let i = 0; i < n; i++)
+    for (let y = 0; y < oh; y++)
+      for (let xx = 0; xx < ow; xx++)
+        for (let ch = 0; ch < c; ch++) {
+          let max = -Infinity;
+          for (let iy = Math.max(0, 2 * y - 1); iy <= Math.min(h - 1, 2 * y + 1); iy++)
+            for (let ix = Math.max(0, 2 * xx - 1); ix <= Math.min(w - 1, 2 * xx + 1); ix++)
+              max = Math.max(max, v[((i * h + iy) * w + ix) * c + ch]);
+          assert.equal(got[((i * oh + y) * ow + xx) * c + ch], max);
+        }
+  tf.dispose([x, xs, out]);
+});
+
+test("resetParameters draws every weight and bias of a module within ±1/sqrt(fan_in) of its layer, reproducibly from the seed", () => {
+  const draw = () => {
+    manualSeed(5);
+    return nn.resetParameters(new nn.Sequential(new nn.Conv2d(3, 4, 3), new nn.ReLU(), new nn.Linear(10, 2)));
+  };
+  const [a, b] = [draw(), draw()];
+  const bounds = [1 / Math.sqrt(27), 1 / Math.sqrt(27), 1 / Math.sqrt(10), 1 / Math.sqrt(10)];
+  a.parameters().forEach((p, k) => {
+    const values = p.dataSync();
+    assert.ok(values.every((v) => Math.abs(v) <= bounds[k]) && values.some((v) => Math.abs(v) > bounds[k] / 2));
+    assert.deepEqual(values, b.parameters()[k].dataSync());
+  });
+  tf.dispose([a.parameters(), b.parameters()]);
+});
+
+test("a Linear after a Flatten and an activation reads the flattened features in torch's (C, H, W) order", () => {
+  const linear = new nn.Linear(2 * 3 * 4, 5);
+  const net = new nn.Sequential(new nn.Flatten([4, 2, 3]), new nn.ReLU(), linear);
+  assert.deepEqual(net.namedParameters()[0].layout, { flattened: [2, 3, 4] });
+  tf.dispose(net.parameters());
 });

@@ -2,8 +2,8 @@
 // re-exports the Procgen API: `gym.procgen.ProcgenEnv` is the vector env CleanRL trains on.
 //
 // Images: `make("procgen-starpilot-v0", { assetsDir })`, else the folder in PROCGEN_ASSETS_DIR; with
-// `useMonochromeAssets: true` or `useGeneratedAssets: true` no image file is needed. (ppo_procgen.ts finds or downloads the folder first,
-// with assets.ts's resolveAssetsDir, and passes it down.)
+// `useMonochromeAssets: true` or `useGeneratedAssets: true` no image file is needed. (ppo_procgen.ts finds or
+// downloads the folder first, with `findAssets` below, and passes it down.)
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
 import { register } from "../gymnasium/registration.ts";
