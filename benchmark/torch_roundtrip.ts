@@ -26,7 +26,8 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint, writeCheckpoint } from "../envs/torch/checkpoint.ts";
 import { float, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import * as nn from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/torch/safetensors.ts";
 import * as ppo from "../ppo.ts";
@@ -121,17 +122,14 @@ const CASES: Record<string, Case> = {
   },
   ppo_atari_lstm: {
     script: "ppo_atari_lstm.ts",
-    make: (rng) => new ppoLstm.Agent(4, rng),
+    make: () => new ppoLstm.Agent(4),
     input: pixels([1, 84, 84]),
     outputs: (agent, input) => {
       const a = agent as ppoLstm.Agent;
-      const zeros = tf.zeros([BATCH, a.lstm.hiddenSize]) as tf.Tensor2D;
-      const { hidden } = a.getStates(
-        tf.tensor4d(input.bytes, [BATCH, 1, 84, 84], "int32"),
-        { h: zeros, c: zeros },
-        tf.zeros([BATCH]) as tf.Tensor1D,
-      );
-      return heads(a, hidden);
+      const zeros = tf.zeros([BATCH, a.lstm.hiddenSize]);
+      const x = nn.framesToInput(input.bytes, [1, 84, 84], "chw");
+      const [hidden] = a.getStates(x, [zeros, zeros], tf.zeros([BATCH]) as tf.Tensor1D);
+      return heads(a, hidden as tf.Tensor2D);
     },
   },
   ppo_procgen: {

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/torch/backend.ts";
 import * as dist from "../envs/torch/distributed.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
@@ -92,25 +93,30 @@ it("ppo_atari_lstm.ts takes CleanRL's ppo_atari_lstm.py update: 2 envs × 128 st
   const n = fixture.minibatch_size;
   const spec = fixture.minibatches[0];
   const envs = 2;
-  const agent = new lstm.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new lstm.Agent(fixture.spaces.actions!);
   // The recorder's initial state: [h, c] × [1, envs, 128] in torch's layout, ours [envs, 128] each.
   const state = Float32Array.from(hashUnit(spec.initial_state_seed!, 2 * envs * 128), (u) => u * 0.5);
   const mb: lstm.Minibatch = {
-    obs: tf.tensor4d(hashBytes(spec.obs_seed, n * 84 * 84), [n, 1, 84, 84], "int32"),
-    initialLstmState: {
-      h: tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]),
-      c: tf.tensor2d(state.subarray(envs * 128), [envs, 128]),
-    },
+    obs: nn.framesToInput(hashBytes(spec.obs_seed, n * 84 * 84), [1, 84, 84], "chw"),
+    initialState: [
+      tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]),
+      tf.tensor2d(state.subarray(envs * 128), [envs, 128]),
+    ],
     dones: tf.tensor1d(Float32Array.from(spec.dones!)),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
   };
   const optimizer = lstm.makeOptimizer(args.learningRate);
+  const forward = () => {
+    const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.initialState, mb.dones, mb.actions);
+    return { logprob, entropy, value };
+  };
   await replayFixture("ppo_atari_lstm", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
-    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.initialLstmState, mb.dones, mb.actions)),
-    update: () => lstm.updateStep(agent, optimizer, mb, args),
+    forward: () => readForward(forward),
+    // updateStep reads the loss's coefficients of its args, which variantArgs checked against the recording.
+    update: () => lstm.updateStep(agent, optimizer, mb, args as Parameters<typeof lstm.updateStep>[3]),
     steps: 1,
   });
 });
