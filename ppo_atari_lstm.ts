@@ -286,7 +286,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // LSTM detail 4: what is shuffled is the envs; a minibatch holds a few envs' whole sequences in time order.
     const envsPerBatch = args.numEnvs / args.numMinibatches;
     const envInds = Int32Array.from({ length: args.numEnvs }, (_, i) => i);
-    const flatInds = tf.range(0, args.batchSize, 1, "int32").reshape([args.numSteps, args.numEnvs]);
+    const flatInds = tf.tidy(() => tf.range(0, args.batchSize, 1, "int32").reshape([args.numSteps, args.numEnvs]));
     const clipfracs: number[] = [];
     let stats: Float32Array = new Float32Array(7);
     for (let epoch = 0; epoch < args.updateEpochs; epoch++) {

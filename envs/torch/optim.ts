@@ -19,7 +19,13 @@ export function backward<T extends tf.Tensor[]>(
     kept = rest.map((t) => tf.keep(t)) as T;
     return loss;
   }, parameters);
-  return { grads, kept };
+  // A kept tensor outlives every tidy scope; its clone (the same data) belongs to the caller's, which disposes it.
+  const owned = kept.map((t) => {
+    const clone = t.clone();
+    t.dispose();
+    return clone;
+  }) as T;
+  return { grads, kept: owned };
 }
 
 /**
