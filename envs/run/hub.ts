@@ -417,7 +417,8 @@ async function fileMetadata(url: string, token: string | null): Promise<FileMeta
     const code = res.headers.get("x-error-code");
     throw new HubError(code === "EntryNotFound" ? "no such file in the repo" : "no such repo on the Hub (HTTP 404)");
   }
-  if (res.status >= 400) throw new HubError(`HTTP ${res.status} from the Hub`);
+  // Any other failure (a 5xx, a proxy's answer) is, like no connection, a case for the cached copy.
+  if (res.status >= 400) throw new Error(`HTTP ${res.status} from the Hub`);
   const commit = res.headers.get("x-repo-commit");
   const etag = (res.headers.get("x-linked-etag") ?? res.headers.get("etag") ?? "")
     .replace(/^W\//, "")

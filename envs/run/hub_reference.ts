@@ -21,15 +21,20 @@ export function isHubReference(reference: string): boolean {
 }
 
 // The loader flags this process runs under (tsx's `--import`/`--require`), and nothing else of its command line:
-// a test runner's `--test` must not reach the child.
+// a test runner's `--test` must not reach the child. A bare `--import tsx` is resolved from here, since the child
+// may start in a folder without node_modules.
 function loaderFlags(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
+  const located = (spec: string) => (/^[\w@]/.test(spec) && !/^\w+:/.test(spec) ? import.meta.resolve(spec) : spec);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (/^--(import|require|loader|experimental-loader)=/.test(a)) out.push(a);
-    else if (/^(--import|--require|-r|--loader|--experimental-loader)$/.test(a) && i + 1 < argv.length)
-      out.push(a, argv[++i]);
+    const joined = a.match(/^--(import|require|loader|experimental-loader)=(.*)$/);
+    if (joined) out.push(`--${joined[1]}`, joined[1] === "require" ? joined[2] : located(joined[2]));
+    else if (/^(--import|--require|-r|--loader|--experimental-loader)$/.test(a) && i + 1 < argv.length) {
+      const spec = argv[++i];
+      out.push(a, a === "--require" || a === "-r" ? spec : located(spec));
+    }
   }
   return out;
 }
@@ -47,14 +52,18 @@ export function resolveHubCheckpoint(reference: string): string | null | Error {
     env: process.env,
   });
   if (out.error) return new Error(`cannot start the Hub download for ${reference}: ${out.error.message}`);
-  for (const line of out.stderr.split("\n")) if (line.trim()) console.log(line);
   const last = out.stdout.trim().split("\n").pop() ?? "";
   let result: { path?: string; error?: string };
   try {
     result = JSON.parse(last);
   } catch {
-    return new Error(`the Hub download for ${reference} ended without a result (exit code ${out.status})`);
+    const said = out.stderr.trim().split("\n").pop();
+    return new Error(
+      `the Hub download for ${reference} ended without a result (exit code ${out.status}${said ? `: ${said}` : ""})`,
+    );
   }
+  // The child's notes (a download, an offline read) are this process's to show.
+  for (const line of out.stderr.split("\n")) if (line.trim()) console.log(line);
   if (typeof result.path === "string") return result.path;
   return new Error(result.error ?? `the Hub download for ${reference} failed`);
 }
