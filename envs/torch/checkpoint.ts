@@ -80,6 +80,8 @@ export interface Progress {
   args: Record<string, unknown>;
   /** Whatever else a variant needs to continue (JSON): observation-normalization statistics, for one. */
   extra?: Record<string, unknown>;
+  /** The wandb run this run is tracked in (`Tracker.runId`), which a resumed run continues. */
+  trackingRunId?: string | null;
 }
 
 export interface Checkpoint {
@@ -179,6 +181,7 @@ export function writeCheckpoint(
     rng: JSON.stringify(progress.rng),
   };
   if (progress.extra !== undefined) metadata.extra = JSON.stringify(progress.extra);
+  if (progress.trackingRunId) metadata.wandb_run_id = progress.trackingRunId;
   if (optimizer !== null) {
     const state = optimizer.exportState();
     for (const p of parameters) {
@@ -278,6 +281,7 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
       rng: json("rng") as RandomState[],
       args: json("args") as Record<string, unknown>,
       extra: json("extra") as Record<string, unknown> | undefined,
+      trackingRunId: metadata.wandb_run_id ?? null,
     };
   }
   const optimizer = json("optimizer") as { step?: number } | undefined;
