@@ -78,7 +78,8 @@ export class DatastoreWriter {
   write(data: Uint8Array): void {
     let at = 0;
     let first = true;
-    do {
+    let done = false;
+    while (!done) {
       const left = BLOCK - (this.offset % BLOCK);
       if (left < RECORD_HEADER) {
         // No record starts in a block's last six bytes: they are zero padding.
@@ -99,8 +100,8 @@ export class DatastoreWriter {
       this.offset += RECORD_HEADER + n;
       at += n;
       first = false;
-      if (end) break;
-    } while (true);
+      done = end;
+    }
   }
 
   close(): void {
