@@ -1,5 +1,6 @@
 // A local stand-in for the Hugging Face Hub: the endpoints `@huggingface/hub` (whoAmI, createRepo, listFiles,
-// commit with LFS "basic" uploads, downloadFile) and huggingface_hub's `hf_hub_download` (HEAD on resolve/) call,
+// commit with LFS "basic" uploads, downloadFile) and the Python huggingface_hub (the same, plus validate-yaml, and
+// `hf_hub_download`'s HEAD on resolve/) call,
 // answering as the Hub does in the fields those clients read. It runs in a child process, so that a test may block
 // its own thread (a checkpoint read waits synchronously for the download child process) while this answers.
 // GET /__state returns what it holds and what it was asked; POST /__fail makes matching requests fail.
@@ -121,7 +122,8 @@ function serve(): void {
       if (!authorized) return json(401, { error: "Invalid credentials in Authorization header" });
       const { name, organization } = JSON.parse(body.toString());
       const id = `${organization ?? USER}/${name}`;
-      if (repos.has(id)) return json(409, { error: "You already created this model repo", url: `stand-in/${id}` });
+      if (repos.has(id))
+        return json(409, { error: "You already created this model repo", url: `http://${req.headers.host}/${id}` });
       repos.set(id, {
         files: new Map([[".gitattributes", Buffer.from("*.safetensors filter=lfs\n")]]),
         lfs: new Set(),
@@ -133,8 +135,10 @@ function serve(): void {
         deleted: [],
         added: [".gitattributes"],
       });
-      return json(200, { url: `http://stand-in/${id}`, id });
+      return json(200, { url: `http://${req.headers.host}/${id}`, id });
     }
+    // huggingface_hub checks a README.md's metadata before committing it; the stand-in takes any.
+    if (route === "POST /api/validate-yaml") return json(200, { errors: [], warnings: [] });
     if ((m = route.match(/^GET \/api\/models\/([^/]+\/[^/]+)\/tree\/([^/]+)$/))) {
       const r = repos.get(m[1]);
       if (!r) return json(404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
@@ -151,6 +155,7 @@ function serve(): void {
         files: files.map((f) => ({
           path: f.path,
           uploadMode: Buffer.from(f.sample, "base64").includes(0) || f.size > 10_000_000 ? "lfs" : "regular",
+          shouldIgnore: false,
         })),
       });
     }
@@ -209,7 +214,7 @@ function serve(): void {
       r.files = files;
       r.lfs = lfs;
       r.commits.push(commit);
-      return json(200, { commitOid: commit.oid, commitUrl: `http://stand-in/${m[1]}/commit/${commit.oid}` });
+      return json(200, { commitOid: commit.oid, commitUrl: `http://${req.headers.host}/${m[1]}/commit/${commit.oid}` });
     }
     if (
       (m = url.pathname.match(/^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/)) &&
