@@ -201,7 +201,9 @@ test("a pickled module (not a state dict) is refused in one line, before any of 
     () => readCheckpoint(path.join(FIXTURES, "module.cleanrl_model"), "ppo.ts"),
     (e: Error) =>
       e.name === "CheckpointError" &&
-      /not a readable torch\.save state dict: data\.pkl uses pickle opcode 0x81 .*never writes/.test(e.message) &&
+      /not a readable checkpoint: torch\.save state dict: data\.pkl uses pickle opcode 0x81 .*never writes/.test(
+        e.message,
+      ) &&
       !e.message.includes("\n"),
   );
 });
@@ -220,7 +222,8 @@ test("a truncated torch.save archive is refused in one line", () => {
   assert.throws(
     () => readCheckpoint(cut, "ppo.ts"),
     (e: Error) =>
-      /cut\.cleanrl_model is not a readable torch\.save state dict: /.test(e.message) && !e.message.includes("\n"),
+      /cut\.cleanrl_model is not a readable checkpoint: torch\.save state dict: /.test(e.message) &&
+      !e.message.includes("\n"),
   );
 });
 
@@ -230,7 +233,7 @@ test("a truncated flax file is refused in one line", () => {
   fs.writeFileSync(cut, bytes.subarray(0, 100_000));
   assert.throws(
     () => readCheckpoint(cut, "ppo_atari.ts"),
-    (e: Error) => /is not a readable flax agent: /.test(e.message) && !e.message.includes("\n"),
+    (e: Error) => /is not a readable checkpoint: flax agent: /.test(e.message) && !e.message.includes("\n"),
   );
 });
 

@@ -313,7 +313,7 @@ function readTorchCheckpoint(file: string, bytes: Uint8Array): Checkpoint {
     return foreignCheckpoint(file, readTorchStateDict(bytes), {}, null);
   } catch (e) {
     if (e instanceof TorchFileError)
-      throw new CheckpointError(`${file} is not a readable torch.save state dict: ${e.message}`);
+      throw new CheckpointError(`${file} is not a readable checkpoint: torch.save state dict: ${e.message}`);
     throw e;
   }
 }
@@ -329,7 +329,8 @@ function readFlaxCheckpoint(file: string, bytes: Uint8Array): Checkpoint {
   try {
     agent = readFlaxNatureCnn(bytes);
   } catch (e) {
-    if (e instanceof FlaxFileError) throw new CheckpointError(`${file} is not a readable flax agent: ${e.message}`);
+    if (e instanceof FlaxFileError)
+      throw new CheckpointError(`${file} is not a readable checkpoint: flax agent: ${e.message}`);
     throw e;
   }
   const tensors = new Map<string, StoredTensor>();
