@@ -409,7 +409,7 @@ export class Run<A extends RunArgs> {
     if (this.agent === null || this.guarded.streak > 0) return;
     const parameters = this.agent.namedParameters().map((p) => p.variable);
     const finite = tf.tidy(() => tf.addN(parameters.map((p) => tf.sum(tf.mul(p, 0)))).dataSync()[0] === 0);
-    if (!finite) this.stop(`the parameters became non-finite during iteration ${iteration - 1}`, iteration);
+    if (!finite) this.stop(`the parameters became non-finite during iteration ${iteration - 1}`);
     tf.dispose(this.lastGood?.parameters ?? []);
     this.lastGood = { parameters: parameters.map((p) => tf.mul(p, 1)), iteration: iteration - 1 };
   }
@@ -423,12 +423,12 @@ export class Run<A extends RunArgs> {
     try {
       checkFinite(metrics, UPDATE_METRICS, iteration, null);
     } catch (e) {
-      this.stop((e as Error).message.split(": training stopped")[0], iteration);
+      this.stop((e as Error).message.split(": training stopped")[0]);
     }
-    if (iteration !== this.guarded.iteration) this.closeGuardedIteration(), (this.guarded.iteration = iteration);
+    this.guarded.iteration = iteration; // startIteration counts it once it is over
     const [valueLoss, approxKl] = [metrics[1], metrics[4]];
     if (valueLoss > this.args.guardValueLoss)
-      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss}`;
+      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss.toExponential()}`;
     else if (approxKl > this.args.guardApproxKl)
       this.guarded.diverging = `approx_kl ${approxKl.toExponential(2)} > --guard-approx-kl ${this.args.guardApproxKl}`;
   }
@@ -440,11 +440,11 @@ export class Run<A extends RunArgs> {
     this.guarded.streak = diverging === "" ? 0 : this.guarded.streak + 1;
     this.guarded.diverging = "";
     if (this.guarded.streak >= this.args.guardIterations)
-      this.stop(`training diverged: ${diverging} for ${this.guarded.streak} iterations in a row`, iteration);
+      this.stop(`training diverged in iterations ${iteration - this.guarded.streak + 1}-${iteration}: ${diverging}`);
   }
 
   /** Saves the last good agent (finite, checked when it was kept) and stops with one line saying where it is. */
-  private stop(why: string, iteration: number): never {
+  private stop(why: string): never {
     let saved = "";
     if (this.lastGood !== null && this.agent !== null && this.summaryWriter !== null) {
       const { parameters, iteration: goodIteration } = this.lastGood;
@@ -465,7 +465,7 @@ export class Run<A extends RunArgs> {
       saved = `; the agent after iteration ${goodIteration} is saved in ${file}`;
     }
     throw new TrainingError(
-      `${why} (iteration ${iteration}): training stopped${saved}. Try a lower --learning-rate or --max-grad-norm, ` +
+      `${why}: training stopped${saved}. Try a lower --learning-rate or --max-grad-norm, ` +
         "and check the env's rewards and observations",
     );
   }
