@@ -26,7 +26,7 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint, writeCheckpoint } from "../envs/torch/checkpoint.ts";
 import { float, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/torch/safetensors.ts";
 import * as ppo from "../ppo.ts";
@@ -111,12 +111,12 @@ const CASES: Record<string, Case> = {
   },
   ppo_continuous_action: {
     script: "ppo_continuous_action.ts",
-    make: (rng) => new ppoContinuous.Agent(17, 6, rng),
+    make: () => new ppoContinuous.Agent(17, 6),
     input: vector(17),
     outputs: (agent, input) => {
       const a = agent as ppoContinuous.Agent;
       const x = tf.tensor2d(toFloat32(input), [BATCH, 17]);
-      return { logits: read(mlp(a.actorMean, x)), value: read(mlp(a.critic, x)), logstd: read(a.actorLogstd) };
+      return { logits: read(a.actorMean.forward(x)), value: read(a.critic.forward(x)), logstd: read(a.actorLogstd) };
     },
   },
   ppo_atari_lstm: {

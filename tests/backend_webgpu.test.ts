@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
@@ -269,13 +269,15 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
 
     test("ppo_continuous_action.ts: Gaussian MLP (3-d observations, 2-d actions, 8 samples)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppoContinuous.Agent(3, 2, new RandomGenerator(2)),
+        agent: () => (manualSeed(2), new ppoContinuous.Agent(3, 2)),
         minibatch: () => ({
           obs: tf.tensor2d(randomArray(24, 7), [8, 3]),
           actions: tf.tensor2d(randomArray(16, 8), [8, 2]),
           ...common(8, 9),
         }),
-        update: ppoContinuous.updateStep,
+        // updateStep reads only the loss's hyperparameters of the run's args.
+        update: (agent, opt, mb, args) =>
+          ppoContinuous.updateStep(agent, opt, mb, args as Parameters<typeof ppoContinuous.updateStep>[3]),
         parameters: (a) => a.parameters(),
       });
     });

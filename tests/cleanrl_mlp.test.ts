@@ -59,7 +59,7 @@ test("ppo_continuous_action.ts takes CleanRL's ppo_continuous_action.py update (
   const fixture = loadFixture("ppo_continuous_action");
   const args = variantArgs(continuous.ARGS, fixture);
   const [obsDim, actionDim, n] = [fixture.spaces.obs_shape[0], fixture.spaces.action_dim!, fixture.minibatch_size];
-  const agent = new continuous.Agent(obsDim, actionDim, new RandomGenerator(0));
+  const agent = new continuous.Agent(obsDim, actionDim);
   const spec = fixture.minibatches[0];
   const mb = minibatch(spec, n, obsDim, tf.tensor2d(hashFloats(spec.actions_seed, n * actionDim, 1.5), [n, actionDim]));
   const optimizer = continuous.makeOptimizer(args.learningRate);
@@ -69,7 +69,12 @@ test("ppo_continuous_action.ts takes CleanRL's ppo_continuous_action.py update (
       const p = agent.parameters();
       return [p[p.length - 1], ...p.slice(0, -1)];
     },
-    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
-    update: () => continuous.updateStep(agent, optimizer, mb, args),
+    forward: () =>
+      readForward(() => {
+        const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.actions);
+        return { logprob, entropy, value };
+      }),
+    // updateStep reads only the loss's hyperparameters of the run's args, which variantArgs holds.
+    update: () => continuous.updateStep(agent, optimizer, mb, args as Parameters<typeof continuous.updateStep>[3]),
   });
 });

@@ -12,14 +12,18 @@ export function backward<T extends tf.Tensor[]>(
   parameters: tf.Variable[],
   f: () => [loss: tf.Scalar, ...kept: T],
 ): { grads: tf.NamedTensorMap; kept: T } {
-  let kept = [] as unknown as T;
+  let kept: tf.Tensor[] = [];
   const { grads } = tf.variableGrads(() => {
     const [loss, ...rest] = f();
     // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-    kept = rest.map((t) => tf.keep(t)) as T;
+    kept = rest.map((t) => tf.keep(t));
     return loss;
   }, parameters);
-  return { grads, kept };
+  // A kept tensor escapes every enclosing tidy, the caller's too: hand back clones (same data, no copy), which
+  // the caller's tidy owns.
+  const owned = kept.map((t) => tf.clone(t)) as T;
+  tf.dispose(kept);
+  return { grads, kept: owned };
 }
 
 /**
