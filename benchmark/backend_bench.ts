@@ -18,7 +18,7 @@ import * as tf from "@tensorflow/tfjs";
 import { conv2dFilterGrad, conv2dInputGrad, setupBackend, unregisterWasmGradientFixes } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 const ARGS = {

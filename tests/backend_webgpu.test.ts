@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
@@ -256,7 +257,7 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("one PPO update of each variant's network on WebGPU equals the cpu backend's", () => {
     test("ppo.ts: MLP actor-critic (CartPole sizes, 8 samples)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppo.Agent(4, 2, new RandomGenerator(1)),
+        agent: () => (manualSeed(1), new ppo.Agent(4, 2)),
         minibatch: () => ({
           obs: tf.tensor2d(randomArray(32, 5), [8, 4]),
           actions: tf.tensor1d([0, 1, 1, 0, 1, 0, 0, 1], "int32"),
@@ -275,18 +276,16 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
           actions: tf.tensor2d(randomArray(16, 8), [8, 2]),
           ...common(8, 9),
         }),
-        // updateStep reads only the loss's hyperparameters of the run's args.
-        update: (agent, opt, mb, args) =>
-          ppoContinuous.updateStep(agent, opt, mb, args as Parameters<typeof ppoContinuous.updateStep>[3]),
+        update: ppoContinuous.updateStep,
         parameters: (a) => a.parameters(),
       });
     });
 
     test("ppo_atari.ts: Nature CNN (2 stacked-frame observations)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppoAtari.Agent(4, new RandomGenerator(3)),
+        agent: () => (manualSeed(3), new ppoAtari.Agent(4)),
         minibatch: () => ({
-          obs: ppoAtari.framesToInput(frameBytes(2, 4, 10)),
+          obs: nn.framesToInput(frameBytes(2, 4, 10), [4, 84, 84], "chw"),
           actions: tf.tensor1d([1, 3], "int32"),
           ...common(2, 11),
         }),

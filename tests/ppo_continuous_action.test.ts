@@ -98,7 +98,6 @@ test("an update step trains the log-std too and leaks no tensors", () => {
   manualSeed(1);
   const agent = new Agent(3, 2);
   const optimizer = tf.train.adam(3e-4, 0.9, 0.999, 1e-5);
-  // The loss's hyperparameters, all updateStep reads of the run's args.
   const args = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
   const make = () => ({
     obs: tf.randomNormal([8, 3]) as tf.Tensor2D,
@@ -109,14 +108,12 @@ test("an update step trains the log-std too and leaks no tensors", () => {
     values: tf.zeros([8]) as tf.Tensor1D,
   });
   let mb = make();
-  const step = (minibatch: typeof mb) =>
-    updateStep(agent, optimizer, minibatch, args as Parameters<typeof updateStep>[3]);
-  step(mb);
+  updateStep(agent, optimizer, mb, args);
   tf.dispose(mb);
   const count = tf.memory().numTensors;
   for (let i = 0; i < 3; i++) {
     mb = make();
-    step(mb);
+    updateStep(agent, optimizer, mb, args);
     tf.dispose(mb);
   }
   assert.equal(tf.memory().numTensors, count);
@@ -200,7 +197,8 @@ test("a resumed run goes on with the normalizers' statistics of its checkpoint",
   const checkpoint = join(cwd, "runs", runName, "checkpoints", "iteration_00000001.safetensors");
   const resumed = runScript(["--resume", checkpoint, "--save-model", "--eval-episodes", "1"], cwd);
   assert.equal(resumed.status, 0, resumed.stderr);
-  const [before, after] = [checkpoint, join(cwd, "runs", runName, "ppo_continuous_action.safetensors")].map(
+  const resumedRun = readdirSync(join(cwd, "runs")).find((name) => name !== runName)!;
+  const [before, after] = [checkpoint, join(cwd, "runs", resumedRun, "ppo_continuous_action.safetensors")].map(
     savedStatistics,
   );
   // Iteration 2 adds its 64 steps to both, and the resumed run's first reset to the observations' (Pendulum's

@@ -287,3 +287,6 @@ export function framesToInput(frames: Uint8Array, [c, h, w]: readonly number[], 
   }
   return tf.tensor4d(out, [n, h, w, c]);
 }
+
+// TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
+export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";

@@ -12,17 +12,19 @@ export function backward<T extends tf.Tensor[]>(
   parameters: tf.Variable[],
   f: () => [loss: tf.Scalar, ...kept: T],
 ): { grads: tf.NamedTensorMap; kept: T } {
-  let kept: tf.Tensor[] = [];
+  let kept = [] as unknown as T;
   const { grads } = tf.variableGrads(() => {
     const [loss, ...rest] = f();
     // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-    kept = rest.map((t) => tf.keep(t));
+    kept = rest.map((t) => tf.keep(t)) as T;
     return loss;
   }, parameters);
-  // A kept tensor escapes every enclosing tidy, the caller's too: hand back clones (same data, no copy), which
-  // the caller's tidy owns.
-  const owned = kept.map((t) => tf.clone(t)) as T;
-  tf.dispose(kept);
+  // Clones (sharing the data) belong to the caller's tf.tidy scope, as the gradients do; the kept originals go.
+  const owned = kept.map((t) => {
+    const clone = t.clone();
+    t.dispose();
+    return clone;
+  }) as T;
   return { grads, kept: owned };
 }
 
