@@ -13,6 +13,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 import * as tf from "@tensorflow/tfjs";
 import * as gym from "../gymnasium/index.ts";
@@ -34,6 +35,7 @@ import {
 import type { StatefulOptimizer } from "../torch/optim.ts";
 import { type RandomState, defaultGenerator, manualSeed } from "../torch/rng.ts";
 import { type ArgValues, type Flag, bool, float, int, kebab, parseArgs, str, usageError } from "./cli.ts";
+import { uploadModel } from "./hub.ts";
 import { SummaryWriter, type Tracker, initTracking } from "./logging.ts";
 import { type Closable, TrainingError, checkEnvSpaces, checkFinite, closeOnExit, pollSignals } from "./main.ts";
 
@@ -41,6 +43,8 @@ import { type Closable, TrainingError, checkEnvSpaces, checkFinite, closeOnExit,
 export const RUN_ARGS = {
   backend: str("auto", 'tensor backend: auto | webgpu | tensorflow | wasm | cpu (see README.md "Backends")'),
   saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
+  uploadModel: bool(false, "whether to upload the saved model to huggingface (needs --save-model and HF_TOKEN)"),
+  hfEntity: str("", "the user or org name of the model repository from the Hugging Face Hub"),
   evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
   evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
   checkpointEvery: int(0, "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints`", {
@@ -74,6 +78,8 @@ const RESUMABLE = new Set([
   "wandbEntity",
   "captureVideo",
   "saveModel",
+  "uploadModel",
+  "hfEntity",
   "evalEpisodes",
   "checkpointEvery",
   "checkpointKeep",
@@ -104,6 +110,8 @@ interface RunArgs {
   wandbEntity: string | null;
   captureVideo: boolean;
   saveModel: boolean;
+  uploadModel: boolean;
+  hfEntity: string;
   evalCheckpoint: string | null;
   evalEpisodes: number;
   guardValueLoss: number;
@@ -228,6 +236,7 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
       ? await initTracking({
           project: args.wandbProjectName,
           entity: args.wandbEntity,
+          id: checkpoint?.progress?.trackingRunId,
           name,
           config: args as unknown as Record<string, unknown>,
         })
@@ -400,7 +409,7 @@ export class Run<A extends RunArgs> {
     if (this.agent === null || this.guarded.streak > 0) return;
     const parameters = this.agent.namedParameters().map((p) => p.variable);
     const finite = tf.tidy(() => tf.addN(parameters.map((p) => tf.sum(tf.mul(p, 0)))).dataSync()[0] === 0);
-    if (!finite) this.stop(`the parameters became non-finite during iteration ${iteration - 1}`, iteration);
+    if (!finite) this.stop(`the parameters became non-finite during iteration ${iteration - 1}`);
     tf.dispose(this.lastGood?.parameters ?? []);
     this.lastGood = { parameters: parameters.map((p) => tf.mul(p, 1)), iteration: iteration - 1 };
   }
@@ -414,12 +423,12 @@ export class Run<A extends RunArgs> {
     try {
       checkFinite(metrics, UPDATE_METRICS, iteration, null);
     } catch (e) {
-      this.stop((e as Error).message.split(": training stopped")[0], iteration);
+      this.stop((e as Error).message.split(": training stopped")[0]);
     }
-    if (iteration !== this.guarded.iteration) this.closeGuardedIteration(), (this.guarded.iteration = iteration);
+    this.guarded.iteration = iteration; // startIteration counts it once it is over
     const [valueLoss, approxKl] = [metrics[1], metrics[4]];
     if (valueLoss > this.args.guardValueLoss)
-      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss}`;
+      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss.toExponential()}`;
     else if (approxKl > this.args.guardApproxKl)
       this.guarded.diverging = `approx_kl ${approxKl.toExponential(2)} > --guard-approx-kl ${this.args.guardApproxKl}`;
   }
@@ -431,11 +440,11 @@ export class Run<A extends RunArgs> {
     this.guarded.streak = diverging === "" ? 0 : this.guarded.streak + 1;
     this.guarded.diverging = "";
     if (this.guarded.streak >= this.args.guardIterations)
-      this.stop(`training diverged: ${diverging} for ${this.guarded.streak} iterations in a row`, iteration);
+      this.stop(`training diverged in iterations ${iteration - this.guarded.streak + 1}-${iteration}: ${diverging}`);
   }
 
   /** Saves the last good agent (finite, checked when it was kept) and stops with one line saying where it is. */
-  private stop(why: string, iteration: number): never {
+  private stop(why: string): never {
     let saved = "";
     if (this.lastGood !== null && this.agent !== null && this.summaryWriter !== null) {
       const { parameters, iteration: goodIteration } = this.lastGood;
@@ -456,7 +465,7 @@ export class Run<A extends RunArgs> {
       saved = `; the agent after iteration ${goodIteration} is saved in ${file}`;
     }
     throw new TrainingError(
-      `${why} (iteration ${iteration}): training stopped${saved}. Try a lower --learning-rate or --max-grad-norm, ` +
+      `${why}: training stopped${saved}. Try a lower --learning-rate or --max-grad-norm, ` +
         "and check the env's rewards and observations",
     );
   }
@@ -491,6 +500,7 @@ export class Run<A extends RunArgs> {
       globalStep: this.globalStep,
       rng: this.rngStates(),
       args: this.args as unknown as Record<string, unknown>,
+      trackingRunId: this.tracker?.runId ?? null,
     };
     if (this.extra !== null) progress.extra = this.extra();
     const optimizer = withOptimizer ? this.optimizer : null;
@@ -520,6 +530,18 @@ export class Run<A extends RunArgs> {
     if (checkpoint.envId !== null && !this.given.has("envId"))
       console.log(`evaluating on ${envId}, the checkpoint's env`);
     return { agent, envId };
+  }
+
+  /**
+   * With --upload-model: pushes the saved agent, the run's event files, the evaluation's videos and the script to
+   * the Hugging Face Hub (envs/run/hub.ts), with a model card holding `episodicReturns`. A refusal is one line.
+   */
+  async upload(episodicReturns: number[]): Promise<void> {
+    if (!this.args.uploadModel) return;
+    this.summaryWriter?.flush(); // the pushed event file then holds the evaluation's returns
+    const script = fileURLToPath(new URL(`../../${this.options.script}`, import.meta.url));
+    const args = this.args as unknown as Parameters<typeof uploadModel>[0];
+    await uploadModel(args, episodicReturns, this.name, script);
   }
 
   /** Flushes and closes the logs and the wandb run. */

@@ -14,7 +14,8 @@ import { webGpuKernelsActive } from "./webgpu/index.ts";
  * conv `[kh, kw, inC, outC]`). Torch sees the same weight as `[out, in...]` and makes its rows orthonormal
  * (or its columns, when out > in): a Gaussian matrix, QR-decomposed, Q's signs fixed by diag(R) so the result is
  * uniformly distributed (Saxe et al. 2013). Written in plain JS with the seeded generator: reproducible from
- * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights (≈2 s vs ≈54 s for 3136×512).
+ * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights such as the Nature CNN's 3136×512
+ * (benchmark/README.md, "Orthogonal initialisation").
  */
 export function orthogonal(shape: readonly number[], gain: number, rng: RandomGenerator): Float32Array {
   const out = shape[shape.length - 1];
@@ -69,8 +70,8 @@ const SUM_BLOCK = 1024;
 
 /**
  * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
- * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
- * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop, 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight); each level here adds at most SUM_BLOCK terms, so the
  * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
  */
 function sumOfSquares(x: tf.Tensor): tf.Scalar {
