@@ -298,6 +298,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const env = evalEnv(args.envId, `${run.name}-eval`, gym.wrappers.normalizerStates(envs.envs));
     const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
   envs.close();
