@@ -12,8 +12,8 @@ import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import * as dist from "../envs/torch/distributed.ts";
 import * as nn from "../envs/torch/nn.ts";
+import * as dist from "../envs/torch/distributed.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
@@ -71,9 +71,9 @@ it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch
   const fixture = loadFixture("ppo_atari");
   const args = variantArgs(atari.ARGS, fixture);
   const n = fixture.minibatch_size;
-  const agent = new atari.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new atari.Agent(fixture.spaces.actions!);
   const mb: atari.Minibatch = {
-    obs: atari.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84)),
+    obs: nn.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84), [4, 84, 84], "chw"),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
   };
@@ -115,8 +115,7 @@ it("ppo_atari_lstm.ts takes CleanRL's ppo_atari_lstm.py update: 2 envs × 128 st
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
     forward: () => readForward(forward),
-    // updateStep reads the loss's coefficients of its args, which variantArgs checked against the recording.
-    update: () => lstm.updateStep(agent, optimizer, mb, args as Parameters<typeof lstm.updateStep>[3]),
+    update: () => lstm.updateStep(agent, optimizer, mb, args),
     steps: 1,
   });
 });
