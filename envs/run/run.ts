@@ -426,9 +426,9 @@ export class Run<A extends RunArgs> {
       this.stop((e as Error).message.split(": training stopped")[0]);
     }
     this.guarded.iteration = iteration; // startIteration counts it once it is over
-    const [valueLoss, approxKl] = [metrics[1], metrics[4]];
+    const [valueLoss, approxKl, limit] = [metrics[1], metrics[4], this.args.guardValueLoss];
     if (valueLoss > this.args.guardValueLoss)
-      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss.toExponential()}`;
+      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${limit.toExponential()}`;
     else if (approxKl > this.args.guardApproxKl)
       this.guarded.diverging = `approx_kl ${approxKl.toExponential(2)} > --guard-approx-kl ${this.args.guardApproxKl}`;
   }
@@ -568,8 +568,8 @@ function legacyShapes(checkpoint: Checkpoint): (name: string) => number[] {
 }
 
 /**
- * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations, done flags → actions) on one env built by `makeEnv`
- * for `evalEpisodes` episodes; returns their returns. The generator is seeded anew with `seed`.
+ * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations and done flags in, actions out) on one env
+ * built by `makeEnv` for `evalEpisodes` episodes; returns their returns. The generator is seeded anew with `seed`.
  */
 export function evaluate<Obs>(
   makeEnv: () => gym.Env,
