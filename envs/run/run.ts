@@ -210,8 +210,9 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     usageError(`${checkpoint.path} holds parameters only (no optimizer state or progress): it can be evaluated`);
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
   if (args.romDir != null) {
-    if (!fs.existsSync(args.romDir) || !fs.statSync(args.romDir).isDirectory())
-      usageError(`--rom-dir ${args.romDir} is ${fs.existsSync(args.romDir) ? "a file" : "missing"}: give the folder`);
+    // A missing folder is reported by the ROM lookup, with every place it searched.
+    if (fs.existsSync(args.romDir) && !fs.statSync(args.romDir).isDirectory())
+      usageError(`--rom-dir ${args.romDir} is a file: give the folder that holds the ROM images`);
     process.env.ALE_ROMS_DIR = args.romDir;
   }
   const time = Math.floor(Date.now() / 1000);
