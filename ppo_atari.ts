@@ -268,6 +268,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const env = makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`);
     const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
   envs.close();

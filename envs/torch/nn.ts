@@ -14,7 +14,8 @@ import { webGpuKernelsActive } from "./webgpu/index.ts";
  * conv `[kh, kw, inC, outC]`). Torch sees the same weight as `[out, in...]` and makes its rows orthonormal
  * (or its columns, when out > in): a Gaussian matrix, QR-decomposed, Q's signs fixed by diag(R) so the result is
  * uniformly distributed (Saxe et al. 2013). Written in plain JS with the seeded generator: reproducible from
- * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights (≈2 s vs ≈54 s for 3136×512).
+ * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights such as the Nature CNN's 3136×512
+ * (benchmark/README.md, "Orthogonal initialisation").
  */
 export function orthogonal(shape: readonly number[], gain: number, rng: RandomGenerator): Float32Array {
   const out = shape[shape.length - 1];
@@ -69,8 +70,8 @@ const SUM_BLOCK = 1024;
 
 /**
  * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
- * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
- * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop, 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight); each level here adds at most SUM_BLOCK terms, so the
  * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
  */
 function sumOfSquares(x: tf.Tensor): tf.Scalar {
@@ -103,8 +104,11 @@ export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads
 
 /**
  * `nn.Module`: `forward`, and the parameters of the modules it holds, named as torch's `state_dict()` names them
- * (`network.0.weight`, `actor.bias`, ...). Like torch, the names and the `parameters()` order follow the order in
- * which the submodules were assigned: an Agent declares its fields in CleanRL's order.
+ * (`network.0.weight`, `actor.bias`, ...; a camelCase field is torch's snake_case name: `actorMean` is
+ * `actor_mean`). A `tf.Variable` field is a parameter of the module itself, as an `nn.Parameter` is in torch.
+ * The names and the `parameters()` order follow the order in which the fields were assigned: an Agent declares
+ * its fields in CleanRL's order. (Torch lists a module's own parameters first; here they stay where they are
+ * declared, the order that the gradient norm's float sums and the older JSON checkpoints assume.)
  */
 export class Module {
   forward(x: tf.Tensor): tf.Tensor {
@@ -112,9 +116,11 @@ export class Module {
   }
 
   namedParameters(prefix = ""): NamedParameter[] {
-    return Object.entries(this).flatMap(([name, m]) =>
-      m instanceof Module ? m.namedParameters(`${prefix}${name}.`) : [],
-    );
+    return Object.entries(this).flatMap(([field, m]): NamedParameter[] => {
+      const name = prefix + field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (m instanceof tf.Variable) return [{ name, variable: m, layout: "same" }];
+      return m instanceof Module ? m.namedParameters(`${name}.`) : [];
+    });
   }
 
   parameters(): tf.Variable[] {
@@ -328,3 +334,72 @@ export function framesToInput(frames: Uint8Array, [c, h, w]: readonly number[], 
 
 // TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
 export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";
+
+// ---- recurrent layer (ppo_atari_lstm.ts) ------------------------------------------------------------------------
+
+/** `torch.nn.init`'s in-place initializers, for parameters that are not a Linear's or a Conv2d's (see `layerInit`). */
+export const init = {
+  /** `orthogonal_(param, gain)` on a weight stored [...in, out], from the generator `torch.manual_seed` seeded. */
+  orthogonal(param: tf.Variable, gain = 1, rng = defaultGenerator): void {
+    tf.tidy(() => param.assign(tf.tensor(orthogonal(param.shape, gain, rng), param.shape)));
+  },
+  constant(param: tf.Variable, value: number): void {
+    tf.tidy(() => param.assign(tf.fill(param.shape, value)));
+  },
+};
+
+/** An LSTM's hidden and cell states, [batch, hiddenSize] each: torch's `(h, c)` without its layer axis. */
+export type LstmState = [h: tf.Tensor, c: tf.Tensor];
+
+/**
+ * `nn.LSTM(inputSize, hiddenSize)` with one layer, its gates in torch's order (input, forget, cell, output) and
+ * its weights stored [in, 4 * hiddenSize], torch's transposed. Like `Linear`, it is made without drawing random
+ * numbers: the caller initializes it. Where torch runs a whole sequence in one call, this layer is stepped, so
+ * that a policy can reset the state between steps where an episode ends: `inputGates` for all steps at once, then
+ * `cell` once per step.
+ */
+export class LSTM extends Module {
+  readonly weightIh: tf.Variable;
+  readonly weightHh: tf.Variable;
+  // Torch's two bias vectors, kept as two although the gates only see their sum: each gets the same gradient and
+  // Adam moves each by its own step, so together they move twice as far as one vector would; clip_grad_norm_
+  // counts that gradient twice too.
+  readonly biasIh: tf.Variable;
+  readonly biasHh: tf.Variable;
+
+  constructor(
+    readonly inputSize: number,
+    readonly hiddenSize: number,
+  ) {
+    super();
+    this.weightIh = tf.variable(tf.zeros([inputSize, 4 * hiddenSize]));
+    this.weightHh = tf.variable(tf.zeros([hiddenSize, 4 * hiddenSize]));
+    this.biasIh = tf.variable(tf.zeros([4 * hiddenSize]));
+    this.biasHh = tf.variable(tf.zeros([4 * hiddenSize]));
+  }
+
+  override namedParameters(prefix = ""): NamedParameter[] {
+    return [
+      { name: `${prefix}weight_ih_l0`, variable: this.weightIh, layout: "linear" },
+      { name: `${prefix}weight_hh_l0`, variable: this.weightHh, layout: "linear" },
+      { name: `${prefix}bias_ih_l0`, variable: this.biasIh, layout: "same" },
+      { name: `${prefix}bias_hh_l0`, variable: this.biasHh, layout: "same" },
+    ];
+  }
+
+  /** x·W_ih + b_ih + b_hh, the input's share of the four gates, for every row of `x` (all steps) in one product. */
+  inputGates(x: tf.Tensor): tf.Tensor {
+    return tf.add(tf.add(tf.matMul(x as tf.Tensor2D, this.weightIh as tf.Tensor2D), this.biasIh), this.biasHh);
+  }
+
+  /**
+   * One step from that step's rows of `inputGates`:
+   *   i, f, g, o = split(inputGates + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
+   */
+  cell(inputGates: tf.Tensor, [h, c]: LstmState): LstmState {
+    const gates = tf.add(inputGates, tf.matMul(h as tf.Tensor2D, this.weightHh as tf.Tensor2D));
+    const [i, f, g, o] = tf.split(gates, 4, 1);
+    const cNext = tf.add(tf.mul(tf.sigmoid(f), c), tf.mul(tf.sigmoid(i), tf.tanh(g)));
+    return [tf.mul(tf.sigmoid(o), tf.tanh(cNext)), cNext];
+  }
+}
