@@ -105,23 +105,22 @@ class ResidualBlock extends nn.Module {
 
 class ConvSequence extends nn.Module {
   readonly conv: nn.Conv2d;
-  // CleanRL's attribute names, which are torch's state_dict names (`network.0.res_block0.conv0.weight`, ...).
-  readonly res_block0: ResidualBlock;
-  readonly res_block1: ResidualBlock;
+  readonly resBlock0: ResidualBlock;
+  readonly resBlock1: ResidualBlock;
   /** (C, H, W) out: the max-pool halves the size, rounding up. */
   readonly outputShape: [number, number, number];
 
   constructor([c, h, w]: [number, number, number], outChannels: number) {
     super();
     this.conv = new nn.Conv2d(c, outChannels, 3, 1, 1);
-    this.res_block0 = new ResidualBlock(outChannels);
-    this.res_block1 = new ResidualBlock(outChannels);
+    this.resBlock0 = new ResidualBlock(outChannels);
+    this.resBlock1 = new ResidualBlock(outChannels);
     this.outputShape = [outChannels, Math.floor((h + 1) / 2), Math.floor((w + 1) / 2)];
   }
 
   override forward(x: tf.Tensor): tf.Tensor {
     x = nn.maxPool2d(this.conv.forward(x) as tf.Tensor4D, 3, 2, 1);
-    return this.res_block1.forward(this.res_block0.forward(x));
+    return this.resBlock1.forward(this.resBlock0.forward(x));
   }
 }
 
@@ -335,6 +334,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const env = makeEnv(args.envId, args.captureVideo, `${run.name}-eval`, assetsDir, args.useMonochromeAssets);
     const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
   envs.close();

@@ -33,7 +33,6 @@ import { join } from "node:path";
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";

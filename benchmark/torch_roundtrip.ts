@@ -27,7 +27,6 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint, writeCheckpoint } from "../envs/torch/checkpoint.ts";
 import { float, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { runMain } from "../envs/run/main.ts";
-import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/torch/safetensors.ts";

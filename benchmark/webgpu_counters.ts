@@ -26,7 +26,6 @@ import * as nn from "../envs/torch/nn.ts";
 import { selectBackend } from "../envs/torch/backend.ts";
 import { int, parseArgs } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import * as nn from "../envs/torch/nn.ts";
 import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import { webGpuKernelsActive } from "../envs/torch/webgpu/index.ts";

@@ -163,9 +163,9 @@ test("ppo_pettingzoo_ma_atari.ts plays a torch.save state dict of CleanRL's ppo_
 test("ppo_procgen.ts plays a torch.save state dict of CleanRL's ppo_procgen.py agent (IMPALA CNN)", () => {
   const { recording: r, file } = fixture("ppo_procgen");
   const n = r.minibatch_size;
-  const agent = new procgen.Agent(15, new RandomGenerator(0));
+  const agent = new procgen.Agent(15);
   load(file, "ppo_procgen.ts", agent.namedParameters());
-  const obs = procgen.framesToInput(hashBytes(r.minibatch.obs_seed, n * 64 * 64 * 3));
+  const obs = nn.framesToInput(hashBytes(r.minibatch.obs_seed, n * 64 * 64 * 3), [3, 64, 64], "hwc");
   const actions = tf.tensor1d(hashInts(r.minibatch.actions_seed, n, 15), "int32");
   assertForward(
     "ppo_procgen",

@@ -52,9 +52,10 @@ export function imagesFor(assetsDir: string | null | undefined, monochrome: bool
 }
 
 /**
- * The images folder a ppo_procgen.ts run uses, from its flags: found or downloaded once (`resolveAssetsDir`), or
- * null where --use-monochrome-assets needs none and none are at hand (the games then draw black backgrounds).
- * A training run's --env-id is checked to be a ported game first. Each failure is one usage-error line.
+ * The images folder a ppo_procgen.ts run uses, from its flags: found or downloaded once (`resolveAssetsDir`; a
+ * training run's game only, an evaluation's checkpoint may name any), or null where --use-monochrome-assets needs
+ * none and none are at hand (the games then draw black backgrounds). --env-id is checked to be a ported game first.
+ * Each failure is one usage-error line.
  */
 export async function findAssets(args: {
   envId: string;
@@ -62,14 +63,12 @@ export async function findAssets(args: {
   procgenAssetsDir: string | null;
   useMonochromeAssets: boolean;
 }): Promise<string | null> {
-  const training = args.evalCheckpoint === null;
-  if (training) {
-    try {
-      makeGame(args.envId, { distributionMode: EASY_MODE, useMonochromeAssets: true });
-    } catch (e) {
-      usageError((e as Error).message);
-    }
+  try {
+    makeGame(args.envId, { distributionMode: EASY_MODE, useMonochromeAssets: true });
+  } catch (e) {
+    usageError((e as Error).message);
   }
+  const training = args.evalCheckpoint === null;
   try {
     return await resolveAssetsDir({
       assetsDir: args.procgenAssetsDir,
