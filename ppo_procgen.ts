@@ -180,9 +180,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // Procgen detail 4: the game's images, found or downloaded once before anything starts (with
   // --use-monochrome-assets none are needed); an unknown game or missing images stop here, in one line.
   const assetsDir = await gym.procgen.findAssets(args);
-  // startRun checks --env-id in the gym registry, where a procgen game is `procgen-{game}-v0`: its name too.
-  if (!gym.registeredIds().includes(args.envId))
-    gym.register({ id: args.envId, entryPoint: (kwargs) => gym.make(`procgen-${args.envId}-v0`, kwargs) });
+  gym.procgen.registerGameName(args.envId); // startRun looks --env-id up in the gym registry
   // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
   const run = await startRun(args, { script: "ppo_procgen.ts", checkEnv: false });
 

@@ -6,7 +6,7 @@
 // downloads the folder first, with `findAssets` below, and passes it down.)
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
-import { register } from "../gymnasium/registration.ts";
+import { make, register, registeredIds } from "../gymnasium/registration.ts";
 import { usageError } from "../run/cli.ts";
 import { ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
 import { EASY_MODE, type ImageLoader } from "./game.ts";
@@ -82,6 +82,14 @@ export async function findAssets(args: {
     console.log("procgen images not found: monochrome sprites on black backgrounds");
     return null;
   }
+}
+
+/**
+ * Registers a game's own name as a gym id too, once (what `procgen-{game}-v0` makes): ppo_procgen.ts's --env-id is
+ * the game's name, as CleanRL's is, and envs/run/run.ts's `startRun` looks --env-id up in the gym registry.
+ */
+export function registerGameName(game: string): void {
+  if (!registeredIds().includes(game)) register({ id: game, entryPoint: (kw) => make(`procgen-${game}-v0`, kw) });
 }
 
 for (const name of availableGames()) {
