@@ -295,6 +295,22 @@ test("--learning-rate 1e10: the divergence guard stops after --guard-iterations 
   assertUntouched(before);
 });
 
+test("--guard-iterations 1 stops the run after its first diverging iteration", async () => {
+  const { line, code } = await refusal([
+    ...SMALL_UPDATE,
+    "--total-timesteps",
+    "32",
+    "--learning-rate",
+    "1e10",
+    "--guard-iterations",
+    "1",
+    "--exp-name",
+    "impatient",
+  ]);
+  assert.match(line, /^error: training diverged in iteration 1: (value_loss|approx_kl) \S+ > --guard-/);
+  assert.equal(code, 1);
+});
+
 test("--eval-checkpoint refuses a file holding non-finite parameters", async () => {
   const file = rewrite(
     join("runs", finished, "finished.safetensors"),
