@@ -116,12 +116,12 @@ const CASES: Record<string, Case> = {
   },
   ppo_continuous_action: {
     script: "ppo_continuous_action.ts",
-    make: (rng) => new ppoContinuous.Agent(17, 6, rng),
+    make: () => new ppoContinuous.Agent(17, 6),
     input: vector(17),
     outputs: (agent, input) => {
       const a = agent as ppoContinuous.Agent;
       const x = tf.tensor2d(toFloat32(input), [BATCH, 17]);
-      return { logits: read(mlp(a.actorMean, x)), value: read(mlp(a.critic, x)), logstd: read(a.actorLogstd) };
+      return { logits: read(a.actorMean.forward(x)), value: read(a.critic.forward(x)), logstd: read(a.actorLogstd) };
     },
   },
   ppo_atari_lstm: {

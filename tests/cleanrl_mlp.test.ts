@@ -5,7 +5,6 @@ import * as tf from "@tensorflow/tfjs";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as continuous from "../ppo_continuous_action.ts";
 import {
@@ -59,7 +58,7 @@ test("ppo_continuous_action.ts takes CleanRL's ppo_continuous_action.py update (
   const fixture = loadFixture("ppo_continuous_action");
   const args = variantArgs(continuous.ARGS, fixture);
   const [obsDim, actionDim, n] = [fixture.spaces.obs_shape[0], fixture.spaces.action_dim!, fixture.minibatch_size];
-  const agent = new continuous.Agent(obsDim, actionDim, new RandomGenerator(0));
+  const agent = new continuous.Agent(obsDim, actionDim);
   const spec = fixture.minibatches[0];
   const mb = minibatch(spec, n, obsDim, tf.tensor2d(hashFloats(spec.actions_seed, n * actionDim, 1.5), [n, actionDim]));
   const optimizer = continuous.makeOptimizer(args.learningRate);

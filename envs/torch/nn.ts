@@ -104,8 +104,11 @@ export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads
 
 /**
  * `nn.Module`: `forward`, and the parameters of the modules it holds, named as torch's `state_dict()` names them
- * (`network.0.weight`, `actor.bias`, ...). Like torch, the names and the `parameters()` order follow the order in
- * which the submodules were assigned: an Agent declares its fields in CleanRL's order.
+ * (`network.0.weight`, `actor.bias`, ...; a camelCase field is torch's snake_case name: `actorMean` is
+ * `actor_mean`). A `tf.Variable` field is a parameter of the module itself, as an `nn.Parameter` is in torch.
+ * The names and the `parameters()` order follow the order in which the fields were assigned: an Agent declares
+ * its fields in CleanRL's order. (Torch lists a module's own parameters first; here they stay where they are
+ * declared, the order that the gradient norm's float sums and the older JSON checkpoints assume.)
  */
 export class Module {
   forward(x: tf.Tensor): tf.Tensor {
@@ -113,9 +116,11 @@ export class Module {
   }
 
   namedParameters(prefix = ""): NamedParameter[] {
-    return Object.entries(this).flatMap(([name, m]) =>
-      m instanceof Module ? m.namedParameters(`${prefix}${name}.`) : [],
-    );
+    return Object.entries(this).flatMap(([field, m]): NamedParameter[] => {
+      const name = prefix + field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (m instanceof tf.Variable) return [{ name, variable: m, layout: "same" }];
+      return m instanceof Module ? m.namedParameters(`${name}.`) : [];
+    });
   }
 
   parameters(): tf.Variable[] {
