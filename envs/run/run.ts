@@ -614,28 +614,30 @@ export function evaluate<Obs>(
   let [obs] = envs.reset({ seed });
   const checkpoint = evaluating;
   evaluating = null;
-  if (checkpoint !== null) {
-    const state = defaultGenerator.getState(); // the trial action must not draw from the evaluation's stream
+  /** The first action: an agent loaded from a checkpoint that does not fit the env fails here. */
+  const firstAction = (): ArrayLike<number> => {
     try {
-      act(obs as Obs);
+      return act(obs as Obs);
     } catch (e) {
+      if (checkpoint === null) throw e;
       envs.close();
       const spaces = `observations ${envs.singleObservationSpace}, actions ${envs.singleActionSpace}`;
       usageError(
         `the agent in ${checkpoint} does not fit ${envs.envs[0].spec?.id ?? "this env"} (${spaces}; ${(e as Error).message}): evaluate it on the env it was trained on`,
       );
     }
-    defaultGenerator.setState(state);
-  }
+  };
+  let action = firstAction();
   const episodicReturns: number[] = [];
   while (episodicReturns.length < evalEpisodes) {
-    const [nextObs, , , , infos] = envs.step(act(obs as Obs) as never);
+    const [nextObs, , , , infos] = envs.step(action as never);
     for (const info of infos.final_info ?? []) {
       if (!info?.episode) continue;
       console.log(`eval_episode=${episodicReturns.length}, episodic_return=${info.episode.r}`);
       episodicReturns.push(info.episode.r);
     }
     obs = nextObs;
+    if (episodicReturns.length < evalEpisodes) action = act(obs as Obs);
   }
   envs.close();
   return episodicReturns;
