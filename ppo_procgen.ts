@@ -180,9 +180,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // Procgen detail 4: the game's images, found or downloaded once before anything starts (with
   // --use-monochrome-assets none are needed); an unknown game or missing images stop here, in one line.
   const assetsDir = await gym.procgen.findAssets(args);
-  gym.procgen.registerGameName(args.envId); // startRun looks --env-id up in the gym registry
   // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
-  const run = await startRun(args, { script: "ppo_procgen.ts", checkEnv: false });
+  const run = await startRun(args, { script: "ppo_procgen.ts", envIds: gym.procgen.availableGames(), checkEnv: false });
 
   // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out.
   const policy = (agent: Agent) => (obs: Uint8Array) =>

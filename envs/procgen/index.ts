@@ -6,7 +6,7 @@
 // downloads the folder first, with `findAssets` below, and passes it down.)
 export { AssetsNotFoundError, imageLoader, resolveAssetsDir } from "./assets.ts";
 
-import { make, register, registeredIds } from "../gymnasium/registration.ts";
+import { register } from "../gymnasium/registration.ts";
 import { usageError } from "../run/cli.ts";
 import { ProcgenGymEnv, type ProcgenOptions } from "./env.ts";
 import { EASY_MODE, type ImageLoader } from "./game.ts";
@@ -54,42 +54,33 @@ export function imagesFor(assetsDir: string | null | undefined, monochrome: bool
 /**
  * The images folder a ppo_procgen.ts run uses, from its flags: found or downloaded once (`resolveAssetsDir`; a
  * training run's game only, an evaluation's checkpoint may name any), or null where --use-monochrome-assets needs
- * none and none are at hand (the games then draw black backgrounds). --env-id is checked to be a ported game first.
- * Each failure is one usage-error line.
+ * none and none are at hand, or where --list-envs only lists. --env-id is checked to be a ported game first. Each
+ * failure is one usage-error line.
  */
 export async function findAssets(args: {
   envId: string;
   evalCheckpoint: string | null;
   procgenAssetsDir: string | null;
   useMonochromeAssets: boolean;
+  listEnvs: boolean;
 }): Promise<string | null> {
+  if (args.listEnvs) return null;
   try {
     makeGame(args.envId, { distributionMode: EASY_MODE, useMonochromeAssets: true });
   } catch (e) {
     usageError((e as Error).message);
   }
-  const training = args.evalCheckpoint === null;
   try {
     return await resolveAssetsDir({
       assetsDir: args.procgenAssetsDir,
-      download: !args.useMonochromeAssets,
+      optional: args.useMonochromeAssets,
       log: console.log,
-      games: training ? [args.envId] : undefined,
+      games: args.evalCheckpoint === null ? [args.envId] : undefined,
     });
   } catch (e) {
-    if (!(e instanceof AssetsNotFoundError)) throw e;
-    if (!args.useMonochromeAssets) usageError(e.message);
-    console.log("procgen images not found: monochrome sprites on black backgrounds");
-    return null;
+    if (e instanceof AssetsNotFoundError) usageError(e.message);
+    throw e;
   }
-}
-
-/**
- * Registers a game's own name as a gym id too, once (what `procgen-{game}-v0` makes): ppo_procgen.ts's --env-id is
- * the game's name, as CleanRL's is, and envs/run/run.ts's `startRun` looks --env-id up in the gym registry.
- */
-export function registerGameName(game: string): void {
-  if (!registeredIds().includes(game)) register({ id: game, entryPoint: (kw) => make(`procgen-${game}-v0`, kw) });
 }
 
 for (const name of availableGames()) {
