@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/torch/backend.ts";
 import * as dist from "../envs/torch/distributed.ts";
+import * as nn from "../envs/torch/nn.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
@@ -176,9 +177,9 @@ async function rankChild(rank: number): Promise<void> {
   const fixture = loadFixture("ppo_atari_multigpu");
   const args = { ...variantArgs(multigpu.ARGS, fixture), worldSize: dist.getWorldSize() };
   const n = fixture.minibatch_size;
-  const agent = new multigpu.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new multigpu.Agent(fixture.spaces.actions!);
   const mb: multigpu.Minibatch = {
-    obs: multigpu.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, n * 4 * 84 * 84)),
+    obs: nn.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, n * 4 * 84 * 84), [4, 84, 84], "chw"),
     actions: actions(fixture, rank),
     ...columns(fixture, rank),
   };
@@ -186,8 +187,12 @@ async function rankChild(rank: number): Promise<void> {
   await replayFixture(`ppo_atari_multigpu rank ${rank}`, fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
-    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
-    update: () => multigpu.updateStep(agent, optimizer, mb, args),
+    forward: () =>
+      readForward(() => {
+        const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.actions);
+        return { logprob, entropy, value };
+      }),
+    update: () => multigpu.updateStep(agent, optimizer, mb, args as Parameters<typeof multigpu.updateStep>[3]),
     steps: 1,
     rank,
   });
