@@ -160,12 +160,6 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // Rank -> GPU, by making only that GPU visible to libtensorflow (read when the backend loads).
   if (deviceIds.length > 0) process.env.CUDA_VISIBLE_DEVICES = String(deviceIds[localRank]);
   if (args.distBackend !== "tcp") usageError(`--dist-backend must be tcp (gloo's role), got ${args.distBackend}`);
-  await dist.initProcessGroup({ rank, worldSize }); // at world size 1: no sockets, every collective returns at once
-  if (args.worldSize === 1)
-    console.warn(
-      "note: not using distributed mode; for several processes run: npx tsx envs/run/torchrun.ts " +
-        "--standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts",
-    );
   // Run name, seeding (the same seed on every rank: identical initial weights), backend, TensorBoard and wandb
   // (rank 0's alone), checkpoints: envs/run/run.ts.
   const run = await startRun(args, {
@@ -173,6 +167,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     spaces: { action: "discrete", observation: "image" },
     writes: rank === 0,
   });
+  await dist.initProcessGroup({ rank, worldSize }); // at world size 1: no sockets, every collective returns at once
+  if (args.worldSize === 1)
+    console.warn(
+      "note: not using distributed mode; for several processes run: npx tsx envs/run/torchrun.ts " +
+        "--standalone --nnodes=1 --nproc-per-node=2 ppo_atari_multigpu.ts",
+    );
 
   // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out.
   const policy = (agent: Agent) => (obs: Uint8Array) =>

@@ -120,9 +120,9 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
   const fixture = loadFixture("ppo_pettingzoo_ma_atari");
   const args = variantArgs(pettingzoo.ARGS, fixture);
   const n = fixture.minibatch_size;
-  const agent = new pettingzoo.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new pettingzoo.Agent(fixture.spaces.actions!);
   // Four frame channels from the formula, then the agent indicator (one-hot by sample parity), as the recorder.
-  const obs = Int32Array.from(hashBytes(fixture.minibatches[0].obs_seed, n * 84 * 84 * 6));
+  const obs = hashBytes(fixture.minibatches[0].obs_seed, n * 84 * 84 * 6);
   for (let i = 0; i < n; i++) {
     for (let p = 0; p < 84 * 84; p++) {
       obs[(i * 84 * 84 + p) * 6 + 4] = i % 2;
@@ -130,7 +130,7 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
     }
   }
   const mb: pettingzoo.Minibatch = {
-    obs: tf.tensor4d(obs, [n, 84, 84, 6], "int32"),
+    obs: nn.framesToInput(obs, [6, 84, 84], "hwc", 4),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
   };
@@ -138,8 +138,12 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
   await replayFixture("ppo_pettingzoo_ma_atari", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
-    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
-    update: () => pettingzoo.updateStep(agent, optimizer, mb, args),
+    forward: () =>
+      readForward(() => {
+        const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.actions);
+        return { logprob, entropy, value };
+      }),
+    update: () => pettingzoo.updateStep(agent, optimizer, mb, args as Parameters<typeof pettingzoo.updateStep>[3]),
     steps: 1,
   });
 });
