@@ -202,7 +202,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (args.debugSync) await checkSync(agent, rank, args.worldSize, "after init");
 
   // ALGO Logic: Storage setup. One tensor per step for what the network reads or produced; rewards and dones,
-  // which GAE reads, as [numSteps, numEnvs] row-major arrays, already flattened.
+  // which GAE reads, as [numSteps, localNumEnvs] row-major arrays, already flattened: this rank's share.
   const obs: tf.Tensor[] = new Array(args.numSteps);
   const actions: tf.Tensor[] = new Array(args.numSteps);
   const logprobs: tf.Tensor[] = new Array(args.numSteps);
