@@ -27,8 +27,8 @@
 //   file and the env module. That works the same whether the parent runs under `npx tsx` or `node --import tsx`.
 // - Light workers: the env module is usually the training script, which imports tfjs at top level. The bootstrap
 //   also registers envs/gymnasium/worker_stubs.ts's hook, so that in a worker tfjs (and webgpu) resolve to a stub that
-//   costs nothing to import and throws one clear line when used: a worker of ppo_atari.ts then starts with ~30 %
-//   less CPU time and half the memory (notes_for_readme/lightworkers.md).
+//   costs nothing to import and throws one clear line when used, so a worker of ppo_atari.ts starts in less CPU
+//   time and memory (benchmark/README.md, "Env worker start-up").
 
 import {
   MessageChannel,

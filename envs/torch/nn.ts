@@ -14,7 +14,8 @@ import { webGpuKernelsActive } from "./webgpu/index.ts";
  * conv `[kh, kw, inC, outC]`). Torch sees the same weight as `[out, in...]` and makes its rows orthonormal
  * (or its columns, when out > in): a Gaussian matrix, QR-decomposed, Q's signs fixed by diag(R) so the result is
  * uniformly distributed (Saxe et al. 2013). Written in plain JS with the seeded generator: reproducible from
- * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights (≈2 s vs ≈54 s for 3136×512).
+ * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights such as the Nature CNN's 3136×512
+ * (benchmark/README.md, "Orthogonal initialisation").
  */
 export function orthogonal(shape: readonly number[], gain: number, rng: RandomGenerator): Float32Array {
   const out = shape[shape.length - 1];
@@ -69,8 +70,8 @@ const SUM_BLOCK = 1024;
 
 /**
  * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
- * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
- * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop, 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight); each level here adds at most SUM_BLOCK terms, so the
  * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
  */
 function sumOfSquares(x: tf.Tensor): tf.Scalar {
@@ -103,8 +104,11 @@ export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads
 
 /**
  * `nn.Module`: `forward`, and the parameters of the modules it holds, named as torch's `state_dict()` names them
- * (`network.0.weight`, `actor.bias`, ...). Like torch, the names and the `parameters()` order follow the order in
- * which the submodules were assigned: an Agent declares its fields in CleanRL's order.
+ * (`network.0.weight`, `actor.bias`, ...; a camelCase field is torch's snake_case name: `actorMean` is
+ * `actor_mean`). A `tf.Variable` field is a parameter of the module itself, as an `nn.Parameter` is in torch.
+ * The names and the `parameters()` order follow the order in which the fields were assigned: an Agent declares
+ * its fields in CleanRL's order. (Torch lists a module's own parameters first; here they stay where they are
+ * declared, the order that the gradient norm's float sums and the older JSON checkpoints assume.)
  */
 export class Module {
   forward(x: tf.Tensor): tf.Tensor {
@@ -112,9 +116,11 @@ export class Module {
   }
 
   namedParameters(prefix = ""): NamedParameter[] {
-    return Object.entries(this).flatMap(([name, m]) =>
-      m instanceof Module ? m.namedParameters(`${prefix}${name}.`) : [],
-    );
+    return Object.entries(this).flatMap(([field, m]): NamedParameter[] => {
+      const name = prefix + field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (m instanceof tf.Variable) return [{ name, variable: m, layout: "same" }];
+      return m instanceof Module ? m.namedParameters(`${name}.`) : [];
+    });
   }
 
   parameters(): tf.Variable[] {
@@ -296,3 +302,6 @@ export function framesToInput(
   }
   return tf.tensor4d(out, [n, h, w, c]);
 }
+
+// TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
+export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";

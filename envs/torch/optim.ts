@@ -19,12 +19,18 @@ export function backward<T extends tf.Tensor[]>(
     kept = rest.map((t) => tf.keep(t)) as T;
     return loss;
   }, parameters);
-  return { grads, kept };
+  // Clones (sharing the data) belong to the caller's tf.tidy scope, as the gradients do; the kept originals go.
+  const owned = kept.map((t) => {
+    const clone = t.clone();
+    t.dispose();
+    return clone;
+  }) as T;
+  return { grads, kept: owned };
 }
 
 /**
  * `optimizer.param_groups[0]["lr"] = lr`: tfjs optimizers read their (TypeScript-protected) `learningRate`
- * field at every `applyGradients`, so assigning it anneals the rate (measured: it takes effect).
+ * field at every `applyGradients`, so assigning it anneals the rate (tests/nn.test.ts steps with both rates).
  */
 export function setLearningRate(optimizer: tf.Optimizer, lr: number): void {
   (optimizer as unknown as { learningRate: number }).learningRate = lr;
@@ -183,7 +189,7 @@ interface AdamSlot {
  * `setLearningRate` anneals it. On the CPU backends (native TensorFlow, WASM, cpu) each step reads the gradients
  * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
  * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
- * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
+ * weight), where the loop makes one pass (benchmark/README.md, "Adam").
  * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On WebGPU (with
  * envs/torch/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
  * (envs/torch/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs. Whichever path runs,
