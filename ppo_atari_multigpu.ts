@@ -166,6 +166,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     script: "ppo_atari_multigpu.ts",
     spaces: { action: "discrete", observation: "image" },
     writes: rank === 0,
+    worldSize,
   });
   await dist.initProcessGroup({ rank, worldSize }); // at world size 1: no sockets, every collective returns at once
   if (args.worldSize === 1)
@@ -330,6 +331,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const env = makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`);
     const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
   envs.close();
@@ -379,6 +381,8 @@ export type Minibatch = {
   values: tf.Tensor1D;
 };
 
+type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef" | "maxGradNorm" | "worldSize">;
+
 /** `b_obs[mb_inds]`, `b_actions[mb_inds]`, ...: the minibatch's rows of every batch tensor. */
 function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
   return Object.fromEntries(Object.entries(batch).map(([k, t]) => [k, tf.gather(t, mbInds)])) as B;
@@ -390,7 +394,7 @@ function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
  * entropy, old_approx_kl, approx_kl, clipfrac] and the averaged gradients' norm in one readback, taken before the
  * step so that a NaN or infinite value skips it (the run's NaN guard then stops every rank alike).
  */
-export async function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: Args) {
+export async function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs) {
   let { grads, kept } = tf.tidy(() =>
     backward(agent.parameters(), () => {
       const [, newlogprob, entropy, newvalue] = agent.getActionAndValue(mb.obs, mb.actions);

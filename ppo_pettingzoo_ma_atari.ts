@@ -289,6 +289,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const env = firstPlayer(makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`));
     const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
     episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
   envs.close();
@@ -337,6 +338,8 @@ export type Minibatch = {
   values: tf.Tensor1D;
 };
 
+type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef" | "maxGradNorm">;
+
 /** `b_obs[mb_inds]`, `b_actions[mb_inds]`, ...: the minibatch's rows of every batch tensor. */
 function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
   return Object.fromEntries(Object.entries(batch).map(([k, t]) => [k, tf.gather(t, mbInds)])) as B;
@@ -347,7 +350,7 @@ function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
  * `optimizer.step()`. Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one
  * readback, taken before the step so that a NaN or infinite value skips it (the run's NaN guard then stops).
  */
-export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: Args): Float32Array {
+export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs): Float32Array {
   return tf.tidy(() => {
     const { grads, kept } = backward(agent.parameters(), () => {
       const [, newlogprob, entropy, newvalue] = agent.getActionAndValue(mb.obs, mb.actions);

@@ -14,7 +14,6 @@ import { fileURLToPath } from "node:url";
 import { setupBackend } from "../envs/torch/backend.ts";
 import * as nn from "../envs/torch/nn.ts";
 import * as dist from "../envs/torch/distributed.ts";
-import * as nn from "../envs/torch/nn.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
@@ -139,12 +138,8 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
   await replayFixture("ppo_pettingzoo_ma_atari", fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
-    forward: () =>
-      readForward(() => {
-        const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.actions);
-        return { logprob, entropy, value };
-      }),
-    update: () => pettingzoo.updateStep(agent, optimizer, mb, args as Parameters<typeof pettingzoo.updateStep>[3]),
+    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
+    update: () => pettingzoo.updateStep(agent, optimizer, mb, args),
     steps: 1,
   });
 });
@@ -192,12 +187,8 @@ async function rankChild(rank: number): Promise<void> {
   await replayFixture(`ppo_atari_multigpu rank ${rank}`, fixture, {
     params: () => agent.parameters(),
     flatten: NATURE_FLATTEN,
-    forward: () =>
-      readForward(() => {
-        const [, logprob, entropy, value] = agent.getActionAndValue(mb.obs, mb.actions);
-        return { logprob, entropy, value };
-      }),
-    update: () => multigpu.updateStep(agent, optimizer, mb, args as Parameters<typeof multigpu.updateStep>[3]),
+    forward: () => readForward(() => agent.getActionAndValue(mb.obs, mb.actions)),
+    update: () => multigpu.updateStep(agent, optimizer, mb, args),
     steps: 1,
     rank,
   });

@@ -235,7 +235,7 @@ async function identityChild(): Promise<void> {
     vfCoef: 0.5,
     maxGradNorm: 0.5,
     worldSize,
-  } as Parameters<typeof updateStep>[3];
+  };
   const updates = async (from: number, to: number, tag: string) => {
     const mb = minibatch(from, to);
     await updateStep(agent, tf.train.sgd(0.1), mb, { ...args, maxGradNorm: Infinity });
