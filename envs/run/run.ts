@@ -568,21 +568,23 @@ function legacyShapes(checkpoint: Checkpoint): (name: string) => number[] {
 }
 
 /**
- * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations → actions) on one env built by `makeEnv`
+ * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations, done flags → actions) on one env built by `makeEnv`
  * for `evalEpisodes` episodes; returns their returns. The generator is seeded anew with `seed`.
  */
 export function evaluate<Obs>(
   makeEnv: () => gym.Env,
   evalEpisodes: number,
   seed: number,
-  act: (obs: Obs) => ArrayLike<number>,
+  act: (obs: Obs, done: Float32Array) => ArrayLike<number>,
 ): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv]);
   manualSeed(seed);
   let [obs] = envs.reset({ seed });
+  let done = new Float32Array(1); // whether `obs` starts a new episode (a recurrent policy resets its state)
   const episodicReturns: number[] = [];
   while (episodicReturns.length < evalEpisodes) {
-    const [nextObs, , , , infos] = envs.step(act(obs as Obs) as never);
+    const [nextObs, , terminations, truncations, infos] = envs.step(act(obs as Obs, done) as never);
+    done = Float32Array.of(terminations[0] || truncations[0] ? 1 : 0);
     for (const info of infos.final_info ?? []) {
       if (!info?.episode) continue;
       console.log(`eval_episode=${episodicReturns.length}, episodic_return=${info.episode.r}`);
