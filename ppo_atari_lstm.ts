@@ -172,7 +172,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out; the LSTM state carries over.
   const policy = (agent: Agent) => {
     let lstmState: nn.LstmState = [tf.zeros([1, 128]), tf.zeros([1, 128])];
-    return (obs: Uint8Array, done = new Float32Array(1)) =>
+    return (obs: Uint8Array, done: Float32Array) =>
       tf.tidy(() => {
         const x = nn.framesToInput(obs, [1, 84, 84], "chw");
         const [action, , , , next] = agent.getActionAndValue(x, lstmState, tf.tensor1d(done));
