@@ -132,17 +132,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   args.batchSize = args.numEnvs * args.numSteps;
   args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
   args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
+  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts (which checks --env-id
+  // against PettingZoo's ids, not gymnasium's).
   const envIds = Object.keys(atari.ATARI_ENVS);
-  if (!envIds.includes(args.envId)) usageError(`unknown --env-id ${args.envId}; one of: ${envIds.join(", ")}`);
-  const agentsPerGame = atari.ATARI_ENVS[args.envId].numPlayers;
-  if (args.numEnvs % agentsPerGame !== 0)
-    usageError(`--num-envs ${args.numEnvs} is not a multiple of ${args.envId}'s ${agentsPerGame} agents`);
-  // PettingZoo's ids are not gymnasium's: one game is registered under the id, so that envs/run/run.ts accepts it
-  // and builds one game before the workers do (a missing ROM fails there, in one line).
-  if (!gym.registeredIds().includes(args.envId))
-    gym.register({ id: args.envId, entryPoint: makeEnv(args.envId, 0, false, "") });
-  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
-  const run = await startRun(args, { script: "ppo_pettingzoo_ma_atari.ts" });
+  const run = await startRun(args, { script: "ppo_pettingzoo_ma_atari.ts", envIds, checkEnv: false });
 
   // What CleanRL's `ppo_eval.evaluate` runs, in self-play: the agent plays every side of one game.
   const policy = (agent: Agent) => (obs: Uint8Array) =>
@@ -158,6 +151,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
   // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end. Every
   // agent of every game is one slot (concat_vec_envs_v1): game c's k agents are slots kc..kc+k-1.
+  const agentsPerGame = atari.ATARI_ENVS[args.envId].numPlayers;
+  if (args.numEnvs % agentsPerGame !== 0)
+    usageError(`--num-envs ${args.numEnvs} is not a multiple of ${args.envId}'s ${agentsPerGame} agents`);
+  try {
+    makeEnv(args.envId, 0, false, run.name)().close(); // a missing ROM fails here, in one line, not in every worker
+  } catch (e) {
+    usageError((e as Error).message);
+  }
   const numGames = args.numEnvs / agentsPerGame;
   const envArgs = Array.from({ length: numGames }, (_, i) => [args.envId, i, args.captureVideo, run.name]);
   const games = gym.vector.AsyncVectorEnv.fromModule(import.meta.url, "makeEnv", envArgs);
