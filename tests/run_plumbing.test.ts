@@ -411,7 +411,7 @@ test("--list-envs prints the ids ppo.ts takes, one a line, and exits 0", async (
 test("--rom-dir pointing at a file is a usage error saying so", async () => {
   writeFileSync("breakout.bin", "not a folder");
   const { line, code } = await refusal(["--rom-dir", "breakout.bin", "--backend", "cpu"], ppoAtari.main);
-  assert.equal(line, "error: --rom-dir breakout.bin is a file: give the folder");
+  assert.equal(line, "error: --rom-dir breakout.bin is a file: give the folder that holds the ROM images");
   assert.equal(code, 2);
   rmSync("breakout.bin");
 });
