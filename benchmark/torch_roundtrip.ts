@@ -147,7 +147,7 @@ const CASES: Record<string, Case> = {
   },
   ppo_pettingzoo_ma_atari: {
     script: "ppo_pettingzoo_ma_atari.ts",
-    make: (rng) => new ppoPettingzoo.Agent(6, rng),
+    make: () => new ppoPettingzoo.Agent(6),
     // 4 frames, then the 2 agent-indicator channels, which hold 0 or 1 (they are not divided by 255).
     input: (rng) => ({
       dtype: "U8",
@@ -159,7 +159,9 @@ const CASES: Record<string, Case> = {
     outputs: (agent, input) =>
       heads(
         agent as ppoPettingzoo.Agent,
-        (agent as ppoPettingzoo.Agent).hidden(tf.tensor4d(input.bytes, [BATCH, 84, 84, 6], "int32")),
+        (agent as ppoPettingzoo.Agent).network.forward(
+          nn.framesToInput(input.bytes, [6, 84, 84], "hwc", 4),
+        ) as tf.Tensor2D,
       ),
   },
 };

@@ -144,9 +144,9 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
   const fixture = loadFixture("ppo_pettingzoo_ma_atari");
   const args = variantArgs(pettingzoo.ARGS, fixture);
   const n = fixture.minibatch_size;
-  const agent = new pettingzoo.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new pettingzoo.Agent(fixture.spaces.actions!);
   // Four frame channels from the formula, then the agent indicator (one-hot by sample parity), as the recorder.
-  const obs = Int32Array.from(hashBytes(fixture.minibatches[0].obs_seed, n * 84 * 84 * 6));
+  const obs = hashBytes(fixture.minibatches[0].obs_seed, n * 84 * 84 * 6);
   for (let i = 0; i < n; i++) {
     for (let p = 0; p < 84 * 84; p++) {
       obs[(i * 84 * 84 + p) * 6 + 4] = i % 2;
@@ -154,7 +154,7 @@ it("ppo_pettingzoo_ma_atari.ts takes CleanRL's ppo_pettingzoo_ma_atari.py update
     }
   }
   const mb: pettingzoo.Minibatch = {
-    obs: tf.tensor4d(obs, [n, 84, 84, 6], "int32"),
+    obs: nn.framesToInput(obs, [6, 84, 84], "hwc", 4),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
   };
@@ -194,7 +194,11 @@ it("ppo_procgen.ts takes CleanRL's ppo_procgen.py update, unchunked and in 4 gra
 /** Minibatch `rank` of the multigpu fixture, as the variant takes it. */
 function multigpuMinibatch(fixture: Fixture, rank: number): multigpu.Minibatch {
   return {
-    obs: multigpu.framesToInput(hashBytes(fixture.minibatches[rank].obs_seed, fixture.minibatch_size * 4 * 84 * 84)),
+    obs: nn.framesToInput(
+      hashBytes(fixture.minibatches[rank].obs_seed, fixture.minibatch_size * 4 * 84 * 84),
+      [4, 84, 84],
+      "chw",
+    ),
     actions: actions(fixture, rank),
     ...columns(fixture, rank),
   };
@@ -217,7 +221,7 @@ async function rankChild(rank: number): Promise<void> {
   await dist.initProcessGroup();
   const fixture = loadFixture("ppo_atari_multigpu");
   const args = { ...variantArgs(multigpu.ARGS, fixture), worldSize: dist.getWorldSize() };
-  const agent = new multigpu.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new multigpu.Agent(fixture.spaces.actions!);
   const mb = multigpuMinibatch(fixture, rank);
   const optimizer = multigpu.makeOptimizer(args.learningRate);
   let step = 0;
@@ -238,21 +242,31 @@ async function rankChild(rank: number): Promise<void> {
 /**
  * CleanRL's data-parallel step done by one process: each minibatch's gradient (the variant's loss), their mean
  * (all_reduce(SUM) / world size), `clip_grad_norm_`, the variant's Adam; the parameters after each step to
- * CLEANRL_PARAMS_DIR.
+ * CLEANRL_PARAMS_DIR. A minibatch's gradient is what the variant's updateStep at world size 1 hands its optimizer
+ * when nothing clips it (the norm never exceeds an infinite bound, and the clip coefficient 1 leaves every bit).
  */
 async function averageChild(): Promise<void> {
   await setupBackend("wasm", { quiet: true });
   const fixture = loadFixture("ppo_atari_multigpu");
   const args = { ...variantArgs(multigpu.ARGS, fixture), worldSize: 1 };
-  const agent = new multigpu.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new multigpu.Agent(fixture.spaces.actions!);
   const params = agent.parameters();
   setParameters(params, fixture, NATURE_FLATTEN);
   const mbs = fixture.minibatches.map((_, rank) => multigpuMinibatch(fixture, rank));
   const optimizer = multigpu.makeOptimizer(args.learningRate);
+  const gradientOf = async (mb: multigpu.Minibatch) => {
+    let grads: tf.NamedTensorMap = {};
+    const keep = {
+      applyGradients: (g: tf.NamedTensorMap) => {
+        grads = Object.fromEntries(Object.entries(g).map(([name, t]) => [name, tf.keep(t)]));
+      },
+    };
+    await multigpu.updateStep(agent, keep as unknown as tf.Optimizer, mb, { ...args, maxGradNorm: Infinity });
+    return grads;
+  };
   for (let step = 1; step <= fixture.float64.steps.length; step++) {
-    const grads = mbs.map((mb) =>
-      tf.tidy(() => tf.variableGrads(() => multigpu.ppoLoss(agent, mb, args).loss, params).grads),
-    );
+    const grads: tf.NamedTensorMap[] = [];
+    for (const mb of mbs) grads.push(await gradientOf(mb));
     tf.tidy(() => {
       const mean: tf.NamedTensorMap = {};
       for (const p of params) mean[p.name] = tf.div(tf.addN(grads.map((g) => g[p.name])), grads.length);

@@ -144,9 +144,9 @@ test("ppo_atari_lstm.ts plays a torch.save state dict of CleanRL's ppo_atari_lst
 test("ppo_pettingzoo_ma_atari.ts plays a torch.save state dict of CleanRL's ppo_pettingzoo_ma_atari.py agent (6-channel CNN)", () => {
   const { recording: r, file } = fixture("ppo_pettingzoo_ma_atari");
   const n = r.minibatch_size;
-  const agent = new pettingzoo.Agent(6, new RandomGenerator(0));
+  const agent = new pettingzoo.Agent(6);
   load(file, "ppo_pettingzoo_ma_atari.ts", agent.namedParameters());
-  const obs = Int32Array.from(hashBytes(r.minibatch.obs_seed, n * 84 * 84 * 6));
+  const obs = hashBytes(r.minibatch.obs_seed, n * 84 * 84 * 6);
   for (let i = 0; i < n; i++)
     for (let p = 0; p < 84 * 84; p++) {
       obs[(i * 84 * 84 + p) * 6 + 4] = i % 2;
@@ -156,7 +156,7 @@ test("ppo_pettingzoo_ma_atari.ts plays a torch.save state dict of CleanRL's ppo_
   assertForward(
     "ppo_pettingzoo_ma_atari",
     r,
-    readForward(() => agent.getActionAndValue(tf.tensor4d(obs, [n, 84, 84, 6], "int32"), actions)),
+    readForward(() => agent.getActionAndValue(nn.framesToInput(obs, [6, 84, 84], "hwc", 4), actions)),
   );
 });
 

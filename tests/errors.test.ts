@@ -216,7 +216,12 @@ const BAD_VARIANT_COMMAND_LINES: [string, string[], string | RegExp, number][] =
     "error: only image observations are supported; CartPole-v1 has vector observations (ppo.ts takes it)",
     2,
   ],
-  ["ppo_pettingzoo_ma_atari.ts", ["--env-id", "pong_v9"], /^error: unknown --env-id pong_v9; one of: /, 2],
+  [
+    "ppo_pettingzoo_ma_atari.ts",
+    ["--env-id", "pong_v9"],
+    /^error: unknown --env-id pong_v9; did you mean pong_v3, /,
+    2,
+  ],
 ];
 
 test("bad command lines and failures end each variant and benchmark script with one error line and exit 2 (usage) or 1 (runtime)", async () => {

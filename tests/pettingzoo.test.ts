@@ -727,10 +727,15 @@ describe("ppo_pettingzoo_ma_atari.ts", () => {
   // In-process, without the workplace's ROMs (as in `run`).
   test("stops with one clear line when the ROM is missing or the env is unknown", async () => {
     const noRoms = { ALE_ROMS_DIR: "" };
-    assert.match(
-      await usageErrorLine(main, ["--env-id", "joust_v3", "--rom-dir", join(tmpdir(), "no-roms-here")], noRoms),
-      /error: ROM for "joust" not found\./,
-    );
+    const emptyRomDir = mkdtempSync(join(tmpdir(), "no-roms-here-"));
+    try {
+      assert.match(
+        await usageErrorLine(main, ["--env-id", "joust_v3", "--rom-dir", emptyRomDir], noRoms),
+        /error: ROM for "joust" not found\./,
+      );
+    } finally {
+      rmSync(emptyRomDir, { recursive: true, force: true });
+    }
     assert.match(await usageErrorLine(main, ["--env-id", "chess_v6"], noRoms), /error: unknown --env-id chess_v6/);
   });
 });

@@ -14,8 +14,9 @@ import * as tf from "@tensorflow/tfjs";
 import { setupBackend } from "../envs/torch/backend.ts";
 import * as dist from "../envs/torch/distributed.ts";
 import { readEventFile } from "../envs/run/logging.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
-import { Agent, framesToInput, type LossArgs, updateStep } from "../ppo_atari_multigpu.ts";
+import * as nn from "../envs/torch/nn.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
+import { Agent, updateStep } from "../ppo_atari_multigpu.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -201,7 +202,8 @@ async function identityChild(): Promise<void> {
   const rank = dist.getRank();
   const worldSize = dist.getWorldSize();
   const numActions = 4;
-  const agent = new Agent(numActions, new RandomGenerator(1)); // the same seed on every rank: identical weights
+  manualSeed(1); // the same seed on every rank: identical weights
+  const agent = new Agent(numActions);
   const flatParams = () => Float32Array.from(agent.parameters().flatMap((p) => Array.from(p.dataSync())));
   const save = (name: string) => writeFileSync(join(process.env.OUT_DIR!, `${name}.bin`), flatParams());
   const initial = agent.parameters().map((p) => tf.clone(p));
@@ -218,14 +220,14 @@ async function identityChild(): Promise<void> {
   const returns = column(() => rng.normal());
   const values = column(() => 0.5 * rng.normal());
   const minibatch = (from: number, to: number) => ({
-    obs: framesToInput(obs.subarray(from * obsSize, to * obsSize)),
+    obs: nn.framesToInput(obs.subarray(from * obsSize, to * obsSize), [4, 84, 84], "chw"),
     actions: tf.tensor1d(actions.subarray(from, to), "int32"),
     logprobs: tf.tensor1d(logprobs.subarray(from, to)),
     advantages: tf.tensor1d(advantages.subarray(from, to)),
     returns: tf.tensor1d(returns.subarray(from, to)),
     values: tf.tensor1d(values.subarray(from, to)),
   });
-  const args: LossArgs & { maxGradNorm: number; worldSize: number } = {
+  const args = {
     clipCoef: 0.1,
     normAdv: false,
     clipVloss: true,

@@ -309,23 +309,37 @@ export function resetParameters<M extends Module>(module: M, rng = defaultGenera
 /** Byte v → v / 255 in float32 (computed in float64 and rounded: the same float32 as torch's division). */
 const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
 
+/** Byte v → v in float32: channels that are not pixels (SuperSuit's agent indicators) enter the network as they are. */
+const UNSCALED = Float32Array.from({ length: 256 }, (_, v) => v);
+
 /**
  * The convention of every CNN variant for image observations: the network takes [N, H, W, C] float32 in [0, 1]
  * (CleanRL's `x / 255.0`, done here by table, and channels last as tfjs convolutions want). `frames` holds N
  * observations of `[c, h, w]` as the env gives them, channels first ("chw": FrameStack's [4, 84, 84]) or last
  * ("hwc": procgen's RGB images, SuperSuit's stacks); the scaling and the transpose are one pass over the bytes.
+ * Only the first `scaled` channels are pixels divided by 255; the rest pass unchanged (CleanRL's
+ * `x[:, :, :, [0, 1, 2, 3]] /= 255.0` before SuperSuit's agent-indicator channels).
  */
-export function framesToInput(frames: Uint8Array, [c, h, w]: readonly number[], layout: "chw" | "hwc"): tf.Tensor4D {
+export function framesToInput(
+  frames: Uint8Array,
+  [c, h, w]: readonly number[],
+  layout: "chw" | "hwc",
+  scaled = c,
+): tf.Tensor4D {
   const size = c * h * w;
   const n = frames.length / size;
   const out = new Float32Array(frames.length);
   if (layout === "hwc") {
     for (let i = 0; i < frames.length; i++) out[i] = PIXEL_SCALE[frames[i]];
+    for (let i = 0; scaled < c && i < frames.length; i += c) {
+      for (let ch = scaled; ch < c; ch++) out[i + ch] = frames[i + ch];
+    }
   } else {
     const plane = h * w;
     for (let j = 0; j < n; j++) {
       for (let ch = 0, src = j * size; ch < c; ch++) {
-        for (let p = 0, o = j * size + ch; p < plane; p++, o += c) out[o] = PIXEL_SCALE[frames[src++]];
+        const table = ch < scaled ? PIXEL_SCALE : UNSCALED;
+        for (let p = 0, o = j * size + ch; p < plane; p++, o += c) out[o] = table[frames[src++]];
       }
     }
   }
