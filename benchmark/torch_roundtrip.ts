@@ -96,7 +96,7 @@ function heads(agent: { actor: Head; critic: Head }, hidden: tf.Tensor2D) {
 const CASES: Record<string, Case> = {
   ppo: {
     script: "ppo.ts",
-    make: (rng) => new ppo.Agent(4, 2),
+    make: () => new ppo.Agent(4, 2),
     input: vector(4),
     outputs: (agent, input) => {
       const a = agent as ppo.Agent;
@@ -106,7 +106,7 @@ const CASES: Record<string, Case> = {
   },
   ppo_atari: {
     script: "ppo_atari.ts",
-    make: (rng) => new ppoAtari.Agent(4),
+    make: () => new ppoAtari.Agent(4),
     input: pixels([4, 84, 84]),
     outputs: (agent, input) =>
       heads(

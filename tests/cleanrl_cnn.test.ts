@@ -25,7 +25,6 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import * as nn from "../envs/torch/nn.ts";
 import * as dist from "../envs/torch/distributed.ts";
 import { clipGradNorm } from "../envs/torch/nn.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
 import * as atari from "../ppo_atari.ts";
 import * as lstm from "../ppo_atari_lstm.ts";

@@ -15,7 +15,6 @@ import { gunzipSync } from "node:zlib";
 
 import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint } from "../envs/torch/checkpoint.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as atari from "../ppo_atari.ts";
 import * as lstm from "../ppo_atari_lstm.ts";

@@ -346,8 +346,6 @@ export function framesToInput(
   return tf.tensor4d(out, [n, h, w, c]);
 }
 
-// TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
-export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";
 
 // ---- recurrent layer (ppo_atari_lstm.ts) ------------------------------------------------------------------------
 
