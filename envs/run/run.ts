@@ -238,11 +238,19 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
       ? `${args.envId}__${args.expName}__${args.seed}__${time}`
       : `${parent}__resumed_at_iteration_${checkpoint!.progress!.iteration}`;
   if (checkpoint !== null) removeStaleTemporaries(runFolderOf(checkpoint.path));
+  // The env is built once here, before anything is written: a missing ROM fails in one line, not in every worker.
+  if ((options.checkEnv ?? true) && args.evalCheckpoint === null) {
+    try {
+      gym.make(args.envId).close();
+    } catch (e) {
+      usageError((e as Error).message);
+    }
+  }
   const name = args.evalCheckpoint === null && writes ? createRunFolder(wanted) : wanted;
 
   // Seeding and backend (CleanRL's `device`), before any tensor exists.
   if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  await setupBackend(args.backend, { cuda: args.cuda, wasmThreads: options.wasmThreads });
+  await setupBackend(args.backend, { cuda: args.cuda, wasmThreads: options.wasmThreads, quiet: !writes });
   manualSeed(args.seed);
   if (args.evalCheckpoint !== null) return new Run(args, options, given, name, null, null);
 
@@ -264,13 +272,6 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     writer.addText("hyperparameters", `|param|value|\n|-|-|\n${rows.join("\n")}`);
   }
   closeOnExit(writer, tracker);
-  if (options.checkEnv ?? true) {
-    try {
-      gym.make(args.envId).close();
-    } catch (e) {
-      usageError((e as Error).message);
-    }
-  }
   return new Run(args, options, given, name, checkpoint, writer, tracker);
 }
 
