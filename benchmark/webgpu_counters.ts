@@ -9,7 +9,7 @@
 // Counts come from wrapping the backend's own paths (tfjs-backend-webgpu 4.22): `recordAndSubmit` records one
 // dispatch, `submitQueue` one queue submit, `uploadToGPU` of a tensor whose values are on the CPU one upload,
 // `readSync`/`read` one readback. (Each dispatch also writes its small uniform buffer: not counted as an upload.) The
-// rollout step is ppo_atari.ts's: framesToInput of 8 envs' frames, then Agent.sampleActionAndValue (one forward
+// rollout step is ppo_atari.ts's: nn.framesToInput of 8 envs' frames, then Agent.getActionAndValue (one forward
 // pass, one readback). The minibatch is updateStep (loss, backprop, global-norm clip, Adam) on --minibatch frames.
 //
 // Readback latency: a 1-element result of one small op read back, after the queue has drained, three ways:
