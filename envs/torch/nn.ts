@@ -346,7 +346,6 @@ export function framesToInput(
   return tf.tensor4d(out, [n, h, w, c]);
 }
 
-
 // ---- recurrent layer (ppo_atari_lstm.ts) ------------------------------------------------------------------------
 
 /** `torch.nn.init`'s in-place initializers, for parameters that are not a Linear's or a Conv2d's (see `layerInit`). */
