@@ -153,6 +153,16 @@ export function missing(c: BehaviourCase): string | false {
   return absent.length > 0 ? `needs ${absent.join(", ")} in ${ROM_DIR} (ALE_ROMS_DIR)` : false;
 }
 
+/**
+ * The environment of a recorded run: no wandb, and no procgen image folder (the procgen case was recorded with
+ * the monochrome sprites, and images found through PROCGEN_ASSETS_DIR would be drawn instead).
+ */
+function hermetic(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, WANDB_MODE: "disabled" };
+  delete env.PROCGEN_ASSETS_DIR;
+  return env;
+}
+
 /** Runs the case in a scratch folder and returns every scalar it logged but charts/SPS, in file order. */
 export function runCase(c: BehaviourCase): LoggedScalar[] {
   const cwd = mkdtempSync(join(tmpdir(), `behaviour-${c.name}-`));
@@ -161,7 +171,7 @@ export function runCase(c: BehaviourCase): LoggedScalar[] {
     const result = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(ROOT, script), ...flags], {
       cwd,
       encoding: "utf8",
-      env: { ...process.env, WANDB_MODE: "disabled" },
+      env: hermetic(),
     });
     if (result.status !== 0)
       throw new Error(`${c.argv.join(" ")} exited ${result.status}: ${result.stderr.slice(-2000)}`);
