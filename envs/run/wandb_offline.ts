@@ -33,7 +33,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-import { ProtoWriter, type Tracker } from "./logging.ts";
+import { ProtoWriter } from "./protobuf.ts";
 
 const BLOCK = 32768;
 const RECORD_HEADER = 7;
@@ -158,7 +158,7 @@ function generateId(): string {
 }
 
 /** `wandb.init(mode="offline")`: a Tracker that writes the run to disk. */
-export class OfflineRun implements Tracker {
+export class OfflineRun {
   readonly runId: string;
   readonly url: string;
   /** The run's folder, `wandb/offline-run-<time>-<id>`. */

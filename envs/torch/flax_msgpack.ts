@@ -18,7 +18,8 @@
 
 import { DecodeError, ExtData, ExtensionCodec, decode } from "@msgpack/msgpack";
 
-import type { Layout } from "./checkpoint.ts";
+/** checkpoint.ts's `Layout`, the part of it flax parameters use (imported, it would tie the two modules in a cycle). */
+type Layout = "same" | "linear" | "conv2d" | { flattened: [number, number, number] };
 
 /** A file this reader does not accept; the message is one line saying why. */
 export class FlaxFileError extends Error {
