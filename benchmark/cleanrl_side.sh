@@ -12,7 +12,8 @@
 #   cleanrl/       CleanRL's tree at $CLEANRL_REV of $CLEANRL_GIT (a git directory of vwxyzjn/cleanrl); the commit
 #                  is written to cleanrl/COMMIT
 # `run` starts cleanrl/SCRIPT (ppo.py, ppo_continuous_action.py, ppo_atari.py) in RUN_PARENT, so its TensorBoard run
-# lands in RUN_PARENT/runs/ENV_ID__SCRIPT__SEED__TIME/, with CleanRL's defaults except env id, seed and budget.
+# lands in RUN_PARENT/runs/ENV_ID__SCRIPT__SEED__TIME/, with CleanRL's defaults except env id, seed and budget, and
+# one torch thread, as CleanRL benchmarks.
 # Atari ROMs: ale-py 0.12 ships them in its wheel; $ALE_ROMS_DIR is not needed.
 set -euo pipefail
 
@@ -94,7 +95,8 @@ run() {
   # point). ale-py 0.12 registers on import instead, and there only after importing its vector env, which needs
   # Gymnasium 1.x's AutoresetMode and so fails on 0.29: `-c` registers the v0-v4 ids (NoFrameskip-v4 among them)
   # itself before running the script.
-  PYTHONPATH="$CURVES_DIR/cleanrl${PYTHONPATH:+:$PYTHONPATH}" exec "$VENV/bin/python" -c \
+  # OMP_NUM_THREADS=1 as in CleanRL's own benchmark commands (its benchmark/ppo.sh); $OMP_NUM_THREADS overrides.
+  OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" PYTHONPATH="$CURVES_DIR/cleanrl${PYTHONPATH:+:$PYTHONPATH}" exec "$VENV/bin/python" -c \
     'import runpy, sys; from ale_py.registration import register_v0_v4_envs; register_v0_v4_envs(); sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
     "$CURVES_DIR/cleanrl/cleanrl/$script" --env-id "$env_id" --seed "$seed" --total-timesteps "$steps" "$@"
 }

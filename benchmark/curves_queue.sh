@@ -7,7 +7,8 @@
 # committed on its own (only that path), so the branch keeps every run that landed.
 # Ours runs from a detached checkout at a fixed commit ($SNAPSHOT, made by `git worktree add --detach`), so edits to
 # this checkout never change a run in flight; CleanRL's side runs through benchmark/cleanrl_side.sh (its `setup`
-# first). Every run is `nice -n 19`: the machine is shared. `touch $CURVES_DIR/STOP` ends the queue after the
+# first). Every run is `nice -n 19`: the machine is shared. Edit this file only by replacing it (write a new file,
+# then mv), never in place: a running bash reads its script as it goes. `touch $CURVES_DIR/STOP` ends the queue after the
 # current run.
 set -euo pipefail
 
@@ -82,7 +83,7 @@ run_job() {
         }
       commit="ppo.ts $(git -C "$SNAPSHOT" rev-parse HEAD)"
     else
-      command="python cleanrl/$variant.py --env-id $env_id --seed $seed --total-timesteps $steps"
+      command="bash benchmark/cleanrl_side.sh run $variant.py $env_id $seed $steps DIR"
       echo "$(date -u +%FT%TZ) start $rel: $command"
       nice -n 19 bash "$ROOT/benchmark/cleanrl_side.sh" run "$variant.py" "$env_id" "$seed" "$steps" "$parent" \
         >"$parent/stdout.log" 2>&1 ||
