@@ -43,7 +43,7 @@ for (const [key, value] of [
   ["machine", cli.machine],
   ["recorded", new Date(Math.max(...entries.map((e) => e.wallTime)) * 1000).toISOString()],
 ]) {
-  if (value) lines.push(`# ${key}: ${value.replace(/\s+/g, " ")}`);
+  if (value) lines.push(`# ${key}: ${value.replace(/\s+/g, " ").trim()}`);
 }
 lines.push("global_step,wall_seconds,episodic_return,sps");
 let spsIndex = -1;
