@@ -16,7 +16,7 @@ import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 
-import { str, parseArgs, usageError } from "../envs/run/cli.ts";
+import { parseArgs, str } from "../envs/run/cli.ts";
 import { handleExits } from "../envs/run/main.ts";
 import { ROOT, mean, std } from "./lib.ts";
 
@@ -100,7 +100,7 @@ function readCsv(path: string): { episodes: Episode[]; meta: Record<string, stri
     }
   }
   if (header?.join(",") !== "global_step,wall_seconds,episodic_return,sps")
-    usageError(`${path}: not a run CSV of benchmark/curves_record.ts (header ${header?.join(",")})`);
+    throw new Error(`${path}: not a run CSV of benchmark/curves_record.ts (header ${header?.join(",")})`);
   return { episodes, meta };
 }
 
@@ -327,7 +327,7 @@ const cli = parseArgs(
   process.argv.slice(2),
 );
 const runs = readRuns(cli.resultsDir);
-if (runs.length === 0) usageError(`no run CSVs under ${cli.resultsDir}`);
+if (runs.length === 0) throw new Error(`no run CSVs under ${cli.resultsDir}`);
 mkdirSync(cli.plotsDir, { recursive: true });
 const drawnOn = new Date().toISOString().slice(0, 10);
 for (const variant of unique(runs.map((r) => r.variant))) {

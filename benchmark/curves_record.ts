@@ -30,10 +30,10 @@ const cli = parseArgs(
 if (cli.runDir === null || cli.out === null) usageError("--run-dir and --out are required");
 
 const entries = readRunDir(cli.runDir);
-if (entries.length === 0) usageError(`${cli.runDir} has no TensorBoard events`);
+if (entries.length === 0) throw new Error(`${cli.runDir} has no TensorBoard events`);
 const start = Math.min(...entries.map((e) => e.wallTime));
 const episodes = entries.filter((e) => e.tag === "charts/episodic_return");
-if (episodes.length === 0) usageError(`${cli.runDir} logged no charts/episodic_return`);
+if (episodes.length === 0) throw new Error(`${cli.runDir} logged no charts/episodic_return`);
 const spsEvents = entries.filter((e) => e.tag === "charts/SPS").sort((a, b) => a.step - b.step);
 
 const lines: string[] = [];
