@@ -56,7 +56,6 @@ const PUBLISHED: Record<string, { steps: number; returns: Record<string, [number
 
 const SIDES = ["ours", "cleanrl"] as const;
 type Side = (typeof SIDES)[number];
-const PUBLISHED_LABEL = "CleanRL published (its docs)";
 function sideLabel(variant: string, side: Side, seeds: number): string {
   const who = side === "ours" ? `ours, ${variant}.ts` : `CleanRL ${variant}.py, this machine`;
   return `${who} (${seeds} seed${seeds === 1 ? "" : "s"})`;
@@ -202,10 +201,11 @@ function chartSpec(
   const reference = published?.returns[envId];
   // The marker stands at the budget CleanRL published for; drawn only when the runs here went that far.
   if (axis === "step" && reference && published.steps <= xMax * 1.01) {
-    labels.push(PUBLISHED_LABEL);
+    const publishedLabel = `CleanRL published (its docs): ${fmt(reference[0])} ± ${fmt(reference[1])}`;
+    labels.push(publishedLabel);
     colors.push(COLORS.published);
     const [m, s] = reference;
-    values.push({ x: published.steps, published: m, low: m - s, high: m + s, series: PUBLISHED_LABEL });
+    values.push({ x: published.steps, published: m, low: m - s, high: m + s, series: publishedLabel });
   }
   const machines = unique(runs.map((r) => r.meta.machine));
   const recorded = unique(runs.map((r) => r.meta.recorded?.slice(0, 10))).sort();

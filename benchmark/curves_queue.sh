@@ -67,11 +67,12 @@ run_job() {
   local csv="$ROOT/$rel"
   [ -f "$csv" ] && return 0
   local parent="$CURVES_DIR/runs/$variant/$env_id/${side}_seed$seed"
-  local command commit extra=()
+  local command commit load_start extra=()
   [ "$variant" = ppo_atari ] && [ "$side" = ours ] && extra=(--rom-dir "$ROMS")
   if [ ! -f "$parent/.done" ]; then
     rm -rf "$parent"
     mkdir -p "$parent"
+    load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
     if [ "$side" = ours ]; then
       command="npx tsx $variant.ts --env-id $env_id --seed $seed --total-timesteps $steps ${extra[*]}"
       echo "$(date -u +%FT%TZ) start $rel: $command"
@@ -93,14 +94,18 @@ run_job() {
         }
       commit="vwxyzjn/cleanrl $(cat "$CURVES_DIR/cleanrl/COMMIT")"
     fi
-    printf '%s\n%s\n' "$command" "$commit" >"$parent/.done"
+    # The machine's load averages when the run started and ended: the wall-clock curves depend on them.
+    printf '%s\n%s\n%s\n' "$command" "$commit" \
+      "load averages (1, 5, 15 min) $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end" >"$parent/.done"
   fi
   command="$(sed -n 1p "$parent/.done")"
   commit="$(sed -n 2p "$parent/.done")"
+  local load
+  load="$(sed -n 3p "$parent/.done")"
   local run_dir
   run_dir="$(find "$parent/runs" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)"
   (cd "$ROOT" && nice -n 19 npx tsx benchmark/curves_record.ts --run-dir "$run_dir" --out "$csv" \
-    --command "$command" --commit "$commit" --machine "$MACHINE")
+    --command "$command" --commit "$commit" --machine "$MACHINE" --load "$load")
   commit_csv "$rel" "benchmark/results: $variant $env_id $side seed $seed ($steps steps)"
   echo "$(date -u +%FT%TZ) done $rel"
 }

@@ -1,6 +1,6 @@
 // Turns one finished training run into the small CSV that benchmark/curves.ts draws:
 //   npx tsx benchmark/curves_record.ts --run-dir DIR --out benchmark/results/<variant>/<env>/<side>_seed<N>.csv
-//     [--command "the command that made the run"] [--commit SHA] [--machine "words"]
+//     [--command "the command that made the run"] [--commit SHA] [--machine "words"] [--load "words"]
 // DIR is a TensorBoard run directory: ours (envs/run/logging.ts) or CleanRL's (torch's SummaryWriter); both carry
 // CleanRL's scalars `charts/episodic_return` and `charts/SPS`. One row per logged episode: its global step, the
 // wall-clock seconds since the run's first event, its return, and the latest SPS logged at or before that step
@@ -22,6 +22,7 @@ const cli = parseArgs(
     command: str("", "the command that made the run (kept in the CSV's header comment)"),
     commit: str("", "commit of the code that ran (kept in the CSV's header comment)"),
     machine: str("", "the machine it ran on (kept in the CSV's header comment)"),
+    load: str("", "the machine's load while it ran, e.g. its load averages at start and end (header comment)"),
   },
   "Writes a run's episodic returns and SPS, read from its TensorBoard event files, as a CSV.",
   "benchmark/curves_record.ts",
@@ -41,6 +42,7 @@ for (const [key, value] of [
   ["command", cli.command],
   ["commit", cli.commit],
   ["machine", cli.machine],
+  ["load", cli.load],
   ["recorded", new Date(Math.max(...entries.map((e) => e.wallTime)) * 1000).toISOString()],
 ]) {
   if (value) lines.push(`# ${key}: ${value.replace(/\s+/g, " ").trim()}`);
