@@ -7,7 +7,8 @@
 // Each side is the mean over its seeds (line) inside the min–max over its seeds (band), where a seed's value at a
 // point is the mean of its last 20 episodes up to there (the window of the final-return column). CleanRL's
 // published final return (its docs, mean ± std over seeds) is a marker at the end of the step axis when the run's
-// budget is CleanRL's. Prints, per variant, the markdown table of final returns that benchmark/README.md shows.
+// budget is CleanRL's. Prints, per variant, the markdown table of final returns that benchmark/README.md shows, with
+// each side's mean return over the last fifth of its steps beside it (a late level less noisy than 20 episodes).
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -286,12 +287,18 @@ function summary(runs: Run[]): string {
   return `${fmt(mean(finals))} ± ${fmt(std(finals))} (${perSeed})`;
 }
 
-/** Is ours inside CleanRL's own spread? Its mean against the min–max of CleanRL's seeds run here. */
-function verdict(ours: Run[], theirs: Run[]): string {
+/** A run's mean return over the episodes of its last fifth of steps: the late level, less noisy than 20 episodes. */
+function lateMean(run: Run): number {
+  const end = run.episodes.at(-1)?.step ?? 0;
+  return mean(run.episodes.filter((e) => e.step >= 0.8 * end).map((e) => e.ret));
+}
+
+/** Is ours inside CleanRL's own spread? Our mean of `measure` against the min–max of CleanRL's seeds run here. */
+function verdict(ours: Run[], theirs: Run[], measure: (run: Run) => number): string {
   if (ours.length === 0 || theirs.length === 0) return "—";
-  const m = mean(ours.map(finalReturn));
-  const finals = theirs.map(finalReturn);
-  const [lo, hi] = [Math.min(...finals), Math.max(...finals)];
+  const m = mean(ours.map(measure));
+  const values = theirs.map(measure);
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
   if (m >= lo && m <= hi) return "yes";
   return m < lo ? `below (${fmt(m)} < ${fmt(lo)})` : `above (${fmt(m)} > ${fmt(hi)})`;
 }
@@ -299,8 +306,8 @@ function verdict(ours: Run[], theirs: Run[]): string {
 function table(variant: string, runs: Run[]): string {
   const published = PUBLISHED[variant];
   const rows = [
-    "| env | steps | ours: final return, mean ± std (per seed) | CleanRL side by side: final return (per seed) | CleanRL published | ours' mean within CleanRL's seeds here | SPS ours / CleanRL |",
-    "|---|---|---|---|---|---|---|",
+    "| env | steps | ours: final return, mean ± std (per seed) | CleanRL side by side: final return (per seed) | CleanRL published | ours' mean within CleanRL's seeds here | last fifth of steps, mean return: ours / CleanRL (ours within CleanRL's seeds) | SPS ours / CleanRL |",
+    "|---|---|---|---|---|---|---|---|",
   ];
   for (const envId of unique(runs.map((r) => r.envId))) {
     const envRuns = runs.filter((r) => r.envId === envId);
@@ -310,8 +317,9 @@ function table(variant: string, runs: Run[]): string {
     const ref = published?.returns[envId];
     const refText = ref ? `${fmt(ref[0])} ± ${fmt(ref[1])} at ${published.steps.toLocaleString("en-US")}` : "—";
     const sps = (rs: Run[]) => (rs.length ? mean(rs.map(finalSps)).toFixed(0) : "—");
+    const late = (rs: Run[]) => (rs.length ? fmt(mean(rs.map(lateMean))) : "—");
     rows.push(
-      `| ${envId} | ${steps.toLocaleString("en-US")} | ${summary(ours)} | ${summary(theirs)} | ${refText} | ${verdict(ours, theirs)} | ${sps(ours)} / ${sps(theirs)} |`,
+      `| ${envId} | ${steps.toLocaleString("en-US")} | ${summary(ours)} | ${summary(theirs)} | ${refText} | ${verdict(ours, theirs, finalReturn)} | ${late(ours)} / ${late(theirs)} (${verdict(ours, theirs, lateMean)}) | ${sps(ours)} / ${sps(theirs)} |`,
     );
   }
   return rows.join("\n");
