@@ -5,11 +5,13 @@
 # benchmark/results/<variant>/<env>/<side>_seed<N>.csv in this checkout. A job whose CSV exists is skipped, so the
 # queue picks up where a stopped one left off; a run cut short is started again from scratch. Each finished CSV is
 # committed on its own (only that path), so the branch keeps every run that landed.
-# Ours runs from a detached checkout at a fixed commit ($SNAPSHOT, made by `git worktree add --detach`), so edits to
-# this checkout never change a run in flight; CleanRL's side runs through benchmark/cleanrl_side.sh (its `setup`
-# first). Every run is `nice -n 19`: the machine is shared. Edit this file only by replacing it (write a new file,
-# then mv), never in place: a running bash reads its script as it goes. `touch $CURVES_DIR/STOP` ends the queue after the
-# current run.
+# Ours runs from a detached checkout at a fixed commit ($SNAPSHOT, made by `git worktree add --detach`, with its own
+# node_modules), so edits to this checkout never change a run in flight; CleanRL's side runs through
+# benchmark/cleanrl_side.sh (its `setup` first). Ours runs on WASM, named on the command line so that building native
+# TensorFlow later changes no MLP run; Atari on native TensorFlow, the fastest CPU backend here. Every run is
+# `nice -n 19`: the machine is shared. `touch $CURVES_DIR/STOP` ends the queue after the current run.
+# Edit this file only by replacing it (write a new file, then mv), never in place: a running bash reads its script
+# as it goes.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,8 +69,16 @@ run_job() {
   local csv="$ROOT/$rel"
   [ -f "$csv" ] && return 0
   local parent="$CURVES_DIR/runs/$variant/$env_id/${side}_seed$seed"
-  local command commit load_start extra=()
-  [ "$variant" = ppo_atari ] && [ "$side" = ours ] && extra=(--rom-dir "$ROMS")
+  local command commit load_start extra=(--backend wasm)
+  if [ "$variant" = ppo_atari ] && [ "$side" = ours ]; then
+    # The fastest CPU backend here is native TensorFlow (benchmark/native_tf.sh, built into the snapshot's
+    # node_modules); without it the run waits for a later queue rather than run on a slower backend.
+    if ! (cd "$SNAPSHOT" && bash benchmark/native_tf.sh --check 2>/dev/null | grep -q "backend=tensorflow"); then
+      echo "$(date -u +%FT%TZ) skipped $rel: no native TensorFlow in $SNAPSHOT (bash $SNAPSHOT/benchmark/native_tf.sh)"
+      return 0
+    fi
+    extra=(--backend tensorflow --rom-dir "$ROMS")
+  fi
   if [ ! -f "$parent/.done" ]; then
     rm -rf "$parent"
     mkdir -p "$parent"
