@@ -168,6 +168,12 @@ function finalSps(run: Run): number {
   return [...run.episodes].reverse().find((e) => !Number.isNaN(e.sps))?.sps ?? NaN;
 }
 
+/** The run's budget: `--total-timesteps` of its recorded command, else its last episode's global step. */
+function budget(run: Run): number {
+  const flag = /--total-timesteps[ =](\d+)/.exec(run.meta.command ?? "");
+  return flag ? Number(flag[1]) : (run.episodes.at(-1)?.step ?? 0);
+}
+
 function unique(values: (string | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => !!v))];
 }
@@ -268,7 +274,7 @@ async function render(spec: TopLevelSpec, path: string): Promise<void> {
   view.finalize();
   writeFileSync(`${path}.svg`, svg);
   const png = new Resvg(svg, {
-    fitTo: { mode: "zoom", value: 2 },
+    fitTo: { mode: "zoom", value: 1.5 },
     font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },
   })
     .render()
@@ -313,7 +319,7 @@ function table(variant: string, runs: Run[]): string {
     const envRuns = runs.filter((r) => r.envId === envId);
     const ours = envRuns.filter((r) => r.side === "ours");
     const theirs = envRuns.filter((r) => r.side === "cleanrl");
-    const steps = Math.max(...envRuns.map((r) => r.episodes.at(-1)?.step ?? 0));
+    const steps = Math.max(...envRuns.map(budget));
     const ref = published?.returns[envId];
     const refText = ref ? `${fmt(ref[0])} ± ${fmt(ref[1])} at ${published.steps.toLocaleString("en-US")}` : "—";
     const sps = (rs: Run[]) => (rs.length ? mean(rs.map(finalSps)).toFixed(0) : "—");
