@@ -208,7 +208,7 @@ function chartSpec(
   const reference = published?.returns[envId];
   // The marker stands at the budget CleanRL published for; drawn only when the runs here went that far.
   if (axis === "step" && reference && published.steps <= xMax * 1.01) {
-    const publishedLabel = `CleanRL published (its docs): ${fmt(reference[0])} ± ${fmt(reference[1])}`;
+    const publishedLabel = `CleanRL published (its docs): ${fmtSpread(reference[0], reference[1])}`;
     labels.push(publishedLabel);
     colors.push(COLORS.published);
     const [m, s] = reference;
@@ -286,11 +286,16 @@ function fmt(x: number): string {
   return Math.abs(x) >= 1000 ? x.toFixed(0) : x.toFixed(2);
 }
 
+/** "mean ± std" with the std in the mean's precision (whole numbers from 1000 up). */
+function fmtSpread(m: number, s: number): string {
+  return Math.abs(m) >= 1000 ? `${m.toFixed(0)} ± ${s.toFixed(0)}` : `${m.toFixed(2)} ± ${s.toFixed(2)}`;
+}
+
 function summary(runs: Run[]): string {
   if (runs.length === 0) return "not run";
   const finals = runs.map(finalReturn);
   const perSeed = runs.map((r, i) => `${r.seed}: ${fmt(finals[i])}`).join(", ");
-  return `${fmt(mean(finals))} ± ${fmt(std(finals))} (${perSeed})`;
+  return `${fmtSpread(mean(finals), std(finals))} (${perSeed})`;
 }
 
 /** A run's mean return over the episodes of its last fifth of steps: the late level, less noisy than 20 episodes. */
@@ -321,7 +326,7 @@ function table(variant: string, runs: Run[]): string {
     const theirs = envRuns.filter((r) => r.side === "cleanrl");
     const steps = Math.max(...envRuns.map(budget));
     const ref = published?.returns[envId];
-    const refText = ref ? `${fmt(ref[0])} ± ${fmt(ref[1])} at ${published.steps.toLocaleString("en-US")}` : "—";
+    const refText = ref ? `${fmtSpread(ref[0], ref[1])} at ${published.steps.toLocaleString("en-US")}` : "—";
     const sps = (rs: Run[]) => (rs.length ? mean(rs.map(finalSps)).toFixed(0) : "—");
     const late = (rs: Run[]) => (rs.length ? fmt(mean(rs.map(lateMean))) : "—");
     rows.push(
