@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# CleanRL's own PPO scripts on this machine, for the side-by-side learning curves of benchmark/curves.ts.
+#   bash benchmark/cleanrl_side.sh setup
+#   bash benchmark/cleanrl_side.sh run SCRIPT ENV_ID SEED TOTAL_TIMESTEPS RUN_PARENT [EXTRA_FLAGS...]
+# `setup` builds, under $CURVES_DIR (default /work/scratch/curves):
+#   venv/          Python 3.11 venv: the local torch CPU wheel ($TORCH_WHEEL), Gymnasium 0.29.1 built from its git
+#                  source (CleanRL's pin: 1.x changed autoreset and renamed the wrappers ppo_atari.py uses), numpy
+#                  1.26 (Gymnasium 0.29 predates numpy 2), mujoco and ale-py from the package mirror, tensorboard
+#                  for torch's SummaryWriter, and tyro, or, when the mirror has none, benchmark/cleanrl_tyro_shim.py
+#                  installed as `tyro` (the scripts call only `tyro.cli(Args)`).
+#   gymnasium/     Gymnasium's tree at tag v0.29.1 ($GYMNASIUM_GIT: a git directory of Farama-Foundation/Gymnasium)
+#   cleanrl/       CleanRL's tree at $CLEANRL_REV of $CLEANRL_GIT (a git directory of vwxyzjn/cleanrl); the commit
+#                  is written to cleanrl/COMMIT
+# `run` starts cleanrl/SCRIPT (ppo.py, ppo_continuous_action.py, ppo_atari.py) in RUN_PARENT, so its TensorBoard run
+# lands in RUN_PARENT/runs/ENV_ID__SCRIPT__SEED__TIME/, with CleanRL's defaults except env id, seed and budget, and
+# one torch thread, as CleanRL benchmarks.
+# Atari ROMs: ale-py 0.12 ships them in its wheel; $ALE_ROMS_DIR is not needed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CURVES_DIR="${CURVES_DIR:-/work/scratch/curves}"
+TORCH_WHEEL="${TORCH_WHEEL:-/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl}"
+GYMNASIUM_GIT="${GYMNASIUM_GIT:-/work/.mirror/Farama-Foundation+Gymnasium/repo}"
+CLEANRL_GIT="${CLEANRL_GIT:-/work/.mirror/vwxyzjn+cleanrl/repo}"
+CLEANRL_REV="${CLEANRL_REV:-HEAD}"
+PYTHON="${PYTHON:-python3.11}"
+PIP_INDEX=(--index-url file:///opt/pypi/simple --extra-index-url file:///opt/pypi-more/simple)
+VENV="$CURVES_DIR/venv"
+
+die() {
+  echo "error: $*" >&2
+  exit 1
+}
+
+# pip warns once per package that the second index lacks; those lines say nothing about this install.
+pip_quiet() {
+  "$VENV/bin/pip" "$@" 2> >(grep -v "is neither a file nor a directory" >&2)
+}
+
+setup() {
+  [ -f "$TORCH_WHEEL" ] || die "no torch wheel at $TORCH_WHEEL (set TORCH_WHEEL)"
+  git --git-dir="$GYMNASIUM_GIT" rev-parse -q --verify v0.29.1 >/dev/null ||
+    die "$GYMNASIUM_GIT has no tag v0.29.1 (set GYMNASIUM_GIT to a git directory of Farama-Foundation/Gymnasium)"
+  git --git-dir="$CLEANRL_GIT" rev-parse -q --verify "$CLEANRL_REV^{commit}" >/dev/null ||
+    die "$CLEANRL_GIT has no commit $CLEANRL_REV (set CLEANRL_GIT to a git directory of vwxyzjn/cleanrl)"
+  mkdir -p "$CURVES_DIR"
+
+  rm -rf "$CURVES_DIR/gymnasium" "$CURVES_DIR/cleanrl"
+  mkdir -p "$CURVES_DIR/gymnasium" "$CURVES_DIR/cleanrl"
+  # Only the paths the build and the runs read: the mirrored git directories lack some large doc assets, and git
+  # names each missing blob it walks past on stderr even when the pathspec leaves it out.
+  git --git-dir="$GYMNASIUM_GIT" archive v0.29.1 -- gymnasium pyproject.toml setup.py README.md LICENSE 2>/dev/null |
+    tar -x -C "$CURVES_DIR/gymnasium"
+  git --git-dir="$CLEANRL_GIT" archive "$CLEANRL_REV" -- cleanrl cleanrl_utils docs/rl-algorithms/ppo.md 2>/dev/null |
+    tar -x -C "$CURVES_DIR/cleanrl"
+  [ -f "$CURVES_DIR/gymnasium/gymnasium/envs/mujoco/hopper_v4.py" ] || die "Gymnasium v0.29.1 did not unpack"
+  [ -f "$CURVES_DIR/cleanrl/cleanrl/ppo_atari.py" ] || die "CleanRL $CLEANRL_REV did not unpack"
+  git --git-dir="$CLEANRL_GIT" rev-parse "$CLEANRL_REV^{commit}" >"$CURVES_DIR/cleanrl/COMMIT"
+
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  local pip=(pip_quiet install -q "${PIP_INDEX[@]}")
+  "${pip[@]}" "$TORCH_WHEEL" "numpy==1.26.4"
+  # --no-deps: 0.29.1's dependencies are listed here so pip never swaps numpy for a 2.x.
+  "${pip[@]}" cloudpickle typing-extensions farama-notifications
+  "${pip[@]}" --no-deps "$CURVES_DIR/gymnasium"
+  # ale-py 0.12 declares gymnasium>=1.0; its environments run on 0.29's API (reset/step with info dicts).
+  "${pip[@]}" --no-deps ale-py
+  # imageio: Gymnasium 0.29's MuJoCo renderer imports it at module load (CleanRL's mujoco extra lists it).
+  "${pip[@]}" mujoco imageio "numpy==1.26.4"
+  "${pip[@]}" tensorboard "numpy==1.26.4"
+  # Gymnasium 0.29's ResizeObservation and GrayScaleObservation call OpenCV. The mirror's OpenCV wheels declare
+  # numpy>=2 but are built against numpy 2's backward-compatible ABI, so they load under numpy 1.26.
+  "${pip[@]}" --no-deps "opencv-python-headless==4.14.0.94"
+  if ! "${pip[@]}" tyro 2>/dev/null; then
+    cp "$ROOT/benchmark/cleanrl_tyro_shim.py" "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tyro.py"
+  fi
+  "$VENV/bin/python" - <<'EOF'
+import gymnasium, numpy, torch, mujoco, ale_py, tyro
+from torch.utils.tensorboard import SummaryWriter
+print(f"gymnasium {gymnasium.__version__}, numpy {numpy.__version__}, torch {torch.__version__}, "
+      f"mujoco {mujoco.__version__}, ale-py {ale_py.__version__}, tyro {getattr(tyro, '__version__', 'shim')}")
+EOF
+  echo "CleanRL $(cat "$CURVES_DIR/cleanrl/COMMIT") in $CURVES_DIR/cleanrl"
+}
+
+run() {
+  [ $# -ge 5 ] || die "usage: bash benchmark/cleanrl_side.sh run SCRIPT ENV_ID SEED TOTAL_TIMESTEPS RUN_PARENT [FLAGS...]"
+  local script="$1" env_id="$2" seed="$3" steps="$4" parent="$5"
+  shift 5
+  [ -x "$VENV/bin/python" ] || die "no venv at $VENV: run 'bash benchmark/cleanrl_side.sh setup' first"
+  [ -f "$CURVES_DIR/cleanrl/cleanrl/$script" ] || die "no cleanrl/$script in $CURVES_DIR/cleanrl"
+  mkdir -p "$parent"
+  cd "$parent"
+  # CleanRL's ppo_atari.py never imports ale_py (ale-py 0.8, its pin, registered through a Gymnasium plugin entry
+  # point). ale-py 0.12 registers on import instead, and there only after importing its vector env, which needs
+  # Gymnasium 1.x's AutoresetMode and so fails on 0.29: `-c` registers the v0-v4 ids (NoFrameskip-v4 among them)
+  # itself before running the script.
+  # OMP_NUM_THREADS=1 as in CleanRL's own benchmark commands (its benchmark/ppo.sh); $OMP_NUM_THREADS overrides.
+  OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" PYTHONPATH="$CURVES_DIR/cleanrl${PYTHONPATH:+:$PYTHONPATH}" exec "$VENV/bin/python" -c \
+    'import runpy, sys; from ale_py.registration import register_v0_v4_envs; register_v0_v4_envs(); sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
+    "$CURVES_DIR/cleanrl/cleanrl/$script" --env-id "$env_id" --seed "$seed" --total-timesteps "$steps" "$@"
+}
+
+case "${1:-}" in
+setup) setup ;;
+run)
+  shift
+  run "$@"
+  ;;
+*) die "usage: bash benchmark/cleanrl_side.sh setup | run SCRIPT ENV_ID SEED TOTAL_TIMESTEPS RUN_PARENT [FLAGS...]" ;;
+esac
