@@ -1,0 +1,53 @@
+// What the suite's domains share: reading the bundled models, and small NumPy helpers whose rounding the rewards
+// and observations depend on.
+
+import { readFileSync } from "node:fs";
+
+/** Directory of the bundled MJCF models. */
+export const ASSETS_DIR = new URL("./assets/", import.meta.url);
+
+/** The text of a bundled model (`common.read_model`). */
+export function readModel(fileName: string): string {
+  return readFileSync(new URL(fileName, ASSETS_DIR), "utf8");
+}
+
+/** `np.mean` of a short array: numpy's sum (left to right below 8 values) divided by the count. */
+export function mean(x: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += x[i];
+  return sum / x.length;
+}
+
+/** `np.prod` of a short array. */
+export function prod(x: ArrayLike<number>): number {
+  let p = 1;
+  for (let i = 0; i < x.length; i++) p *= x[i];
+  return p;
+}
+
+/** `np.min`. */
+export function min(x: ArrayLike<number>): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < x.length; i++) if (x[i] < m || Number.isNaN(x[i])) m = x[i];
+  return m;
+}
+
+/** `np.linalg.norm` of a short vector: the square root of the left-to-right sum of squares. */
+export function norm(x: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += x[i] * x[i];
+  return Math.sqrt(sum);
+}
+
+/** `np.hstack` of numbers and arrays into one float64 array. */
+export function hstack(...parts: (number | ArrayLike<number>)[]): Float64Array {
+  let n = 0;
+  for (const p of parts) n += typeof p === "number" ? 1 : p.length;
+  const out = new Float64Array(n);
+  let k = 0;
+  for (const p of parts) {
+    if (typeof p === "number") out[k++] = p;
+    else for (let i = 0; i < p.length; i++) out[k++] = p[i];
+  }
+  return out;
+}

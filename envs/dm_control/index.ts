@@ -1,0 +1,42 @@
+// Registers dm_control's suite tasks under Shimmy's ids, `dm_control/<domain>-<task>-v0`, each made as Shimmy makes
+// it: `suite.load(domain, task)` wrapped in DmControlCompatibilityV0 (see suite.ts), with no TimeLimit wrapper
+// (dm_control ends its episodes itself). envs/gymnasium/index.ts re-exports this module as `gym.dm_control`.
+// MuJoCo must be loaded first (`await gym.mujoco.init()`), as for the MuJoCo v4 tasks.
+
+import { register } from "../gymnasium/registration.ts";
+import { CARTPOLE_TASKS, loadCartpole } from "./cartpole.ts";
+import type { Environment } from "./control.ts";
+import type { RandomState } from "./random_state.ts";
+import { DmControlCompatibilityV0 } from "./suite.ts";
+
+export { DmControlCompatibilityV0 } from "./suite.ts";
+export { Environment, StepType, Task } from "./control.ts";
+export { RandomState } from "./random_state.ts";
+export { tolerance } from "./rewards.ts";
+
+type Loader = (task: string, random?: RandomState | number) => Environment;
+
+const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
+  cartpole: { tasks: CARTPOLE_TASKS, load: loadCartpole },
+};
+
+/** `suite.load(domain, task)`: the dm_env environment of a task. */
+export function load(domain: string, task: string, random?: RandomState | number): Environment {
+  const entry = DOMAINS[domain];
+  if (entry === undefined || !entry.tasks.includes(task)) throw new Error(`dm_control: unknown task ${domain}-${task}`);
+  return entry.load(task, random);
+}
+
+/** The (domain, task) pairs this port has, in the suite's order. */
+export const ALL_TASKS: readonly [string, string][] = Object.entries(DOMAINS).flatMap(([domain, { tasks }]) =>
+  tasks.map((task): [string, string] => [domain, task]),
+);
+
+for (const [domain, task] of ALL_TASKS) {
+  register({
+    id: `dm_control/${domain}-${task}-v0`,
+    spaceKinds: { action: "continuous", observation: "vector" }, // a Dict that FlattenObservation makes one vector
+    entryPoint: () => new DmControlCompatibilityV0(load(domain, task)),
+    acceptedKwargs: [],
+  });
+}
