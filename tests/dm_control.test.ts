@@ -153,12 +153,29 @@ interface TaskFixture {
  * that grows until the trajectories part, as native MuJoCo parts from itself after a 1e-13 nudge.
  */
 const FIDELITY: Record<string, { tol: number; steps: number; wholeEpisode: boolean }> = {
+  "acrobot-swingup": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "acrobot-swingup_sparse": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "ball_in_cup-catch": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-balance": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-balance_sparse": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-swingup": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-swingup_sparse": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-two_poles": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "cartpole-three_poles": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "cheetah-run": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "finger-spin": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "finger-turn_easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "finger-turn_hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "hopper-stand": { tol: 1e-11, steps: 100, wholeEpisode: false },
+  "hopper-hop": { tol: 1e-11, steps: 100, wholeEpisode: false },
+  "pendulum-swingup": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "point_mass-easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "point_mass-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "reacher-easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "reacher-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "walker-stand": { tol: 1e-8, steps: 100, wholeEpisode: false },
+  "walker-walk": { tol: 1e-8, steps: 100, wholeEpisode: false },
+  "walker-run": { tol: 1e-8, steps: 100, wholeEpisode: false },
 };
 
 /** The recorder's action rule: RandomState(1000 + seed).uniform(low, high) with the bounds clipped to [-1, 1]. */

@@ -4,7 +4,16 @@
 // MuJoCo must be loaded first (`await gym.mujoco.init()`), as for the MuJoCo v4 tasks.
 
 import { register } from "../gymnasium/registration.ts";
+import { ACROBOT_TASKS, loadAcrobot } from "./acrobot.ts";
+import { BALL_IN_CUP_TASKS, loadBallInCup } from "./ball_in_cup.ts";
 import { CARTPOLE_TASKS, loadCartpole } from "./cartpole.ts";
+import { CHEETAH_TASKS, loadCheetah } from "./cheetah.ts";
+import { FINGER_TASKS, loadFinger } from "./finger.ts";
+import { HOPPER_TASKS, loadHopper } from "./hopper.ts";
+import { WALKER_TASKS, loadWalker } from "./walker.ts";
+import { PENDULUM_TASKS, loadPendulum } from "./pendulum.ts";
+import { POINT_MASS_TASKS, loadPointMass } from "./point_mass.ts";
+import { REACHER_TASKS, loadReacher } from "./reacher.ts";
 import type { Environment } from "./control.ts";
 import type { RandomState } from "./random_state.ts";
 import { DmControlCompatibilityV0 } from "./suite.ts";
@@ -17,7 +26,16 @@ export { tolerance } from "./rewards.ts";
 type Loader = (task: string, random?: RandomState | number) => Environment;
 
 const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
+  acrobot: { tasks: ACROBOT_TASKS, load: loadAcrobot },
+  ball_in_cup: { tasks: BALL_IN_CUP_TASKS, load: loadBallInCup },
   cartpole: { tasks: CARTPOLE_TASKS, load: loadCartpole },
+  cheetah: { tasks: CHEETAH_TASKS, load: loadCheetah },
+  finger: { tasks: FINGER_TASKS, load: loadFinger },
+  hopper: { tasks: HOPPER_TASKS, load: loadHopper },
+  pendulum: { tasks: PENDULUM_TASKS, load: loadPendulum },
+  point_mass: { tasks: POINT_MASS_TASKS, load: loadPointMass },
+  reacher: { tasks: REACHER_TASKS, load: loadReacher },
+  walker: { tasks: WALKER_TASKS, load: loadWalker },
 };
 
 /** `suite.load(domain, task)`: the dm_env environment of a task. */
