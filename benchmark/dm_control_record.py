@@ -43,17 +43,21 @@ RESET_SEEDS = (0, 2)
 engine.Physics.contexts = property(lambda self: None)
 
 
-def make(task_id):
+def make(task_id, task_random=None):
     domain, task = task_id.split("-")
-    return gym.wrappers.FlattenObservation(DmControlCompatibilityV0(suite.load(domain, task)))
+    task_kwargs = None if task_random is None else {"random": task_random}
+    return gym.wrappers.FlattenObservation(DmControlCompatibilityV0(suite.load(domain, task, task_kwargs=task_kwargs)))
 
 
 def floats(array):
     return [float(x) for x in np.asarray(array, dtype=np.float64).ravel()]
 
 
-def record(task_id, seed):
-    env = make(task_id)
+def record(task_id, seed, task_random=None):
+    """One episode. With `task_random`, the task is made with `task_kwargs={"random": task_random}` and reset
+    without a seed: LQR draws its model from the task's RandomState when it is made, so only then is the model
+    reproducible."""
+    env = make(task_id, task_random)
     inner = env.unwrapped
     dm_env = inner._env
     obs_spec = dm_env.observation_spec()
@@ -67,14 +71,17 @@ def record(task_id, seed):
         "action_high": floats(act_space.high),
         "control_timestep": float(dm_env.control_timestep()),
         "physics_timestep": float(dm_env.physics.timestep()),
-        "step_limit": float(dm_env._step_limit),
+        "step_limit": None if np.isinf(dm_env._step_limit) else float(dm_env._step_limit),  # JSON has no inf
         "reset_observations": {},
     }
-    for s in RESET_SEEDS:
-        obs, _ = env.reset(seed=s)
-        out["reset_observations"][str(s)] = floats(obs)
-
-    obs, info = env.reset(seed=seed)
+    if task_random is None:
+        for s in RESET_SEEDS:
+            obs, _ = env.reset(seed=s)
+            out["reset_observations"][str(s)] = floats(obs)
+        obs, info = env.reset(seed=seed)
+    else:
+        out["task_random"] = task_random
+        obs, info = env.reset()
     out["first_observation"] = floats(obs)
     low = np.clip(act_space.low, -1, 1)
     high = np.clip(act_space.high, -1, 1)
@@ -150,6 +157,11 @@ def main():
         with open(os.path.join(args.out, f"{task_id}.json"), "w") as f:
             json.dump(result, f, separators=(",", ":"))
         print(f"{task_id}: {result['episode_steps']} steps, return {result['episode_return']:.6f}")
+        if task_id.startswith("lqr-"):
+            result = record(task_id, args.seed, task_random=args.seed)
+            with open(os.path.join(args.out, f"{task_id}.model_seeded.json"), "w") as f:
+                json.dump(result, f, separators=(",", ":"))
+            print(f"{task_id} (model from seed {args.seed}): {result['episode_steps']} steps")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ import { BALL_IN_CUP_TASKS, loadBallInCup } from "./ball_in_cup.ts";
 import { CARTPOLE_TASKS, loadCartpole } from "./cartpole.ts";
 import { CHEETAH_TASKS, loadCheetah } from "./cheetah.ts";
 import { FINGER_TASKS, loadFinger } from "./finger.ts";
+import { FISH_TASKS, loadFish } from "./fish.ts";
 import { HOPPER_TASKS, loadHopper } from "./hopper.ts";
+import { LQR_TASKS, loadLqr } from "./lqr.ts";
+import { SWIMMER_TASKS, loadSwimmer } from "./swimmer.ts";
 import { WALKER_TASKS, loadWalker } from "./walker.ts";
 import { PENDULUM_TASKS, loadPendulum } from "./pendulum.ts";
 import { POINT_MASS_TASKS, loadPointMass } from "./point_mass.ts";
@@ -31,10 +34,13 @@ const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
   cartpole: { tasks: CARTPOLE_TASKS, load: loadCartpole },
   cheetah: { tasks: CHEETAH_TASKS, load: loadCheetah },
   finger: { tasks: FINGER_TASKS, load: loadFinger },
+  fish: { tasks: FISH_TASKS, load: loadFish },
   hopper: { tasks: HOPPER_TASKS, load: loadHopper },
+  lqr: { tasks: LQR_TASKS, load: loadLqr },
   pendulum: { tasks: PENDULUM_TASKS, load: loadPendulum },
   point_mass: { tasks: POINT_MASS_TASKS, load: loadPointMass },
   reacher: { tasks: REACHER_TASKS, load: loadReacher },
+  swimmer: { tasks: SWIMMER_TASKS, load: loadSwimmer },
   walker: { tasks: WALKER_TASKS, load: loadWalker },
 };
 
