@@ -51,3 +51,25 @@ export function hstack(...parts: (number | ArrayLike<number>)[]): Float64Array {
   }
   return out;
 }
+
+/**
+ * Removes the element `<tag name="name" ...>` and everything inside it from an MJCF string (what dm_control does
+ * with `xml_tools.find_element(...).getparent().remove(...)` when it builds a task's variant of a model).
+ */
+export function removeElement(xml: string, tag: string, name: string): string {
+  const start = xml.indexOf(`<${tag} name="${name}"`);
+  if (start < 0) throw new Error(`removeElement: no <${tag} name="${name}">`);
+  const open = new RegExp(`<${tag}[\\s>/]|</${tag}>`, "g");
+  open.lastIndex = start;
+  let depth = 0;
+  for (let m = open.exec(xml); m !== null; m = open.exec(xml)) {
+    if (m[0].startsWith("</")) depth--;
+    else {
+      const close = xml.indexOf(">", m.index);
+      if (xml[close - 1] !== "/") depth++;
+      else if (depth === 0) return xml.slice(0, start) + xml.slice(close + 1);
+    }
+    if (depth === 0) return xml.slice(0, start) + xml.slice(m.index + m[0].length);
+  }
+  throw new Error(`removeElement: <${tag} name="${name}"> is not closed`);
+}

@@ -16,8 +16,14 @@ import { RandomState } from "./random_state.ts";
 export const StepType = { FIRST: 0, MID: 1, LAST: 2 } as const;
 export type StepType = (typeof StepType)[keyof typeof StepType];
 
+/** A multi-dimensional observation value: row-major data and its shape (e.g. manipulator's (8, 2) arm_pos). */
+export interface ShapedArray {
+  data: Float64Array;
+  shape: readonly number[];
+}
+
 /** An observation dict in the task's key order; a number is a scalar observation. */
-export type Observation = Map<string, Float64Array | number>;
+export type Observation = Map<string, Float64Array | number | ShapedArray>;
 
 export interface TimeStep {
   stepType: StepType;

@@ -12,6 +12,8 @@ import { FINGER_TASKS, loadFinger } from "./finger.ts";
 import { FISH_TASKS, loadFish } from "./fish.ts";
 import { HOPPER_TASKS, loadHopper } from "./hopper.ts";
 import { LQR_TASKS, loadLqr } from "./lqr.ts";
+import { MANIPULATOR_TASKS, loadManipulator } from "./manipulator.ts";
+import { STACKER_TASKS, loadStacker } from "./stacker.ts";
 import { SWIMMER_TASKS, loadSwimmer } from "./swimmer.ts";
 import { WALKER_TASKS, loadWalker } from "./walker.ts";
 import { PENDULUM_TASKS, loadPendulum } from "./pendulum.ts";
@@ -37,9 +39,11 @@ const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
   fish: { tasks: FISH_TASKS, load: loadFish },
   hopper: { tasks: HOPPER_TASKS, load: loadHopper },
   lqr: { tasks: LQR_TASKS, load: loadLqr },
+  manipulator: { tasks: MANIPULATOR_TASKS, load: loadManipulator },
   pendulum: { tasks: PENDULUM_TASKS, load: loadPendulum },
   point_mass: { tasks: POINT_MASS_TASKS, load: loadPointMass },
   reacher: { tasks: REACHER_TASKS, load: loadReacher },
+  stacker: { tasks: STACKER_TASKS, load: loadStacker },
   swimmer: { tasks: SWIMMER_TASKS, load: loadSwimmer },
   walker: { tasks: WALKER_TASKS, load: loadWalker },
 };

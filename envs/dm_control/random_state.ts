@@ -186,6 +186,22 @@ export class RandomState {
     return low + value;
   }
 
+  /**
+   * `choice(items, p=weights)`: one item drawn by inverting the normalized cumulative weights at one
+   * random_sample (NumPy's `cdf.searchsorted(u, side="right")`).
+   */
+  choiceWeighted<T>(items: readonly T[], weights: readonly number[]): T {
+    const cdf = new Float64Array(weights.length);
+    let total = 0;
+    for (let i = 0; i < weights.length; i++) cdf[i] = total += weights[i];
+    const last = cdf[cdf.length - 1];
+    for (let i = 0; i < cdf.length; i++) cdf[i] /= last;
+    const u = this.randomSample();
+    let index = 0;
+    while (index < cdf.length && cdf[index] <= u) index++;
+    return items[index];
+  }
+
   /** `choice(items)`: one item, uniformly. */
   choice<T>(items: readonly T[]): T {
     return items[this.randint(0, items.length)];

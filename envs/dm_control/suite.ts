@@ -21,7 +21,8 @@ type DictObservation = Record<string, TypedArray>;
 
 function toGym(observation: Observation): DictObservation {
   const out: DictObservation = {};
-  for (const [key, value] of observation) out[key] = typeof value === "number" ? Float64Array.of(value) : value;
+  for (const [key, value] of observation)
+    out[key] = typeof value === "number" ? Float64Array.of(value) : value instanceof Float64Array ? value : value.data;
   return out;
 }
 
@@ -33,7 +34,7 @@ export class DmControlCompatibilityV0 extends Env<DictObservation, TypedArray> {
     super();
     const spaces: Record<string, Box> = {};
     for (const [key, value] of environment.task.getObservation(environment.physics)) {
-      const shape = typeof value === "number" ? [] : [value.length];
+      const shape = typeof value === "number" ? [] : value instanceof Float64Array ? [value.length] : value.shape;
       spaces[key] = new Box(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, shape, "float64");
     }
     this.observationSpace = new Dict(spaces);
