@@ -170,6 +170,12 @@ const FIDELITY: Record<string, { tol: number; steps: number; wholeEpisode: boole
   "fish-swim": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "hopper-stand": { tol: 1e-11, steps: 100, wholeEpisode: false },
   "hopper-hop": { tol: 1e-11, steps: 100, wholeEpisode: false },
+  "humanoid-stand": { tol: 1e-7, steps: 100, wholeEpisode: false },
+  "humanoid-walk": { tol: 1e-7, steps: 100, wholeEpisode: false },
+  "humanoid-run": { tol: 1e-7, steps: 100, wholeEpisode: false },
+  "humanoid-run_pure_state": { tol: 1e-7, steps: 100, wholeEpisode: false },
+  "humanoid_CMU-stand": { tol: 1e-10, steps: 100, wholeEpisode: true },
+  "humanoid_CMU-run": { tol: 1e-10, steps: 100, wholeEpisode: true },
   // LQR's model is drawn when the env is made, from an unseeded RandomState under Shimmy: only the seeded start
   // is reproducible here; the dynamics are compared below on a model made from a seed.
   "lqr-lqr_2_1": { tol: 1e-12, steps: 0, wholeEpisode: false },
@@ -181,6 +187,9 @@ const FIDELITY: Record<string, { tol: number; steps: number; wholeEpisode: boole
   "pendulum-swingup": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "point_mass-easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "point_mass-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
+  "quadruped-walk": { tol: 1e-10, steps: 100, wholeEpisode: true },
+  "quadruped-run": { tol: 1e-10, steps: 100, wholeEpisode: true },
+  "quadruped-fetch": { tol: 1e-10, steps: 100, wholeEpisode: false },
   "reacher-easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "reacher-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "stacker-stack_2": { tol: 1e-9, steps: 100, wholeEpisode: true },

@@ -3,6 +3,8 @@
 
 import { readFileSync } from "node:fs";
 
+import { numpySum } from "../mujoco/mujoco_env.ts";
+
 /** Directory of the bundled MJCF models. */
 export const ASSETS_DIR = new URL("./assets/", import.meta.url);
 
@@ -11,11 +13,9 @@ export function readModel(fileName: string): string {
   return readFileSync(new URL(fileName, ASSETS_DIR), "utf8");
 }
 
-/** `np.mean` of a short array: numpy's sum (left to right below 8 values) divided by the count. */
+/** `np.mean`: numpy's pairwise sum divided by the count. */
 export function mean(x: ArrayLike<number>): number {
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += x[i];
-  return sum / x.length;
+  return numpySum(x) / x.length;
 }
 
 /** `np.prod` of a short array. */

@@ -11,6 +11,7 @@ import { CHEETAH_TASKS, loadCheetah } from "./cheetah.ts";
 import { FINGER_TASKS, loadFinger } from "./finger.ts";
 import { FISH_TASKS, loadFish } from "./fish.ts";
 import { HOPPER_TASKS, loadHopper } from "./hopper.ts";
+import { HUMANOID_CMU_TASKS, HUMANOID_TASKS, loadHumanoid, loadHumanoidCMU } from "./humanoid.ts";
 import { LQR_TASKS, loadLqr } from "./lqr.ts";
 import { MANIPULATOR_TASKS, loadManipulator } from "./manipulator.ts";
 import { STACKER_TASKS, loadStacker } from "./stacker.ts";
@@ -18,6 +19,7 @@ import { SWIMMER_TASKS, loadSwimmer } from "./swimmer.ts";
 import { WALKER_TASKS, loadWalker } from "./walker.ts";
 import { PENDULUM_TASKS, loadPendulum } from "./pendulum.ts";
 import { POINT_MASS_TASKS, loadPointMass } from "./point_mass.ts";
+import { QUADRUPED_TASKS, loadQuadruped } from "./quadruped.ts";
 import { REACHER_TASKS, loadReacher } from "./reacher.ts";
 import type { Environment } from "./control.ts";
 import type { RandomState } from "./random_state.ts";
@@ -38,10 +40,13 @@ const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
   finger: { tasks: FINGER_TASKS, load: loadFinger },
   fish: { tasks: FISH_TASKS, load: loadFish },
   hopper: { tasks: HOPPER_TASKS, load: loadHopper },
+  humanoid: { tasks: HUMANOID_TASKS, load: loadHumanoid },
+  humanoid_CMU: { tasks: HUMANOID_CMU_TASKS, load: loadHumanoidCMU },
   lqr: { tasks: LQR_TASKS, load: loadLqr },
   manipulator: { tasks: MANIPULATOR_TASKS, load: loadManipulator },
   pendulum: { tasks: PENDULUM_TASKS, load: loadPendulum },
   point_mass: { tasks: POINT_MASS_TASKS, load: loadPointMass },
+  quadruped: { tasks: QUADRUPED_TASKS, load: loadQuadruped },
   reacher: { tasks: REACHER_TASKS, load: loadReacher },
   stacker: { tasks: STACKER_TASKS, load: loadStacker },
   swimmer: { tasks: SWIMMER_TASKS, load: loadSwimmer },
