@@ -8,6 +8,7 @@ import { ACROBOT_TASKS, loadAcrobot } from "./acrobot.ts";
 import { BALL_IN_CUP_TASKS, loadBallInCup } from "./ball_in_cup.ts";
 import { CARTPOLE_TASKS, loadCartpole } from "./cartpole.ts";
 import { CHEETAH_TASKS, loadCheetah } from "./cheetah.ts";
+import { DOG_TASKS, loadDog } from "./dog.ts";
 import { FINGER_TASKS, loadFinger } from "./finger.ts";
 import { FISH_TASKS, loadFish } from "./fish.ts";
 import { HOPPER_TASKS, loadHopper } from "./hopper.ts";
@@ -37,6 +38,7 @@ const DOMAINS: Record<string, { tasks: readonly string[]; load: Loader }> = {
   ball_in_cup: { tasks: BALL_IN_CUP_TASKS, load: loadBallInCup },
   cartpole: { tasks: CARTPOLE_TASKS, load: loadCartpole },
   cheetah: { tasks: CHEETAH_TASKS, load: loadCheetah },
+  dog: { tasks: DOG_TASKS, load: loadDog },
   finger: { tasks: FINGER_TASKS, load: loadFinger },
   fish: { tasks: FISH_TASKS, load: loadFish },
   hopper: { tasks: HOPPER_TASKS, load: loadHopper },

@@ -52,6 +52,22 @@ function deleteHandles(handles: Handles): void {
 
 const leakGuard = new FinalizationRegistry<Handles>(deleteHandles);
 
+/** Compiled models kept for the life of the process, by cache key: see the `cacheKey` option. */
+const compiledModels = new Map<string, MjModel>();
+
+/** Whether a model was compiled under `cacheKey` in this process (its XML and assets are then not needed again). */
+export function isCompiled(cacheKey: string): boolean {
+  return compiledModels.has(cacheKey);
+}
+
+export interface PhysicsOptions {
+  /**
+   * Compile this model once per process: later physics with the same key start from a copy of the first compiled
+   * model. For models whose compile is slow (the dog's 173 bone meshes); the key must identify the XML and assets.
+   */
+  cacheKey?: string;
+}
+
 export class Physics {
   readonly mj: MainModule;
   private readonly handles: Handles;
@@ -63,12 +79,15 @@ export class Physics {
    * Compiles an MJCF string. `assets` maps the file names the XML refers to (includes, meshes, textures) to their
    * contents; they are served from a MuJoCo virtual file system, as dm_control passes its assets dict.
    */
-  constructor(xml: string, assets: Record<string, Uint8Array | string> = {}) {
+  constructor(xml: string, assets: Record<string, Uint8Array | string> = {}, options: PhysicsOptions = {}) {
     this.mj = mujocoModule();
     const mj = this.mj;
     let model: MjModel;
     const names = Object.keys(assets);
-    if (names.length === 0) {
+    const cached = options.cacheKey === undefined ? undefined : compiledModels.get(options.cacheKey);
+    if (cached !== undefined) {
+      model = new mj.MjModel(cached);
+    } else if (names.length === 0) {
       model = mj.MjModel.from_xml_string(xml);
     } else {
       const vfs = new mj.MjVFS();
@@ -82,6 +101,8 @@ export class Physics {
         vfs.delete();
       }
     }
+    if (options.cacheKey !== undefined && cached === undefined)
+      compiledModels.set(options.cacheKey, new mj.MjModel(model));
     let data: MjData;
     try {
       data = new mj.MjData(model);
