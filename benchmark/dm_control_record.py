@@ -139,6 +139,21 @@ def record_random_state():
     return {"int_seeds": out, "array_seed_1_2_3": floats(array_seeded.random_sample(3))}
 
 
+def record_spline_zoom():
+    """SciPy's ndimage.zoom of a random 30 x 30 bump map to 201 x 201, as quadruped escape builds its terrain."""
+    from scipy import ndimage
+
+    bumps = np.random.RandomState(5).uniform(0.15, 1, (30, 30))
+    zoomed = ndimage.zoom(bumps, 201 / 30.0)
+    picks = [(0, 0), (0, 1), (1, 0), (3, 198), (100, 57), (200, 0), (200, 200)] + [(7 * k, 13 * k) for k in range(1, 16)]
+    return {
+        "bumps_seed": 5,
+        "shape": list(zoomed.shape),
+        "samples": [[i, j, float(zoomed[i, j])] for i, j in picks],
+        "row_100": floats(zoomed[100]),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -148,6 +163,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "random_state.json"), "w") as f:
         json.dump(record_random_state(), f, separators=(",", ":"))
+    with open(os.path.join(args.out, "spline_zoom.json"), "w") as f:
+        json.dump(record_spline_zoom(), f, separators=(",", ":"))
     for task_id in args.tasks:
         try:
             result = record(task_id, args.seed)

@@ -11,6 +11,7 @@ import * as gym from "../envs/gymnasium/index.ts";
 import { ALL_TASKS, DmControlCompatibilityV0, load } from "../envs/dm_control/index.ts";
 import { RandomState } from "../envs/dm_control/random_state.ts";
 import { type Sigmoid, tolerance } from "../envs/dm_control/rewards.ts";
+import { zoom2d } from "../envs/dm_control/spline_zoom.ts";
 import type { Box } from "../envs/gymnasium/spaces.ts";
 
 await gym.mujoco.init();
@@ -123,6 +124,23 @@ describe("rewards.tolerance", () => {
   });
 });
 
+describe("spline_zoom reproduces scipy.ndimage.zoom (quadruped escape's terrain)", () => {
+  const recorded = fixture<{ bumps_seed: number; shape: number[]; samples: number[][]; row_100: number[] }>(
+    "spline_zoom.json",
+  );
+  const bumps = new RandomState(recorded.bumps_seed).uniformArray(0.15, 1, 900);
+  const [zoomed, rows, cols] = zoom2d(bumps, 30, 30, 201 / 30);
+
+  test("gives round(30 * 201 / 30) = 201 samples per axis", () => {
+    assert.deepEqual([rows, cols], recorded.shape);
+  });
+
+  test("gives SciPy's values bit for bit, corners, edges and interior", () => {
+    for (const [i, j, expected] of recorded.samples) assert.equal(zoomed[i * cols + j], expected, `(${i}, ${j})`);
+    assert.deepEqual(Array.from(zoomed.subarray(100 * cols, 101 * cols)), recorded.row_100);
+  });
+});
+
 interface TaskFixture {
   id: string;
   seed: number;
@@ -196,6 +214,7 @@ const FIDELITY: Record<string, { tol: number; steps: number; wholeEpisode: boole
   "point_mass-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "quadruped-walk": { tol: 1e-10, steps: 100, wholeEpisode: true },
   "quadruped-run": { tol: 1e-10, steps: 100, wholeEpisode: true },
+  "quadruped-escape": { tol: 1e-9, steps: 100, wholeEpisode: false },
   "quadruped-fetch": { tol: 1e-10, steps: 100, wholeEpisode: false },
   "reacher-easy": { tol: 1e-12, steps: 100, wholeEpisode: true },
   "reacher-hard": { tol: 1e-12, steps: 100, wholeEpisode: true },

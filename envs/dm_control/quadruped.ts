@@ -1,18 +1,23 @@
 // dm_control's quadruped domain (suite/quadruped.py): walk (0.5 m/s), run (5 m/s), fetch. 20 s episodes, actions
-// every 0.02 s (4 physics steps). (escape needs SciPy's spline zoom of a random bump map: not ported.)
+// every 0.02 s (4 physics steps), and escape.
 // Model: `assets/quadruped.xml` as `make_model` edits it: walk and run have a floor of half-size time limit times
 // speed (10 m, 100 m) and no walls, ball, target or terrain; fetch keeps the walls, ball and target; no task here
-// keeps the terrain geom or the rangefinders.
-// Initial state: walk and run, a random orientation (randn(4) normalized); fetch, a random heading U(0, 2 pi) about
+// keeps the terrain geom or the rangefinders but escape (40 m floor, no walls or ball).
+// Escape's terrain: a bowl 0.5 - cos(2 pi r) / 2 over the heightfield's grid (r the distance from the middle in
+// [-1, 1] units, clipped to [0.04, 1]) times a bump map: U(0.15, 1) on a 30 x 30 grid, zoomed to the heightfield's
+// 201 x 201 by SciPy's cubic spline (spline_zoom.ts).
+// Initial state: walk, run and escape, a random orientation (randn(4) normalized); fetch, a random heading U(0, 2 pi) about
 // z at a position U(+-0.9 floor size) in x and y, the ball at U(+-0.9 floor size) in x and y, 2 m up, with x and y
 // velocities 5 N(0, 1). The body is dropped from the lowest height, in steps of 1 cm from 0, at which nothing
 // touches (each try resets the physics and runs an actuation-free mj_forward).
 // Observation: egocentric_state (hinge positions, hinge velocities, actuator activations), torso_velocity (the
 // velocimeter), torso_upright (torso zz), imu (gyro and accelerometer sensors in sensor order), force_torque
-// (arcsinh of the force and torque sensors); fetch adds ball_state (ball position, velocity relative to the torso
+// (arcsinh of the force and torque sensors); escape adds origin (the world origin in the torso frame) and
+// rangefinder (tanh of each of the 20 readings, 1 where the ray hits nothing); fetch adds ball_state (ball position, velocity relative to the torso
 // and angular velocity, each in the torso frame) and target_position (in the torso frame).
-// Reward: upright (linear tolerance of zz: 1 from 1, 0 at -1) times, for walk and run, the forward velocity's
-// linear tolerance (1 from the speed, 0.5 at 0); for fetch, reach (workspace-to-ball distance in the plane, 1
+// Reward: upright (linear tolerance of zz: 1 from 1, 0 at -1; for escape 1 within 20 degrees) times, for walk and
+// run, the forward velocity's linear tolerance (1 from the speed, 0.5 at 0); for escape, the linear tolerance of
+// the workspace's distance from the origin (1 from the terrain's half-size 30 m, 0 at 0); for fetch, reach (workspace-to-ball distance in the plane, 1
 // within the workspace and ball radii, 0 at the arena's radius) times (0.5 + 0.5 fetch) with fetch the same for
 // the ball-to-target distance and the target's radius.
 
@@ -21,6 +26,7 @@ import { norm, readModel, removeElement } from "./common.ts";
 import { JOINT_HINGE, Physics } from "./physics.ts";
 import type { RandomState } from "./random_state.ts";
 import { tolerance } from "./rewards.ts";
+import { zoom2d } from "./spline_zoom.ts";
 
 const TIME_LIMIT = 20;
 const CONTROL_TIMESTEP = 0.02;
@@ -32,9 +38,17 @@ const SENS_ACCELEROMETER = 1;
 const SENS_GYRO = 3;
 const SENS_FORCE = 4;
 const SENS_TORQUE = 5;
+const SENS_RANGEFINDER = 7;
+const HEIGHTFIELD_ID = 0;
+const TERRAIN_SMOOTHNESS = 0.15;
+const TERRAIN_BUMP_SCALE = 2;
 
-/** The quadruped model as `make_model(floor_size, walls_and_ball)` builds it (no terrain, no rangefinders). */
-export function quadrupedModel(floorSize: number | null, wallsAndBall: boolean): string {
+/** The quadruped model as `make_model(floor_size, terrain, rangefinders, walls_and_ball)` builds it. */
+export function quadrupedModel(
+  floorSize: number | null,
+  wallsAndBall: boolean,
+  terrainAndRangefinders = false,
+): string {
   let xml = readModel("quadruped.xml");
   if (floorSize !== null) xml = xml.replace(/(<geom name="floor"[^>]*size=")[^"]*"/, `$1${floorSize} ${floorSize} .5"`);
   if (!wallsAndBall) {
@@ -42,6 +56,7 @@ export function quadrupedModel(floorSize: number | null, wallsAndBall: boolean):
     xml = removeElement(xml, "body", "ball");
     xml = removeElement(xml, "site", "target");
   }
+  if (terrainAndRangefinders) return xml;
   xml = removeElement(xml, "geom", "terrain");
   return xml.replace(/<rangefinder[^>]*\/>/g, "");
 }
@@ -58,6 +73,7 @@ export class QuadrupedPhysics extends Physics {
   private readonly hinges: number[];
   private readonly imuSensors: number[];
   private readonly forceTorqueSensors: number[];
+  private readonly rangefinderSensors: number[];
 
   constructor(xml: string) {
     super(xml);
@@ -72,6 +88,7 @@ export class QuadrupedPhysics extends Physics {
     };
     this.imuSensors = ofTypes(SENS_GYRO, SENS_ACCELEROMETER);
     this.forceTorqueSensors = ofTypes(SENS_FORCE, SENS_TORQUE);
+    this.rangefinderSensors = ofTypes(SENS_RANGEFINDER);
   }
 
   private sensorValues(ids: readonly number[], f: (x: number) => number = (x) => x): Float64Array {
@@ -109,6 +126,22 @@ export class QuadrupedPhysics extends Physics {
 
   imu(): Float64Array {
     return this.sensorValues(this.imuSensors);
+  }
+
+  rangefinder(): Float64Array {
+    return this.sensorValues(this.rangefinderSensors, (r) => (r === -1.0 ? 1.0 : Math.tanh(r)));
+  }
+
+  originDistance(): number {
+    const site = this.data.site_xpos as Float64Array;
+    const w = this.id("site", "workspace");
+    return norm([site[3 * w], site[3 * w + 1], site[3 * w + 2]]);
+  }
+
+  /** The world origin in the torso's frame: -(torso position . torso frame). */
+  origin(): Float64Array {
+    const xpos = this.data.xpos as Float64Array;
+    return this.inTorsoFrame([0, 1, 2].map((i) => xpos[3 * this.torso + i])).map((v) => -v);
   }
 
   /** A world vector in the torso's frame. */
@@ -187,12 +220,12 @@ function commonObservations(physics: QuadrupedPhysics): Observation {
   ]);
 }
 
-function uprightReward(physics: QuadrupedPhysics): number {
-  // deviation_angle 0: cos(0) = 1.
+function uprightReward(physics: QuadrupedPhysics, deviationAngle = 0): number {
+  const deviation = Math.cos(deviationAngle * (Math.PI / 180));
   return tolerance(physics.torsoUpright(), {
-    bounds: [1, Number.POSITIVE_INFINITY],
+    bounds: [deviation, Number.POSITIVE_INFINITY],
     sigmoid: "linear",
-    margin: 2,
+    margin: 1 + deviation,
     valueAtMargin: 0,
   });
 }
@@ -227,6 +260,50 @@ export class Move extends Task<QuadrupedPhysics> {
       sigmoid: "linear",
     });
     return uprightReward(physics) * move;
+  }
+}
+
+export class Escape extends Task<QuadrupedPhysics> {
+  initializeEpisode(physics: QuadrupedPhysics): void {
+    const model = physics.model;
+    const res = (model.hfield_nrow as Int32Array)[HEIGHTFIELD_ID];
+    if (res !== (model.hfield_ncol as Int32Array)[HEIGHTFIELD_ID])
+      throw new Error("escape: the heightfield is not square");
+    // np.ogrid[-1:1:res*1j]: start + i * step with step = 2 / (res - 1).
+    const step = 2 / (res - 1);
+    const grid = Float64Array.from({ length: res }, (_, i) => i * step + -1);
+    const terrainSize = 2 * (model.hfield_size as Float64Array)[4 * HEIGHTFIELD_ID];
+    const bumpRes = Math.trunc(terrainSize / TERRAIN_BUMP_SCALE);
+    const bumps = this.random.uniformArray(TERRAIN_SMOOTHNESS, 1, bumpRes * bumpRes);
+    const [smooth] = zoom2d(bumps, bumpRes, bumpRes, res / bumpRes);
+    const start = (model.hfield_adr as Int32Array)[HEIGHTFIELD_ID];
+    const data = model.hfield_data as Float32Array;
+    for (let r = 0; r < res; r++) {
+      for (let c = 0; c < res; c++) {
+        const radius = Math.min(Math.max(Math.sqrt(grid[c] ** 2 + grid[r] ** 2), 0.04), 1);
+        const bowl = 0.5 - Math.cos(2 * Math.PI * radius) / 2;
+        data[start + r * res + c] = bowl * smooth[r * res + c];
+      }
+    }
+    findNonContactingHeight(physics, randomOrientation(this.random));
+  }
+
+  getObservation(physics: QuadrupedPhysics): Observation {
+    const obs = commonObservations(physics);
+    obs.set("origin", physics.origin());
+    obs.set("rangefinder", physics.rangefinder());
+    return obs;
+  }
+
+  getReward(physics: QuadrupedPhysics): number {
+    const terrainSize = (physics.model.hfield_size as Float64Array)[4 * HEIGHTFIELD_ID];
+    const escapeReward = tolerance(physics.originDistance(), {
+      bounds: [terrainSize, Number.POSITIVE_INFINITY],
+      margin: terrainSize,
+      valueAtMargin: 0,
+      sigmoid: "linear",
+    });
+    return uprightReward(physics, 20) * escapeReward;
   }
 }
 
@@ -282,10 +359,12 @@ export class Fetch extends Task<QuadrupedPhysics> {
   }
 }
 
-export const QUADRUPED_TASKS = ["walk", "run", "fetch"];
+export const QUADRUPED_TASKS = ["walk", "run", "escape", "fetch"];
 
 export function loadQuadruped(task: string, random?: RandomState | number): Environment<QuadrupedPhysics> {
   const options = { timeLimit: TIME_LIMIT, controlTimestep: CONTROL_TIMESTEP };
+  if (task === "escape")
+    return new Environment(new QuadrupedPhysics(quadrupedModel(40, false, true)), new Escape(random), options);
   if (task === "fetch")
     return new Environment(new QuadrupedPhysics(quadrupedModel(null, true)), new Fetch(random), options);
   const speed = task === "run" ? RUN_SPEED : WALK_SPEED;
