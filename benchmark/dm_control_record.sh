@@ -2,6 +2,7 @@
 # Builds dm_control's suite from its git source and records the fixtures of tests/dm_control.test.ts.
 #
 #   benchmark/dm_control_record.sh DM_CONTROL_GIT_DIR DM_ENV_GIT_DIR SHIMMY_GIT_DIR SCRATCH [TASK ...]
+#   benchmark/dm_control_record.sh DM_CONTROL_GIT_DIR DM_ENV_GIT_DIR SHIMMY_GIT_DIR SCRATCH --throughput [TASK ...]
 #
 # The three git dirs are clones (or bare mirrors) of google-deepmind/dm_control, google-deepmind/dm_env and
 # Farama-Foundation/Shimmy; SCRATCH is a folder outside the repository. Set up there: a venv with MuJoCo 3.14 and
@@ -9,7 +10,8 @@
 # partial mirror lacks are skipped: none of the suite's tasks reads them), dm_control's ctypes bindings generated
 # by its own autowrap from the wheel's headers (what its setup.py's build_mjbindings does), and an import-only
 # stand-in for dm-tree (not in the package mirror; Shimmy imports dm_control.composer, which imports it, but the
-# suite never calls it). Writes tests/fixtures/dm_control/<domain>-<task>.json.
+# suite never calls it). Writes tests/fixtures/dm_control/<domain>-<task>.json; with --throughput it runs
+# benchmark/dm_control_throughput.py instead.
 set -euo pipefail
 if [ $# -lt 4 ]; then
   echo "usage: $0 DM_CONTROL_GIT_DIR DM_ENV_GIT_DIR SHIMMY_GIT_DIR SCRATCH [TASK ...]" >&2
@@ -62,5 +64,9 @@ def __getattr__(name):
 PY
 
 echo "dm_control $(git -C dm_control rev-parse HEAD), dm_env $(git -C dm_env rev-parse HEAD), Shimmy $(git -C shimmy rev-parse HEAD)"
-PYTHONPATH="$SCRATCH/dm_control:$SCRATCH/dm_env:$SCRATCH/shimmy:$SCRATCH/stubs" MUJOCO_GL=disable \
-  venv/bin/python "$REPO/benchmark/dm_control_record.py" --out "$REPO/tests/fixtures/dm_control" "$@"
+export PYTHONPATH="$SCRATCH/dm_control:$SCRATCH/dm_env:$SCRATCH/shimmy:$SCRATCH/stubs" MUJOCO_GL=disable
+if [ "${1:-}" = "--throughput" ]; then
+  shift
+  exec venv/bin/python "$REPO/benchmark/dm_control_throughput.py" "$@"
+fi
+exec venv/bin/python "$REPO/benchmark/dm_control_record.py" --out "$REPO/tests/fixtures/dm_control" "$@"
