@@ -51,6 +51,9 @@ function pythonSuiteDir(): string | null {
   }
 }
 
+/** dm_control's suite folder (for the dog's model) was not found. */
+export class DogModelNotFoundError extends Error {}
+
 /** The folder holding dm_control's dog.xml and dog_assets/, or an error that says where it looked. */
 export function findSuiteDir(env: NodeJS.ProcessEnv = process.env): string {
   const searched: string[] = [];
@@ -64,7 +67,7 @@ export function findSuiteDir(env: NodeJS.ProcessEnv = process.env): string {
     searched.push(`${dir} (${label})`);
     if (existsSync(join(dir, "dog.xml")) && existsSync(join(dir, "dog_assets"))) return dir;
   }
-  throw new Error(
+  throw new DogModelNotFoundError(
     `dm_control dog: the dog's model (dm_control's suite/dog.xml and dog_assets/) was not found; searched ${
       searched.length === 0 ? "nothing (no DM_CONTROL_SUITE_DIR, no Python dm_control)" : searched.join(", ")
     }. Set DM_CONTROL_SUITE_DIR to dm_control's dm_control/suite folder.`,

@@ -27,6 +27,7 @@ import type { RandomState } from "./random_state.ts";
 import { DmControlCompatibilityV0 } from "./suite.ts";
 
 export { DmControlCompatibilityV0 } from "./suite.ts";
+export { DogModelNotFoundError } from "./dog.ts";
 export { Environment, StepType, Task } from "./control.ts";
 export { RandomState } from "./random_state.ts";
 export { tolerance } from "./rewards.ts";
