@@ -14,7 +14,7 @@
 
 import { Env, type Info, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
 import { Box, Dict, type TypedArray } from "../gymnasium/spaces.ts";
-import type { Environment, Observation, TimeStep } from "./control.ts";
+import { type Environment, type Observation, StepType, type TimeStep } from "./control.ts";
 import { RandomState } from "./random_state.ts";
 
 type DictObservation = Record<string, TypedArray>;
@@ -59,7 +59,7 @@ export class DmControlCompatibilityV0 extends Env<DictObservation, TypedArray> {
     const timeStep = this.environment.step(action);
     let terminated = false;
     let truncated = false;
-    if (timeStep.stepType === 2) {
+    if (timeStep.stepType === StepType.LAST) {
       if ((timeStep.discount ?? 0) > 0) truncated = true;
       else terminated = true;
     }
