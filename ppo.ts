@@ -1,78 +1,36 @@
 // ppo.ts — Proximal Policy Optimization for discrete-action environments, CleanRL's `ppo.py` in TypeScript.
 //
-//   npx tsx ppo.ts                                   # CartPole-v1, CleanRL's defaults
-//   npx tsx ppo.ts --env-id Acrobot-v1 --seed 2      # any registered discrete-action env
-//   npx tsx ppo.ts --help                            # every flag, its default and what it does
+//   npx tsx ppo.ts --env-id CartPole-v1       # CleanRL's defaults; --help lists every flag with its default
 //
 // The whole algorithm is in this file, top to bottom: flags, env construction, network, rollout, GAE, the PPO
 // update and logging. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppopy and "The 37 Implementation
 // Details of Proximal Policy Optimization" (Huang et al., ICLR blog track 2022). Comments name the detail they
-// implement ("detail 3: ...") with the numbering of the 13 core details in that post.
+// implement: "detail 3" for the 13 core details in that post.
 import * as tf from "@tensorflow/tfjs";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/gymnasium/index.ts";
-import { setupBackend } from "./envs/torch/backend.ts";
-import {
-  type NamedParameter,
-  type Progress,
-  loadParameters,
-  periodicCheckpointPath,
-  pruneCheckpoints,
-  readCheckpoint,
-  restoreTraining,
-  resumeArgs,
-  storedShape,
-  weightAndBias,
-  writeCheckpoint,
-} from "./envs/torch/checkpoint.ts";
-import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/run/cli.ts";
-import { SummaryWriter, initTracking } from "./envs/run/logging.ts";
+import { type ArgValues, bool, float, int, str } from "./envs/run/cli.ts";
+import { runMain } from "./envs/run/main.ts";
 import { progress } from "./envs/run/progress.ts";
-import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/run/main.ts";
-import {
-  type StatefulOptimizer,
-  adam,
-  clipGradNorm,
-  getLearningRate,
-  orthogonal,
-  setLearningRate,
-} from "./envs/torch/nn.ts";
-import { RandomGenerator } from "./envs/torch/rng.ts";
+import { RUN_ARGS, evaluate, parseRunArgs, reportEvaluation, startRun } from "./envs/run/run.ts";
+import { Categorical } from "./envs/torch/distributions.ts";
+import * as nn from "./envs/torch/nn.ts";
+import { layerInit } from "./envs/torch/nn.ts";
+import { type StatefulOptimizer, adam, backward, getLearningRate, setLearningRate } from "./envs/torch/optim.ts";
+import { shuffle } from "./envs/torch/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(
-    true,
-    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
-  ),
-  cuda: bool(
-    true,
-    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
-  ),
-  backend: str(
-    "auto",
-    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
-  ),
+  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 (`torch.backends.cudnn.deterministic`)"),
+  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA or WebGPU)"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
   captureVideo: bool(false, "whether to capture videos of the agent performances (check out `videos` folder)"),
-  saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
-  evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
-  evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(
-    0,
-    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
-    { ge: 0 },
-  ),
-  checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(
-    null,
-    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
-  ),
+  ...RUN_ARGS,
 
   // Algorithm specific arguments
   envId: str("CartPole-v1", "the id of the environment"),
@@ -95,7 +53,7 @@ export const ARGS = {
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
-function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: string) {
+export function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: string) {
   return () => {
     let env: gym.Env;
     if (captureVideo && idx === 0) {
@@ -110,127 +68,204 @@ function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: str
   };
 }
 
-interface Linear {
-  weight: tf.Variable<tf.Rank.R2>;
-  bias: tf.Variable<tf.Rank.R1>;
+// Detail 13: separate actor and critic networks (64-64 tanh MLPs), no shared trunk.
+export class Agent extends nn.Module {
+  readonly critic: nn.Sequential;
+  readonly actor: nn.Sequential;
+
+  constructor(obsDim: number, numActions: number) {
+    super();
+    this.critic = new nn.Sequential(
+      layerInit(new nn.Linear(obsDim, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 1), 1.0),
+    );
+    // Detail 2: the policy head's gain 0.01 makes the initial action probabilities near-uniform.
+    this.actor = new nn.Sequential(
+      layerInit(new nn.Linear(obsDim, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, 64)),
+      new nn.Tanh(),
+      layerInit(new nn.Linear(64, numActions), 0.01),
+    );
+  }
+
+  getValue(x: tf.Tensor): tf.Tensor1D {
+    return this.critic.forward(x).reshape([-1]);
+  }
+
+  /** Samples an action when none is given (the rollout); returns it, its log-probability, the entropy and the value. */
+  getActionAndValue(x: tf.Tensor, action?: tf.Tensor1D): [tf.Tensor1D, tf.Tensor1D, tf.Tensor1D, tf.Tensor1D] {
+    const probs = new Categorical(this.actor.forward(x) as tf.Tensor2D);
+    action ??= probs.sample();
+    return [action, probs.logProb(action), probs.entropy(), this.getValue(x)];
+  }
 }
 
-// Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(
-  inFeatures: number,
-  outFeatures: number,
-  rng: RandomGenerator,
-  std = Math.SQRT2,
-  biasConst = 0,
-): Linear {
-  return {
-    weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
-    bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
-  };
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): StatefulOptimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
 }
 
-/** `nn.Linear`: one fused op for x·W + b. */
-function linear(x: tf.Tensor2D, layer: Linear): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: layer.weight, bias: layer.bias }) as tf.Tensor2D;
-}
-
-/** Linear → Tanh → Linear → Tanh → Linear, the `nn.Sequential` of CleanRL's actor and critic. */
-function mlp(layers: Linear[], x: tf.Tensor2D): tf.Tensor2D {
-  let h = x;
-  layers.forEach((layer, i) => {
-    h = linear(h, layer);
-    if (i < layers.length - 1) h = tf.tanh(h);
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const args = parseRunArgs(ARGS, "PPO for discrete actions (CleanRL's ppo.py).", "ppo.ts", argv) as Args;
+  args.batchSize = args.numEnvs * args.numSteps;
+  args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
+  args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
+  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
+  const run = await startRun(args, {
+    script: "ppo.ts",
+    spaces: { action: "discrete", observation: "vector" },
+    wasmThreads: 1, // this MLP's matMuls are too small to share between threads
   });
-  return h;
-}
 
-// Detail 13: separate actor and critic networks (64-64 tanh MLPs), no shared trunk, as CleanRL's ppo.py.
-export class Agent {
-  readonly critic: Linear[];
-  readonly actor: Linear[];
-
-  constructor(
-    readonly obsDim: number,
-    readonly numActions: number,
-    rng: RandomGenerator,
-  ) {
-    this.critic = [layerInit(obsDim, 64, rng), layerInit(64, 64, rng), layerInit(64, 1, rng, 1.0)];
-    // Detail 2: the policy head's gain 0.01 makes initial action probabilities near-uniform.
-    this.actor = [layerInit(obsDim, 64, rng), layerInit(64, 64, rng), layerInit(64, numActions, rng, 0.01)];
+  // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out.
+  const policy = (agent: Agent) => (obs: Float32Array) =>
+    tf.tidy(() => agent.getActionAndValue(tf.tensor2d(obs, [1, obs.length]))[0].dataSync());
+  if (args.evalCheckpoint !== null) {
+    const { agent, envId } = run.loadAgent(
+      (shape) => new Agent(shape("critic.0.weight")[1], shape("actor.4.weight")[0]),
+    );
+    const env = makeEnv(envId, 0, args.captureVideo, run.name);
+    return reportEvaluation(evaluate(env, args.evalEpisodes, args.seed, policy(agent)));
   }
+  const writer = run.writer;
 
-  getValue(x: tf.Tensor2D): tf.Tensor1D {
-    return mlp(this.critic, x).reshape([-1]);
-  }
+  // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
+  const envs = new gym.vector.SyncVectorEnv(
+    Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, run.name)),
+  );
+  run.closeOnExit(envs);
+  const obsDim = envs.singleObservationSpace.size;
+  const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
 
-  /**
-   * Log-probability of `action`, policy entropy and value for a batch of observations: what the PPO loss needs.
-   * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
-   */
-  getActionAndValue(
-    x: tf.Tensor2D,
-    action: tf.Tensor1D,
-  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
-    const logProbs = tf.logSoftmax(mlp(this.actor, x));
-    const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
-    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logProbs), logProbs), -1)) as tf.Tensor1D;
-    return { logprob, entropy, value: this.getValue(x) };
-  }
+  const agent = new Agent(obsDim, numActions);
+  const optimizer = makeOptimizer(args.learningRate);
+  const start = run.restore(agent, optimizer); // with --resume: the saved iteration, step, Adam and generator
 
-  /**
-   * The rollout's `agent.get_action_and_value(next_obs)` under `torch.no_grad()`: one forward pass for all envs,
-   * one readback of [logits | value], then `Categorical(logits).sample()` and its log-prob in plain JS. At 4 envs
-   * the cost is per-op overhead and GPU/WASM round trips, not arithmetic, so a single readback is the fast path.
-   */
-  sampleActionAndValue(
-    obs: Float32Array,
-    rng: RandomGenerator,
-  ): { action: Int32Array; logprob: Float32Array; value: Float32Array } {
-    const n = obs.length / this.obsDim;
-    const out = tf.tidy(() => {
-      const x = tf.tensor2d(obs, [n, this.obsDim]);
-      return tf.concat([mlp(this.actor, x), mlp(this.critic, x)], 1);
-    });
-    const logitsAndValue = out.dataSync();
-    out.dispose();
-    const width = this.numActions + 1;
-    const action = new Int32Array(n);
-    const logprob = new Float32Array(n);
-    const value = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      const row = i * width;
-      let max = -Infinity;
-      for (let a = 0; a < this.numActions; a++) max = Math.max(max, logitsAndValue[row + a]);
-      let sumExp = 0;
-      for (let a = 0; a < this.numActions; a++) sumExp += Math.exp(logitsAndValue[row + a] - max);
-      const logSumExp = max + Math.log(sumExp);
-      // Inverse-CDF sampling; the last action absorbs float round-off so a sample always lands.
-      let u = rng.random();
-      let chosen = this.numActions - 1;
-      for (let a = 0; a < this.numActions - 1; a++) {
-        u -= Math.exp(logitsAndValue[row + a] - logSumExp);
-        if (u < 0) {
-          chosen = a;
-          break;
+  // ALGO Logic: Storage setup. One tensor per step for what the network reads or produced; rewards and dones,
+  // which GAE reads, as [numSteps, numEnvs] row-major arrays, already flattened.
+  const obs: tf.Tensor[] = new Array(args.numSteps);
+  const actions: tf.Tensor[] = new Array(args.numSteps);
+  const logprobs: tf.Tensor[] = new Array(args.numSteps);
+  const values: tf.Tensor[] = new Array(args.numSteps);
+  const rewards = new Float32Array(args.numSteps * args.numEnvs);
+  const dones = new Float32Array(args.numSteps * args.numEnvs);
+
+  // TRY NOT TO MODIFY: start the game
+  let globalStep = start.globalStep;
+  const startTime = performance.now();
+  let nextObs = tf.tensor2d(Float32Array.from(envs.reset({ seed: args.seed })[0]), [args.numEnvs, obsDim]);
+  let nextDone = new Float32Array(args.numEnvs);
+
+  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
+    await run.startIteration(iteration, globalStep);
+    // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
+    if (args.annealLr) {
+      const frac = 1.0 - (iteration - 1.0) / args.numIterations;
+      setLearningRate(optimizer, frac * args.learningRate);
+    }
+
+    for (let step = 0; step < args.numSteps; step++) {
+      globalStep += args.numEnvs;
+      obs[step] = nextObs;
+      dones.set(nextDone, step * args.numEnvs);
+
+      // ALGO LOGIC: action logic
+      const [action, logprob, entropy, value] = tf.tidy(() => agent.getActionAndValue(nextObs));
+      [actions[step], logprobs[step], values[step]] = [action, logprob, value];
+      entropy.dispose();
+
+      // TRY NOT TO MODIFY: execute the game and log data.
+      const [stepObs, reward, terminations, truncations, infos] = envs.step(action.dataSync());
+      // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
+      nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
+      rewards.set(reward, step * args.numEnvs);
+      nextObs = tf.tensor2d(Float32Array.from(stepObs), [args.numEnvs, obsDim]);
+
+      for (const info of infos.final_info ?? []) {
+        if (info?.episode) {
+          console.log(`global_step=${globalStep}, episodic_return=${info.episode.r}`);
+          writer.addScalar("charts/episodic_return", info.episode.r, globalStep);
+          writer.addScalar("charts/episodic_length", info.episode.l, globalStep);
         }
       }
-      action[i] = chosen;
-      logprob[i] = logitsAndValue[row + chosen] - logSumExp;
-      value[i] = logitsAndValue[row + this.numActions];
     }
-    return { action, logprob, value };
+
+    // bootstrap value if not done
+    const nextValue = tf.tidy(() => agent.getValue(nextObs).dataSync() as Float32Array);
+    const bValues = tf.concat(values);
+    const valuesData = bValues.dataSync() as Float32Array;
+    const { advantages, returns } = computeGae(
+      rewards,
+      valuesData,
+      dones,
+      nextValue,
+      nextDone,
+      args.gamma,
+      args.gaeLambda,
+    );
+
+    // flatten the batch
+    const b: Minibatch = {
+      obs: tf.concat(obs),
+      actions: tf.concat(actions) as tf.Tensor1D,
+      logprobs: tf.concat(logprobs) as tf.Tensor1D,
+      advantages: tf.tensor1d(advantages),
+      returns: tf.tensor1d(returns),
+      values: bValues as tf.Tensor1D,
+    };
+    tf.dispose([...obs, ...actions, ...logprobs, ...values]);
+
+    // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
+    const clipfracs: number[] = [];
+    let stats: Float32Array = new Float32Array(7);
+    for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
+      shuffle(bInds);
+      for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
+        const mbInds = bInds.subarray(start, start + args.minibatchSize);
+        const mb = tf.tidy(() => gather(b, tf.tensor1d(mbInds, "int32")));
+        stats = updateStep(agent, optimizer, mb, args);
+        tf.dispose(Object.values(mb));
+        run.guard(stats, iteration); // NaN guard: a non-finite loss or gradient norm stops the run before its step
+        clipfracs.push(stats[5]);
+      }
+      // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
+      if (args.targetKl !== null && stats[4] > args.targetKl) break;
+    }
+    tf.dispose(Object.values(b));
+    const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
+
+    const explainedVar = explainedVariance(valuesData, returns);
+
+    // TRY NOT TO MODIFY: record rewards for plotting purposes
+    writer.addScalar("charts/learning_rate", getLearningRate(optimizer), globalStep);
+    writer.addScalar("losses/value_loss", vLoss, globalStep);
+    writer.addScalar("losses/policy_loss", pgLoss, globalStep);
+    writer.addScalar("losses/entropy", entropyLoss, globalStep);
+    writer.addScalar("losses/old_approx_kl", oldApproxKl, globalStep);
+    writer.addScalar("losses/approx_kl", approxKl, globalStep);
+    writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
+    writer.addScalar("losses/explained_variance", explainedVar, globalStep);
+    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
+    writer.addScalar("charts/SPS", sps, globalStep);
+    run.checkpoint(iteration, globalStep); // --checkpoint-every
   }
 
-  parameters(): tf.Variable[] {
-    return [...this.critic, ...this.actor].flatMap((l) => [l.weight, l.bias]);
+  if (args.saveModel) {
+    run.saveModel(args.numIterations, globalStep);
+    const env = makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`);
+    const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
+    episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
-  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/torch/checkpoint.ts converts the layouts). */
-  namedParameters(): NamedParameter[] {
-    const sequential = (prefix: string, layers: Linear[]) =>
-      layers.flatMap((l, i) => weightAndBias(`${prefix}.${2 * i}`, l, "linear"));
-    return [...sequential("critic", this.critic), ...sequential("actor", this.actor)];
-  }
+  envs.close();
+  await run.close();
 }
 
 /**
@@ -266,375 +301,75 @@ export function computeGae(
   return { advantages, returns };
 }
 
-export interface Minibatch {
-  obs: tf.Tensor2D;
+export type Minibatch = {
+  obs: tf.Tensor;
   actions: tf.Tensor1D;
   logprobs: tf.Tensor1D;
   advantages: tf.Tensor1D;
   returns: tf.Tensor1D;
   values: tf.Tensor1D;
+};
+
+type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef" | "maxGradNorm">;
+
+/** `b_obs[mb_inds]`, `b_actions[mb_inds]`, ...: the minibatch's rows of every batch tensor. */
+function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
+  return Object.fromEntries(Object.entries(batch).map(([k, t]) => [k, tf.gather(t, mbInds)])) as B;
 }
-type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef">;
-
-/** The PPO loss of one minibatch and its diagnostics (the `losses/*` metrics). */
-export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
-  const { logprob: newlogprob, entropy, value: newvalue } = agent.getActionAndValue(mb.obs, mb.actions);
-  const logratio = tf.sub(newlogprob, mb.logprobs);
-  const ratio = tf.exp(logratio);
-  // Detail 12: debug variables. approx_kl is the low-variance k3 estimator (http://joschu.net/blog/kl-approx.html),
-  // clipfrac the share of samples whose ratio left the trust region.
-  const oldApproxKl = tf.mean(tf.neg(logratio));
-  const approxKl = tf.mean(tf.sub(tf.sub(ratio, 1), logratio));
-  const clipfrac = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), args.clipCoef), "float32"));
-
-  let mbAdvantages: tf.Tensor1D = mb.advantages;
-  if (args.normAdv) {
-    // Detail 7: per-minibatch advantage normalization; torch's .std() is the unbiased (n - 1) estimator.
-    const n = mbAdvantages.size;
-    const { mean, variance } = tf.moments(mbAdvantages);
-    const std = tf.sqrt(tf.mul(variance, n / Math.max(n - 1, 1)));
-    mbAdvantages = tf.div(tf.sub(mbAdvantages, mean), tf.add(std, 1e-8));
-  }
-
-  // Detail 8: clipped surrogate objective (a loss, so negated and maximized pessimistically).
-  const pgLoss1 = tf.mul(tf.neg(mbAdvantages), ratio);
-  const pgLoss2 = tf.mul(tf.neg(mbAdvantages), tf.clipByValue(ratio, 1 - args.clipCoef, 1 + args.clipCoef));
-  const pgLoss = tf.mean(tf.maximum(pgLoss1, pgLoss2));
-
-  // Detail 9: value loss clipping around the rollout's value predictions.
-  let vLoss: tf.Scalar;
-  if (args.clipVloss) {
-    const vLossUnclipped = tf.square(tf.sub(newvalue, mb.returns));
-    const vClipped = tf.add(mb.values, tf.clipByValue(tf.sub(newvalue, mb.values), -args.clipCoef, args.clipCoef));
-    const vLossClipped = tf.square(tf.sub(vClipped, mb.returns));
-    vLoss = tf.mul(0.5, tf.mean(tf.maximum(vLossUnclipped, vLossClipped)));
-  } else {
-    vLoss = tf.mul(0.5, tf.mean(tf.square(tf.sub(newvalue, mb.returns))));
-  }
-
-  // Detail 10: entropy bonus. Overall loss = policy loss - entropy * ent_coef + value loss * vf_coef.
-  const entropyLoss = tf.mean(entropy);
-  const loss = tf.add(tf.sub(pgLoss, tf.mul(args.entCoef, entropyLoss)), tf.mul(vLoss, args.vfCoef)) as tf.Scalar;
-  return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
-}
-
-/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
-export function makeOptimizer(learningRate: number): StatefulOptimizer {
-  return adam(learningRate, 0.9, 0.999, 1e-5);
-}
-
-/** What `updateStep` returns, in order (named by the NaN guard). */
-const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
 /**
- * One gradient step on one minibatch. Everything runs inside one `tf.tidy`, so the tensor count stays flat.
- * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
- * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
+ * One gradient step on one minibatch: the PPO loss, then `loss.backward()`, `clip_grad_norm_` and
+ * `optimizer.step()`. Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one
+ * readback, taken before the step so that a NaN or infinite value skips it (the run's NaN guard then stops).
  */
-export function updateStep(
-  agent: Agent,
-  optimizer: tf.Optimizer,
-  mb: Minibatch,
-  args: LossArgs & Pick<Args, "maxGradNorm">,
-): Float32Array {
+export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs): Float32Array {
   return tf.tidy(() => {
-    let stats: tf.Tensor1D | null = null;
-    const { grads } = tf.variableGrads(() => {
-      const terms = ppoLoss(agent, mb, args);
-      // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(
-        tf.stack([
-          terms.pgLoss,
-          terms.vLoss,
-          terms.entropyLoss,
-          terms.oldApproxKl,
-          terms.approxKl,
-          terms.clipfrac,
-        ]) as tf.Tensor1D,
-      );
-      return terms.loss;
-    }, agent.parameters());
+    const { grads, kept } = backward(agent.parameters(), () => {
+      const [, newlogprob, entropy, newvalue] = agent.getActionAndValue(mb.obs, mb.actions);
+      const logratio = tf.sub(newlogprob, mb.logprobs);
+      const ratio = tf.exp(logratio);
+      // Detail 12: debug variables. approx_kl is the low-variance k3 estimator (http://joschu.net/blog/kl-approx.html),
+      // clipfrac the share of samples whose ratio left the trust region.
+      const oldApproxKl = tf.mean(tf.neg(logratio));
+      const approxKl = tf.mean(tf.sub(tf.sub(ratio, 1), logratio));
+      const clipfrac = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), args.clipCoef), "float32"));
+
+      let mbAdvantages: tf.Tensor = mb.advantages;
+      if (args.normAdv) {
+        // Detail 7: per-minibatch advantage normalization; torch's .std() is the unbiased (n - 1) estimator.
+        const n = mbAdvantages.size;
+        const { mean, variance } = tf.moments(mbAdvantages);
+        const std = tf.sqrt(tf.mul(variance, n / Math.max(n - 1, 1)));
+        mbAdvantages = tf.div(tf.sub(mbAdvantages, mean), tf.add(std, 1e-8));
+      }
+
+      // Detail 8: clipped surrogate objective (a loss, so negated and maximized pessimistically).
+      const pgLoss1 = tf.mul(tf.neg(mbAdvantages), ratio);
+      const pgLoss2 = tf.mul(tf.neg(mbAdvantages), tf.clipByValue(ratio, 1 - args.clipCoef, 1 + args.clipCoef));
+      const pgLoss = tf.mean(tf.maximum(pgLoss1, pgLoss2));
+
+      // Detail 9: value loss clipping around the rollout's value predictions.
+      let vLoss: tf.Scalar;
+      if (args.clipVloss) {
+        const vLossUnclipped = tf.square(tf.sub(newvalue, mb.returns));
+        const vClipped = tf.add(mb.values, tf.clipByValue(tf.sub(newvalue, mb.values), -args.clipCoef, args.clipCoef));
+        const vLossClipped = tf.square(tf.sub(vClipped, mb.returns));
+        vLoss = tf.mul(0.5, tf.mean(tf.maximum(vLossUnclipped, vLossClipped)));
+      } else {
+        vLoss = tf.mul(0.5, tf.mean(tf.square(tf.sub(newvalue, mb.returns))));
+      }
+
+      // Detail 10: entropy bonus. Overall loss = policy loss - entropy * ent_coef + value loss * vf_coef.
+      const entropyLoss = tf.mean(entropy);
+      const loss = tf.add(tf.sub(pgLoss, tf.mul(args.entCoef, entropyLoss)), tf.mul(vLoss, args.vfCoef)) as tf.Scalar;
+      return [loss, tf.stack([pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac])];
+    });
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
-    const clipped = clipGradNorm(grads, args.maxGradNorm);
-    const metrics = tf.concat([stats!, tf.reshape(clipped.norm, [1])]);
-    tf.dispose(stats!);
-    const values = metrics.dataSync() as Float32Array;
+    const clipped = nn.clipGradNorm(grads, args.maxGradNorm);
+    const values = tf.concat([kept[0], tf.reshape(clipped.norm, [1])]).dataSync() as Float32Array;
     if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
     return values;
   });
-}
-
-/** A safetensors checkpoint (envs/torch/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
-function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
-  return writeCheckpoint(path, "ppo.ts", agent.namedParameters(), optimizer, progress);
-}
-
-/** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo.py` state dict. */
-function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
-  const checkpoint = readCheckpoint(path, "ppo.ts");
-  const fields = checkpoint.legacy ? checkpoint.fields : null;
-  const [numActions, obsDim] = fields
-    ? [fields.numActions as number, fields.obsDim as number]
-    : [storedShape(checkpoint, "actor.4.weight")[0], storedShape(checkpoint, "critic.0.weight")[1]];
-  const agent = new Agent(obsDim, numActions, new RandomGenerator(0));
-  loadParameters(checkpoint, agent.namedParameters());
-  return { agent, envId: checkpoint.envId ?? envId };
-}
-
-/** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(
-  agent: Agent,
-  envId: string,
-  evalEpisodes: number,
-  runName: string,
-  captureVideo: boolean,
-  seed: number,
-): number[] {
-  const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
-  const rng = new RandomGenerator(seed);
-  let obs = Float32Array.from(envs.reset({ seed })[0]);
-  const episodicReturns: number[] = [];
-  while (episodicReturns.length < evalEpisodes) {
-    const { action } = agent.sampleActionAndValue(obs, rng);
-    const [nextObs, , , , infos] = envs.step(action);
-    for (const info of infos.final_info ?? []) {
-      if (info?.episode) {
-        console.log(`eval_episode=${episodicReturns.length}, episodic_return=${info.episode.r}`);
-        episodicReturns.push(info.episode.r);
-      }
-    }
-    obs = Float32Array.from(nextObs);
-  }
-  envs.close();
-  return episodicReturns;
-}
-
-export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = {
-    ...parseArgs(ARGS, "PPO for discrete-action environments (CleanRL's ppo.py).", "ppo.ts", argv),
-    batchSize: 0,
-    minibatchSize: 0,
-    numIterations: 0,
-  };
-  // --resume continues a saved run: its args (but the flags given here), its run directory.
-  const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo.ts");
-  if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
-  args.batchSize = args.numEnvs * args.numSteps;
-  args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
-  args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  if (args.batchSize % args.numMinibatches !== 0)
-    usageError(
-      `batch size ${args.batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${args.numMinibatches}`,
-    );
-  if (args.numIterations < 1)
-    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
-    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
-  checkEnvSpaces(args.envId, { action: "discrete", observation: "vector" }); // before any env is built: a wrong id fails here, in one line
-  const runName =
-    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
-  const modelPath = `runs/${runName}/${args.expName}.safetensors`;
-
-  // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
-  if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  // One WASM thread: this MLP's matMuls are too small to share (2 threads are slower: benchmark/README.md, "WASM threads").
-  await setupBackend(args.backend, { cuda: args.cuda, wasmThreads: 1 });
-  const rng = new RandomGenerator(args.seed);
-
-  if (args.evalCheckpoint !== null) {
-    const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
-    const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(
-      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
-    );
-    return;
-  }
-
-  const tracker = args.track
-    ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
-    : null;
-  // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
-    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
-  });
-  writer.addText(
-    "hyperparameters",
-    `|param|value|\n|-|-|\n${Object.entries(args)
-      .map(([k, v]) => `|${k}|${v}|`)
-      .join("\n")}`,
-  );
-
-  // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  const envs = new gym.vector.SyncVectorEnv(
-    Array.from({ length: args.numEnvs }, (_, i) => makeEnv(args.envId, i, args.captureVideo, runName)),
-  );
-  closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
-    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
-  const obsDim = envs.singleObservationSpace.size;
-  const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
-
-  const agent = new Agent(obsDim, numActions, rng);
-  const optimizer = makeOptimizer(args.learningRate);
-  // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start =
-    resumed === null
-      ? { iteration: 0, globalStep: 0 }
-      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
-
-  // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
-  const obs = new Float32Array(args.numSteps * args.numEnvs * obsDim);
-  const actions = new Int32Array(args.numSteps * args.numEnvs);
-  const logprobs = new Float32Array(args.numSteps * args.numEnvs);
-  const rewards = new Float32Array(args.numSteps * args.numEnvs);
-  const dones = new Float32Array(args.numSteps * args.numEnvs);
-  const values = new Float32Array(args.numSteps * args.numEnvs);
-
-  // TRY NOT TO MODIFY: start the game
-  let globalStep = start.globalStep;
-  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args });
-  const startTime = performance.now();
-  // `torch.Tensor(next_obs)`: whatever the env's dtype (MuJoCo's is float64), the agent sees float32.
-  let nextObs = Float32Array.from(envs.reset({ seed: args.seed })[0]);
-  let nextDone = new Float32Array(args.numEnvs);
-
-  const mbObs = new Float32Array(args.minibatchSize * obsDim);
-  const mbActions = new Int32Array(args.minibatchSize);
-  const mbLogprobs = new Float32Array(args.minibatchSize);
-  const mbAdvantages = new Float32Array(args.minibatchSize);
-  const mbReturns = new Float32Array(args.minibatchSize);
-  const mbValues = new Float32Array(args.minibatchSize);
-
-  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
-    await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
-    // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
-    if (args.annealLr) {
-      const frac = 1.0 - (iteration - 1.0) / args.numIterations;
-      setLearningRate(optimizer, frac * args.learningRate);
-    }
-
-    for (let step = 0; step < args.numSteps; step++) {
-      globalStep += args.numEnvs;
-      obs.set(nextObs, step * args.numEnvs * obsDim);
-      dones.set(nextDone, step * args.numEnvs);
-
-      // ALGO LOGIC: action logic
-      const { action, logprob, value } = agent.sampleActionAndValue(nextObs, rng);
-      values.set(value, step * args.numEnvs);
-      actions.set(action, step * args.numEnvs);
-      logprobs.set(logprob, step * args.numEnvs);
-
-      // TRY NOT TO MODIFY: execute the game and log data.
-      const [stepObs, reward, terminations, truncations, infos] = envs.step(action);
-      nextObs = Float32Array.from(stepObs);
-      rewards.set(reward, step * args.numEnvs);
-      // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
-      nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
-
-      for (const info of infos.final_info ?? []) {
-        if (info?.episode) {
-          console.log(`global_step=${globalStep}, episodic_return=${info.episode.r}`);
-          writer.addScalar("charts/episodic_return", info.episode.r, globalStep);
-          writer.addScalar("charts/episodic_length", info.episode.l, globalStep);
-        }
-      }
-    }
-
-    // bootstrap value if not done
-    const nextValue = tf.tidy(
-      () => agent.getValue(tf.tensor2d(nextObs, [args.numEnvs, obsDim])).dataSync() as Float32Array,
-    );
-    const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
-
-    // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
-    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
-    const bInds = Int32Array.from({ length: args.batchSize }, (_, i) => i);
-    const clipfracs: number[] = [];
-    let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
-    for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
-      shuffle(bInds, rng);
-      for (let start = 0; start < args.batchSize; start += args.minibatchSize) {
-        for (let j = 0; j < args.minibatchSize; j++) {
-          const b = bInds[start + j];
-          mbObs.set(obs.subarray(b * obsDim, (b + 1) * obsDim), j * obsDim);
-          mbActions[j] = actions[b];
-          mbLogprobs[j] = logprobs[b];
-          mbAdvantages[j] = advantages[b];
-          mbReturns[j] = returns[b];
-          mbValues[j] = values[b];
-        }
-        const mb = tf.tidy(() => ({
-          obs: tf.tensor2d(mbObs, [args.minibatchSize, obsDim]),
-          actions: tf.tensor1d(mbActions, "int32"),
-          logprobs: tf.tensor1d(mbLogprobs),
-          advantages: tf.tensor1d(mbAdvantages),
-          returns: tf.tensor1d(mbReturns),
-          values: tf.tensor1d(mbValues),
-        }));
-        stats = updateStep(agent, optimizer, mb, args);
-        tf.dispose(mb);
-        // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(
-          stats,
-          UPDATE_METRICS,
-          iteration,
-          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
-        );
-        clipfracs.push(stats[5]);
-      }
-      // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
-      if (args.targetKl !== null && stats[4] > args.targetKl) break;
-    }
-    const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
-
-    const explainedVar = explainedVariance(values, returns);
-
-    // TRY NOT TO MODIFY: record rewards for plotting purposes
-    writer.addScalar("charts/learning_rate", getLearningRate(optimizer), globalStep);
-    writer.addScalar("losses/value_loss", vLoss, globalStep);
-    writer.addScalar("losses/policy_loss", pgLoss, globalStep);
-    writer.addScalar("losses/entropy", entropyLoss, globalStep);
-    writer.addScalar("losses/old_approx_kl", oldApproxKl, globalStep);
-    writer.addScalar("losses/approx_kl", approxKl, globalStep);
-    writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
-    writer.addScalar("losses/explained_variance", explainedVar, globalStep);
-    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
-    writer.addScalar("charts/SPS", sps, globalStep);
-
-    // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
-    if (args.checkpointEvery > 0 && iteration % args.checkpointEvery === 0) {
-      writer.flush();
-      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration));
-      pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
-    }
-  }
-
-  if (args.saveModel) {
-    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
-    console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(
-      agent,
-      args.envId,
-      args.evalEpisodes,
-      `${runName}-eval`,
-      args.captureVideo,
-      args.seed,
-    );
-    episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
-  }
-
-  envs.close();
-  writer.close();
-  await tracker?.finish();
-}
-
-/** `np.random.shuffle` (Fisher–Yates) with the run's seeded generator. */
-function shuffle(array: Int32Array, rng: RandomGenerator): void {
-  for (let i = array.length - 1; i > 0; i--) {
-    const j = rng.integers(0, i + 1);
-    [array[i], array[j]] = [array[j], array[i]];
-  }
 }
 
 /** 1 - Var[returns - values] / Var[returns]: how much of the return variance the critic explains (NaN if none). */
@@ -652,8 +387,8 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
-// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
-// with --debug), and Ctrl-C / SIGTERM close what closeOnExit registered, then exit 130 / 143.
+// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the
+// stack with --debug), and Ctrl-C / SIGTERM close what the run registered, then exit 130 / 143.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runMain(main);
 }

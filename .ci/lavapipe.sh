@@ -8,7 +8,7 @@
 # (with a message on stderr) when the packages cannot be had. Nothing is installed: the two .debs are unpacked
 # into DIR. Why these packages: Dawn (the `webgpu` npm package) loads libvulkan.so.1 at run time and needs a Vulkan
 # driver; Debian bookworm's own Mesa 22.3 lavapipe lacks features Dawn requires
-# (shaderUniform*ArrayDynamicIndexing), Mesa 25.0 from bookworm-backports works (envs/README.md, "WebGPU (Vulkan)").
+# (shaderUniform*ArrayDynamicIndexing), Mesa 25.0 from bookworm-backports works (envs/torch/README.md, "WebGPU (Vulkan)").
 # apt runs with a private source list and state folder, so the system's apt configuration is left untouched: the
 # list holds the Debian mirror this machine's apt already uses for bookworm, plus that mirror's bookworm-backports.
 set -euo pipefail

@@ -8,7 +8,7 @@
 // `stepDigests` replays ale_reference.py's --frameskip-out record (post-reset screens, frameskip-4 and MaxAndSkip
 // observations) through AtariEnv and MaxAndSkipEnv; tests/ale_frameskip.test.ts runs it.
 //
-// Outcome per game (envs/README.md's categories): "identical" (everything, every frame), "screen" (all but some screen
+// Outcome per game (envs/ale/README.md's categories): "identical" (everything, every frame), "screen" (all but some screen
 // pixels), "ram" (a RAM byte differs somewhere, rewards/lives/game-over identical), "diverges" (a reward, lives or
 // game-over differs), or "error" (the emulator threw).
 

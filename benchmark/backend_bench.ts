@@ -5,10 +5,10 @@
 //   cnn   [--backend wasm|cpu] [--batch 256] [--stock] [--fused]  Nature-CNN agent: forward, forward+backward, Adam step
 //   convs [--batch 256]                                       each conv layer's forward / dW / dx on wasm (fixed)
 //   adam  [--backend wasm|cpu|tensorflow]                     one Adam step on the Nature-CNN's parameters (1.69M
-//                                                             floats): tf.train.adam against envs/torch/nn.ts's adam
+//                                                             floats): tf.train.adam against envs/torch/optim.ts's adam
 //
 // --stock unregisters the WASM gradient fixes (tfjs's own gradients and kernels) and uses tfjs's own Adam
-// (tf.train.adam) instead of envs/torch/nn.ts's `adam`, --stock-matmul only the matMul
+// (tf.train.adam) instead of envs/torch/optim.ts's `adam`, --stock-matmul only the matMul
 // ones; --fused builds layers with
 // tf.fused.conv2d / tf.fused.matMul + bias (ppo.ts's style) instead of conv2d/matMul + add. Single process, one
 // backend per run: compare runs on an otherwise idle machine.
@@ -18,7 +18,7 @@ import * as tf from "@tensorflow/tfjs";
 import { conv2dFilterGrad, conv2dInputGrad, setupBackend, unregisterWasmGradientFixes } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 
 handleExits(); // one `error:` line on failure, exit 2 for a bad command line
 const ARGS = {
@@ -34,7 +34,7 @@ const argv = process.argv.slice(2);
 const what = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : "mlp";
 const cli = parseArgs(
   ARGS,
-  "Micro-benchmarks behind envs/torch/backend.ts and envs/torch/nn.ts: mlp | cnn | convs | adam.",
+  "Micro-benchmarks behind envs/torch/backend.ts and envs/torch/optim.ts: mlp | cnn | convs | adam.",
   "benchmark/backend_bench.ts [mlp|cnn|convs|adam]",
   what === argv[0] ? argv.slice(1) : argv,
 );
@@ -205,7 +205,7 @@ if (what === "mlp") {
   ];
   for (const [name, make] of [
     ["tf.train.adam", tf.train.adam],
-    ["envs/torch/nn.ts adam", adam],
+    ["envs/torch/optim.ts adam", adam],
   ] as const) {
     const vars = shapes.map((s) => tf.variable(tf.randomNormal(s, 0, 0.05)));
     const grads = Object.fromEntries(vars.map((v) => [v.name, tf.randomNormal(v.shape, 0, 1e-3)]));

@@ -26,14 +26,15 @@
 // --slow-cpu is given. A backend that cannot start is listed with the reason.
 
 import * as tf from "@tensorflow/tfjs";
+import * as nn from "../envs/torch/nn.ts";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 import { BackendUnavailableError, selectBackend, type BackendChoice } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { adam } from "../envs/torch/optim.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoProcgen from "../ppo_procgen.ts";
@@ -86,23 +87,23 @@ const frames = (n: number, rng: RandomGenerator) =>
   Uint8Array.from({ length: n * 4 * 84 * 84 }, () => rng.integers(0, 256));
 
 function cnnForward(): number {
-  const rng = new RandomGenerator(1);
-  const agent = new ppoAtari.Agent(4, rng);
+  const rng = manualSeed(1);
+  const agent = new ppoAtari.Agent(4);
   const obs = frames(8, rng);
   // The rollout step of ppo_atari.ts: bytes from the envs converted to the network input, then sampled.
   return time(reps, () => {
-    const x = ppoAtari.framesToInput(obs);
-    agent.sampleActionAndValue(x, rng);
+    const x = nn.framesToInput(obs, [4, 84, 84], "chw");
+    tf.dispose(tf.tidy(() => agent.getActionAndValue(x)));
     x.dispose();
   });
 }
 
 function cnnUpdate(): number {
-  const rng = new RandomGenerator(2);
-  const agent = new ppoAtari.Agent(4, rng);
+  const rng = manualSeed(2);
+  const agent = new ppoAtari.Agent(4);
   const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
-    obs: ppoAtari.framesToInput(frames(256, rng)), // ppo_atari.ts's update takes its scaled NHWC float frames
+    obs: nn.framesToInput(frames(256, rng), [4, 84, 84], "chw"), // ppo_atari.ts's update takes its scaled NHWC float frames
     actions: tf.tensor1d(
       Int32Array.from({ length: 256 }, () => rng.integers(0, 4)),
       "int32",
@@ -113,8 +114,8 @@ function cnnUpdate(): number {
 }
 
 function mlpUpdate(): number {
-  const rng = new RandomGenerator(3);
-  const agent = new ppo.Agent(4, 2, rng);
+  const rng = manualSeed(3);
+  const agent = new ppo.Agent(4, 2);
   const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const mb = {
     obs: tf.tensor2d(

@@ -12,12 +12,13 @@
 // ~10-20%: compare runs made one after the other.
 
 import * as tf from "@tensorflow/tfjs";
+import * as nn from "../envs/torch/nn.ts";
 
 import { setupBackend } from "../envs/torch/backend.ts";
 import { bool, int, parseArgs, str } from "../envs/run/cli.ts";
 import { handleExits } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { adam } from "../envs/torch/optim.ts";
+import { manualSeed } from "../envs/torch/rng.ts";
 
 handleExits(); // a bad command line or a backend that cannot start: one `error:` line, exit 2 / 1
 const cli = parseArgs(
@@ -75,8 +76,8 @@ const numSteps = cli.rolloutSteps;
 const batchSize = NUM_ENVS * 128;
 const minibatchSize = 256;
 const OBS = 4 * 84 * 84;
-const rng = new RandomGenerator(1);
-const agent = new atari.Agent(6, rng);
+const rng = manualSeed(1);
+const agent = new atari.Agent(6);
 const optimizer = adam(2.5e-4, 0.9, 0.999, 1e-5); // ppo_atari.ts's optimizer
 const obs = Uint8Array.from({ length: batchSize * OBS }, () => Math.floor(rng.random() * 256));
 const actions = Int32Array.from({ length: batchSize }, () => Math.floor(rng.random() * 6));
@@ -91,8 +92,8 @@ function rollout(steps: number): number {
   const t0 = performance.now();
   for (let s = 0; s < steps; s++) {
     const i = (s % 128) * NUM_ENVS;
-    const x = atari.framesToInput(obs.subarray(i * OBS, (i + NUM_ENVS) * OBS));
-    agent.sampleActionAndValue(x, rng);
+    const x = nn.framesToInput(obs.subarray(i * OBS, (i + NUM_ENVS) * OBS), [4, 84, 84], "chw");
+    tf.dispose(tf.tidy(() => agent.getActionAndValue(x)));
     x.dispose();
   }
   return performance.now() - t0;
@@ -100,7 +101,7 @@ function rollout(steps: number): number {
 
 /** The rollout's network inputs, one [8, 84, 84, 4] tensor per step, as ppo_atari.ts keeps them for the update. */
 const stepInputs = Array.from({ length: 128 }, (_, s) =>
-  atari.framesToInput(obs.subarray(s * NUM_ENVS * OBS, (s + 1) * NUM_ENVS * OBS)),
+  nn.framesToInput(obs.subarray(s * NUM_ENVS * OBS, (s + 1) * NUM_ENVS * OBS), [4, 84, 84], "chw"),
 );
 
 function update(n: number): number {

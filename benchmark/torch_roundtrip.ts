@@ -17,6 +17,7 @@
 // Prints a markdown table; exits 1 if a difference exceeds --tolerance.
 
 import * as tf from "@tensorflow/tfjs";
+import * as nn from "../envs/torch/nn.ts";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +27,7 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { type NamedParameter, loadParameters, readCheckpoint, writeCheckpoint } from "../envs/torch/checkpoint.ts";
 import { float, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { type StoredTensor, deserialize, f32, serialize, toFloat32 } from "../envs/torch/safetensors.ts";
 import * as ppo from "../ppo.ts";
@@ -83,40 +84,44 @@ function mlp(layers: { weight: tf.Tensor; bias: tf.Tensor }[], x: tf.Tensor2D): 
   return h;
 }
 
+type Head = { weight: tf.Tensor; bias: tf.Tensor } | { forward(x: tf.Tensor): tf.Tensor };
+
 /** The actor and critic heads on a trunk's output. */
-function heads(
-  agent: { actor: { weight: tf.Tensor; bias: tf.Tensor }; critic: { weight: tf.Tensor; bias: tf.Tensor } },
-  hidden: tf.Tensor2D,
-) {
-  return { logits: read(mlp([agent.actor], hidden)), value: read(mlp([agent.critic], hidden)) };
+function heads(agent: { actor: Head; critic: Head }, hidden: tf.Tensor2D) {
+  // A head is an nn.Linear (forward) in the variants on envs/torch/nn.ts, a bare {weight, bias} in the others.
+  const apply = (head: Head) => ("forward" in head ? head.forward(hidden) : mlp([head], hidden));
+  return { logits: read(apply(agent.actor) as tf.Tensor2D), value: read(apply(agent.critic) as tf.Tensor2D) };
 }
 
 const CASES: Record<string, Case> = {
   ppo: {
     script: "ppo.ts",
-    make: (rng) => new ppo.Agent(4, 2, rng),
+    make: (rng) => new ppo.Agent(4, 2),
     input: vector(4),
     outputs: (agent, input) => {
       const a = agent as ppo.Agent;
       const x = tf.tensor2d(toFloat32(input), [BATCH, 4]);
-      return { logits: read(mlp(a.actor, x)), value: read(mlp(a.critic, x)) };
+      return { logits: read(a.actor.forward(x) as tf.Tensor2D), value: read(a.critic.forward(x) as tf.Tensor2D) };
     },
   },
   ppo_atari: {
     script: "ppo_atari.ts",
-    make: (rng) => new ppoAtari.Agent(4, rng),
+    make: (rng) => new ppoAtari.Agent(4),
     input: pixels([4, 84, 84]),
     outputs: (agent, input) =>
-      heads(agent as ppoAtari.Agent, (agent as ppoAtari.Agent).hidden(ppoAtari.framesToInput(input.bytes))),
+      heads(
+        agent as ppoAtari.Agent,
+        (agent as ppoAtari.Agent).network.forward(nn.framesToInput(input.bytes, [4, 84, 84], "chw")) as tf.Tensor2D,
+      ),
   },
   ppo_continuous_action: {
     script: "ppo_continuous_action.ts",
-    make: (rng) => new ppoContinuous.Agent(17, 6, rng),
+    make: () => new ppoContinuous.Agent(17, 6),
     input: vector(17),
     outputs: (agent, input) => {
       const a = agent as ppoContinuous.Agent;
       const x = tf.tensor2d(toFloat32(input), [BATCH, 17]);
-      return { logits: read(mlp(a.actorMean, x)), value: read(mlp(a.critic, x)), logstd: read(a.actorLogstd) };
+      return { logits: read(a.actorMean.forward(x)), value: read(a.critic.forward(x)), logstd: read(a.actorLogstd) };
     },
   },
   ppo_atari_lstm: {

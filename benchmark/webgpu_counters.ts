@@ -21,11 +21,12 @@
 // not a GPU's: there the script only shows that each way works.
 
 import * as tf from "@tensorflow/tfjs";
+import * as nn from "../envs/torch/nn.ts";
 
 import { selectBackend } from "../envs/torch/backend.ts";
 import { int, parseArgs } from "../envs/run/cli.ts";
 import { handleExits, runMain } from "../envs/run/main.ts";
-import { adam } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { webGpuKernelsActive } from "../envs/torch/webgpu/index.ts";
 import * as ppoAtari from "../ppo_atari.ts";
@@ -168,18 +169,18 @@ async function main(): Promise<void> {
   const frames = (n: number, size: number) => Uint8Array.from({ length: n * size }, () => rng.integers(0, 256));
   console.log(`${report.line}; our kernels: ${webGpuKernelsActive() ? "on" : "off (PPO_TS_WEBGPU_KERNELS=0)"}`);
 
-  const agent = new ppoAtari.Agent(4, rng);
+  const agent = new ppoAtari.Agent(4);
   const obs = frames(cli.numEnvs, 4 * 84 * 84);
   const rollout = countsOf(counts, 10, () => {
-    const x = ppoAtari.framesToInput(obs);
-    agent.sampleActionAndValue(x, rng);
+    const x = nn.framesToInput(obs, [4, 84, 84], "chw");
+    tf.dispose(tf.tidy(() => agent.getActionAndValue(x)));
     x.dispose();
   });
   const opt = adam(2.5e-4, 0.9, 0.999, 1e-5);
   const n = cli.minibatch;
   const floats = (k: number, scale: number) => Float32Array.from({ length: k }, () => scale * rng.normal());
   const mb = {
-    obs: ppoAtari.framesToInput(frames(n, 4 * 84 * 84)),
+    obs: nn.framesToInput(frames(n, 4 * 84 * 84), [4, 84, 84], "chw"),
     actions: tf.tensor1d(
       Int32Array.from({ length: n }, () => rng.integers(0, 4)),
       "int32",

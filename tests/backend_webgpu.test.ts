@@ -11,7 +11,8 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import * as nn from "../envs/torch/nn.ts";
+import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
@@ -256,7 +257,7 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("one PPO update of each variant's network on WebGPU equals the cpu backend's", () => {
     test("ppo.ts: MLP actor-critic (CartPole sizes, 8 samples)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppo.Agent(4, 2, new RandomGenerator(1)),
+        agent: () => (manualSeed(1), new ppo.Agent(4, 2)),
         minibatch: () => ({
           obs: tf.tensor2d(randomArray(32, 5), [8, 4]),
           actions: tf.tensor1d([0, 1, 1, 0, 1, 0, 0, 1], "int32"),
@@ -269,7 +270,7 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
 
     test("ppo_continuous_action.ts: Gaussian MLP (3-d observations, 2-d actions, 8 samples)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppoContinuous.Agent(3, 2, new RandomGenerator(2)),
+        agent: () => (manualSeed(2), new ppoContinuous.Agent(3, 2)),
         minibatch: () => ({
           obs: tf.tensor2d(randomArray(24, 7), [8, 3]),
           actions: tf.tensor2d(randomArray(16, 8), [8, 2]),
@@ -282,9 +283,9 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
 
     test("ppo_atari.ts: Nature CNN (2 stacked-frame observations)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppoAtari.Agent(4, new RandomGenerator(3)),
+        agent: () => (manualSeed(3), new ppoAtari.Agent(4)),
         minibatch: () => ({
-          obs: ppoAtari.framesToInput(frameBytes(2, 4, 10)),
+          obs: nn.framesToInput(frameBytes(2, 4, 10), [4, 84, 84], "chw"),
           actions: tf.tensor1d([1, 3], "int32"),
           ...common(2, 11),
         }),

@@ -12,6 +12,7 @@ import { before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/torch/backend.ts";
+import * as nn from "../envs/torch/nn.ts";
 import * as dist from "../envs/torch/distributed.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { freePort } from "../envs/run/torchrun.ts";
@@ -70,9 +71,9 @@ it("ppo_atari.ts takes CleanRL's ppo_atari.py update: Breakout shapes, minibatch
   const fixture = loadFixture("ppo_atari");
   const args = variantArgs(atari.ARGS, fixture);
   const n = fixture.minibatch_size;
-  const agent = new atari.Agent(fixture.spaces.actions!, new RandomGenerator(0));
+  const agent = new atari.Agent(fixture.spaces.actions!);
   const mb: atari.Minibatch = {
-    obs: atari.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84)),
+    obs: nn.framesToInput(hashBytes(fixture.minibatches[0].obs_seed, n * 4 * 84 * 84), [4, 84, 84], "chw"),
     actions: actions(fixture, 0),
     ...columns(fixture, 0),
   };

@@ -355,10 +355,14 @@ export interface ForwardOutputs {
 }
 
 /** A variant's `getActionAndValue` outputs, read back (its tensors disposed). */
-export function readForward(fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; value: tf.Tensor }): ForwardOutputs {
-  const out = tf.tidy(fn);
+export function readForward(
+  fn: () => { logprob: tf.Tensor; entropy: tf.Tensor; value: tf.Tensor } | tf.Tensor[],
+): ForwardOutputs {
+  const result = tf.tidy(fn);
+  // A variant's `getActionAndValue` returns [action, logprob, entropy, value], as CleanRL's does.
+  const out = Array.isArray(result) ? { logprob: result[1], entropy: result[2], value: result[3] } : result;
   const read = { logprob: out.logprob.dataSync(), entropy: out.entropy.dataSync(), value: out.value.dataSync() };
-  tf.dispose(out);
+  tf.dispose([out.logprob, out.entropy, out.value]); // not the action: it is the caller's
   return read;
 }
 

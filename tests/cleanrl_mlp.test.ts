@@ -5,7 +5,6 @@ import * as tf from "@tensorflow/tfjs";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as continuous from "../ppo_continuous_action.ts";
 import {
@@ -44,7 +43,7 @@ test("ppo.ts takes CleanRL's ppo.py update (CartPole shapes, minibatch 128)", as
   const fixture = loadFixture("ppo");
   const args = variantArgs(ppo.ARGS, fixture);
   const [obsDim, numActions, n] = [fixture.spaces.obs_shape[0], fixture.spaces.actions!, fixture.minibatch_size];
-  const agent = new ppo.Agent(obsDim, numActions, new RandomGenerator(0));
+  const agent = new ppo.Agent(obsDim, numActions);
   const spec = fixture.minibatches[0];
   const mb = minibatch(spec, n, obsDim, tf.tensor1d(hashInts(spec.actions_seed, n, numActions), "int32"));
   const optimizer = ppo.makeOptimizer(args.learningRate);
@@ -59,7 +58,7 @@ test("ppo_continuous_action.ts takes CleanRL's ppo_continuous_action.py update (
   const fixture = loadFixture("ppo_continuous_action");
   const args = variantArgs(continuous.ARGS, fixture);
   const [obsDim, actionDim, n] = [fixture.spaces.obs_shape[0], fixture.spaces.action_dim!, fixture.minibatch_size];
-  const agent = new continuous.Agent(obsDim, actionDim, new RandomGenerator(0));
+  const agent = new continuous.Agent(obsDim, actionDim);
   const spec = fixture.minibatches[0];
   const mb = minibatch(spec, n, obsDim, tf.tensor2d(hashFloats(spec.actions_seed, n * actionDim, 1.5), [n, actionDim]));
   const optimizer = continuous.makeOptimizer(args.learningRate);

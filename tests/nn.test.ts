@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import { adam, clipGradNorm, getLearningRate, orthogonal, setLearningRate } from "../envs/torch/nn.ts";
+import { clipGradNorm, orthogonal } from "../envs/torch/nn.ts";
+import { adam, getLearningRate, setLearningRate } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 
 before(async () => {

@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 
 import { setupBackend } from "../envs/torch/backend.ts";
 import { readEventFile } from "../envs/run/logging.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
-import { Agent, computeGae, explainedVariance, main, ppoLoss, updateStep } from "../ppo.ts";
+import { manualSeed } from "../envs/torch/rng.ts";
+import { Agent, computeGae, explainedVariance, main, updateStep } from "../ppo.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -70,15 +70,11 @@ test("explained variance is 1 for a perfect critic, 0 for a constant one, NaN fo
 
 /** An agent whose outputs ignore the observation: logits = actor's last bias, value = critic's last bias. */
 function constantAgent(logits: number[], value: number): Agent {
-  const agent = new Agent(3, logits.length, new RandomGenerator(0));
-  for (const layers of [agent.actor, agent.critic])
-    for (const l of layers)
-      tf.tidy(() => {
-        l.weight.assign(tf.zerosLike(l.weight));
-        l.bias.assign(tf.zerosLike(l.bias));
-      });
-  tf.tidy(() => agent.actor[2].bias.assign(tf.tensor1d(logits)));
-  tf.tidy(() => agent.critic[2].bias.assign(tf.tensor1d([value])));
+  const agent = new Agent(3, logits.length);
+  for (const p of agent.parameters()) tf.tidy(() => p.assign(tf.zerosLike(p)));
+  const bias = (name: string) => agent.namedParameters().find((p) => p.name === name)!.variable;
+  tf.tidy(() => bias("actor.4.bias").assign(tf.tensor1d(logits)));
+  tf.tidy(() => bias("critic.4.bias").assign(tf.tensor1d([value])));
   return agent;
 }
 
@@ -99,7 +95,15 @@ function minibatch(
   };
 }
 
-const LOSS_ARGS = { clipCoef: 0.2, normAdv: false, clipVloss: true, entCoef: 0.01, vfCoef: 0.5 };
+const LOSS_ARGS = { clipCoef: 0.2, normAdv: false, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
+
+/** The losses/* metrics of one update step (computed before its gradient step), by name. */
+function lossTerms(agent: Agent, mb: ReturnType<typeof minibatch>, args = LOSS_ARGS) {
+  const optimizer = tf.train.sgd(0);
+  const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac] = updateStep(agent, optimizer, mb, args);
+  optimizer.dispose();
+  return { pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
+}
 
 test("PPO loss terms match hand-computed values (clipped surrogate, clipped value loss, entropy, KL, clipfrac)", () => {
   // Policy probabilities [0.25, 0.75]; actions [0, 1]; log-ratios chosen as [0.5, -0.1].
@@ -113,10 +117,7 @@ test("PPO loss terms match hand-computed values (clipped surrogate, clipped valu
     [0.2, 0.6],
     [0, 1],
   );
-  const t = tf.tidy(() => {
-    const terms = ppoLoss(agent, mb, LOSS_ARGS);
-    return Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, v.dataSync()[0]]));
-  });
+  const t = lossTerms(agent, mb);
   const ratio = logratio.map(Math.exp);
   const pg = [Math.max(-1 * ratio[0], -1 * 1.2), Math.max(2 * ratio[1], 2 * Math.min(Math.max(ratio[1], 0.8), 1.2))];
   const pgLoss = (pg[0] + pg[1]) / 2;
@@ -125,7 +126,6 @@ test("PPO loss terms match hand-computed values (clipped surrogate, clipped valu
   close(t.pgLoss, pgLoss);
   close(t.vLoss, vLoss);
   close(t.entropyLoss, entropy);
-  close(t.loss, pgLoss - 0.01 * entropy + 0.5 * vLoss);
   close(t.oldApproxKl, (-0.5 + 0.1) / 2);
   close(t.approxKl, (ratio[0] - 1 - 0.5 + (ratio[1] - 1 + 0.1)) / 2);
   close(t.clipfrac, 0.5);
@@ -146,7 +146,7 @@ test("advantage normalization uses the unbiased standard deviation, like torch's
     [0, 0, 0, 0],
     [0, 1, 0, 1],
   );
-  const pgLoss = tf.tidy(() => ppoLoss(agent, mb, { ...LOSS_ARGS, normAdv: true }).pgLoss.dataSync()[0]);
+  const { pgLoss } = lossTerms(agent, mb, { ...LOSS_ARGS, normAdv: true });
   const ratio = Math.exp(0.5);
   const normalized = advantages.map((a) => (a - mean) / (unbiasedStd + 1e-8));
   const expected = normalized.map((n) => Math.max(-n * ratio, -n * 1.2)).reduce((x, y) => x + y) / 4;
@@ -155,23 +155,24 @@ test("advantage normalization uses the unbiased standard deviation, like torch's
 });
 
 test("an update step moves the weights and leaks no tensors", () => {
-  const agent = new Agent(3, 2, new RandomGenerator(1));
+  manualSeed(1);
+  const agent = new Agent(3, 2);
   const optimizer = tf.train.adam(2.5e-4, 0.9, 0.999, 1e-5);
   const before = agent.parameters().map((p) => Array.from(p.dataSync()));
   const make = () => minibatch([-0.7, -0.7, -0.7, -0.7], [1, -1, 2, 0.5], [1, 2, 3, 4], [0, 0, 0, 0], [0, 1, 1, 0]);
   // The first step creates Adam's moment slots; from then on the tensor count must stay exactly flat.
   let mb = make();
-  updateStep(agent, optimizer, mb, { ...LOSS_ARGS, maxGradNorm: 0.5 });
+  updateStep(agent, optimizer, mb, LOSS_ARGS);
   tf.dispose(mb);
   const count = tf.memory().numTensors;
   for (let i = 0; i < 5; i++) {
     mb = make();
-    const stats = updateStep(agent, optimizer, mb, { ...LOSS_ARGS, maxGradNorm: 0.5 });
+    const stats = updateStep(agent, optimizer, mb, LOSS_ARGS);
     tf.dispose(mb);
     assert.equal(stats.length, 7); // the six losses/* metrics and the gradient norm
     assert.ok(stats.every(Number.isFinite));
   }
-  agent.sampleActionAndValue(new Float32Array(12), new RandomGenerator(2));
+  tf.dispose(tf.tidy(() => agent.getActionAndValue(tf.zeros([4, 3]))));
   assert.equal(tf.memory().numTensors, count);
   const after = agent.parameters().map((p) => Array.from(p.dataSync()));
   assert.ok(
@@ -183,12 +184,14 @@ test("an update step moves the weights and leaks no tensors", () => {
 
 test("sampled actions follow the policy's probabilities and report their log-probabilities", () => {
   const agent = constantAgent([0, Math.log(3)], 0.5);
-  const rng = new RandomGenerator(3);
+  manualSeed(3);
   let ones = 0;
   const n = 4000;
   // 100 observations per call: the same 4000 draws as 4 per call, in 40 calls instead of 1000.
   for (let i = 0; i < n / 100; i++) {
-    const { action, logprob, value } = agent.sampleActionAndValue(new Float32Array(300), rng);
+    const outputs = tf.tidy(() => agent.getActionAndValue(tf.zeros([100, 3])));
+    const [action, logprob, , value] = outputs.map((t) => t.dataSync());
+    tf.dispose(outputs);
     action.forEach((a, j) => {
       ones += a;
       close(logprob[j], Math.log(a === 1 ? 0.75 : 0.25));

@@ -2,7 +2,7 @@
 import * as tf from "@tensorflow/tfjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { setupBackend } from "../envs/torch/backend.ts";
 import { readEventFile } from "../envs/run/logging.ts";
 import { deserialize } from "../envs/torch/safetensors.ts";
-import { RandomGenerator } from "../envs/torch/rng.ts";
+import { manualSeed } from "../envs/torch/rng.ts";
 import { Agent, main, updateStep } from "../ppo_continuous_action.ts";
 import { usageErrorLine } from "./usage_helpers.ts";
 
@@ -27,24 +27,28 @@ before(async () => {
 
 /** An agent whose action mean is `mean` for every observation, with log-std `logstd` and value `value`. */
 function constantAgent(mean: number[], logstd: number[], value: number): Agent {
-  const agent = new Agent(3, mean.length, new RandomGenerator(0));
-  for (const layers of [agent.actorMean, agent.critic])
-    for (const l of layers)
-      tf.tidy(() => {
-        l.weight.assign(tf.zerosLike(l.weight));
-        l.bias.assign(tf.zerosLike(l.bias));
-      });
-  tf.tidy(() => agent.actorMean[2].bias.assign(tf.tensor1d(mean)));
-  tf.tidy(() => agent.actorLogstd.assign(tf.tensor2d([logstd])));
-  tf.tidy(() => agent.critic[2].bias.assign(tf.tensor1d([value])));
+  const agent = new Agent(3, mean.length);
+  const parameters = new Map(agent.namedParameters().map((p) => [p.name, p.variable]));
+  tf.tidy(() => {
+    for (const p of parameters.values()) p.assign(tf.zerosLike(p));
+    parameters.get("actor_mean.4.bias")!.assign(tf.tensor1d(mean));
+    parameters.get("actor_logstd")!.assign(tf.tensor2d([logstd]));
+    parameters.get("critic.4.bias")!.assign(tf.tensor1d([value]));
+  });
   return agent;
 }
+
+test("the agent's parameters carry CleanRL's state-dict names, the log-std a parameter of its own", () => {
+  const names = new Agent(3, 2).namedParameters().map((p) => p.name);
+  const linears = (seq: string) => [0, 2, 4].flatMap((i) => [`${seq}.${i}.weight`, `${seq}.${i}.bias`]);
+  assert.deepEqual(names, [...linears("critic"), ...linears("actor_mean"), "actor_logstd"]);
+});
 
 test("the Gaussian policy's log-probability and entropy match the normal density summed over action dimensions", () => {
   const agent = constantAgent([0.5, -1], [Math.log(2), 0], 0.25);
   const [logprob, entropy, value] = tf.tidy(() => {
-    const out = agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[1.5, 0]]));
-    return [out.logprob.dataSync()[0], out.entropy.dataSync()[0], out.value.dataSync()[0]];
+    const [, logprob, entropy, value] = agent.getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[1.5, 0]]));
+    return [logprob.dataSync()[0], entropy.dataSync()[0], value.dataSync()[0]];
   });
   const logNormal = (x: number, mu: number, sigma: number) =>
     -((x - mu) ** 2) / (2 * sigma ** 2) - Math.log(sigma * Math.sqrt(2 * Math.PI));
@@ -55,14 +59,17 @@ test("the Gaussian policy's log-probability and entropy match the normal density
 
 test("sampled actions have the policy's mean and std, and the log-probability the training path computes", () => {
   const agent = constantAgent([0.5, -1], [Math.log(0.5), 0], 0);
-  const rng = new RandomGenerator(1);
+  manualSeed(1);
   const n = 2000;
   const samples: number[][] = [[], []];
   let checked = 0;
   // 100 observations per call: the same 2000 draws as one per call, in 20 calls instead of 2000.
   const perCall = 100;
   for (let i = 0; i < n; i += perCall) {
-    const { action, logprob } = agent.sampleActionAndValue(new Float32Array(3 * perCall), rng);
+    const [action, logprob] = tf.tidy(() => {
+      const [a, l] = agent.getActionAndValue(tf.zeros([perCall, 3]));
+      return [a.dataSync(), l.dataSync()];
+    });
     for (let j = 0; j < perCall; j++) {
       samples[0].push(action[2 * j]);
       samples[1].push(action[2 * j + 1]);
@@ -70,8 +77,8 @@ test("sampled actions have the policy's mean and std, and the log-probability th
         const expected = tf.tidy(
           () =>
             agent
-              .getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[2 * j], action[2 * j + 1]]]))
-              .logprob.dataSync()[0],
+              .getActionAndValue(tf.zeros([1, 3]), tf.tensor2d([[action[2 * j], action[2 * j + 1]]]))[1]
+              .dataSync()[0],
         );
         close(logprob[j], expected, 1e-4);
         checked++;
@@ -88,7 +95,8 @@ test("sampled actions have the policy's mean and std, and the log-probability th
 });
 
 test("an update step trains the log-std too and leaks no tensors", () => {
-  const agent = new Agent(3, 2, new RandomGenerator(1));
+  manualSeed(1);
+  const agent = new Agent(3, 2);
   const optimizer = tf.train.adam(3e-4, 0.9, 0.999, 1e-5);
   const args = { clipCoef: 0.2, normAdv: true, clipVloss: true, entCoef: 0.01, vfCoef: 0.5, maxGradNorm: 0.5 };
   const make = () => ({
@@ -122,13 +130,17 @@ before(() => {
 });
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
-function runScript(args: string[]) {
+function runScript(args: string[], cwd = workDir) {
   return spawnSync(
     process.execPath,
     ["--import", import.meta.resolve("tsx"), join(ROOT, "ppo_continuous_action.ts"), ...args],
-    { cwd: workDir, encoding: "utf8", timeout: 120_000 },
+    { cwd, encoding: "utf8", timeout: 120_000 },
   );
 }
+
+type SavedStatistics = { obsRms: { count: number; mean: number[] }[]; returnRms: { count: number }[] };
+const savedStatistics = (checkpoint: string): SavedStatistics =>
+  JSON.parse(deserialize(readFileSync(checkpoint)).metadata.extra);
 
 test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries the observation statistics to evaluation", () => {
   const run = runScript([
@@ -163,15 +175,36 @@ test("a short Pendulum run logs CleanRL's metrics, and its checkpoint carries th
   ])
     assert.ok(tags.has(tag), `missing ${tag}`);
   const model = join(dir, "ppo_continuous_action.safetensors");
-  const { obsRms } = JSON.parse(deserialize(readFileSync(model)).metadata.extra) as {
-    obsRms: { count: number; mean: number[] }[];
-  };
+  const { obsRms } = savedStatistics(model);
   // 1024 observed steps (plus resets) went into the running mean: the saved count says so.
   assert.ok(obsRms[0].count > 1024, `obsRms.count = ${obsRms[0].count}`);
   assert.equal(obsRms[0].mean.length, 3);
   const evalRun = runScript(["--eval-checkpoint", model, "--eval-episodes", "2"]);
   assert.equal(evalRun.status, 0, evalRun.stderr);
   assert.match(evalRun.stdout, /mean episodic_return over 2 episodes: -\d/);
+});
+
+test("a resumed run goes on with the normalizers' statistics of its checkpoint", () => {
+  const cwd = join(workDir, "resume");
+  mkdirSync(cwd);
+  const sizes = ["--num-steps", "64", "--num-minibatches", "2", "--update-epochs", "1", "--total-timesteps", "128"];
+  const first = runScript(
+    ["--env-id", "Pendulum-v1", ...sizes, "--checkpoint-every", "1", "--checkpoint-keep", "0"],
+    cwd,
+  );
+  assert.equal(first.status, 0, first.stderr);
+  const [runName] = readdirSync(join(cwd, "runs"));
+  const checkpoint = join(cwd, "runs", runName, "checkpoints", "iteration_00000001.safetensors");
+  const resumed = runScript(["--resume", checkpoint, "--save-model", "--eval-episodes", "1"], cwd);
+  assert.equal(resumed.status, 0, resumed.stderr);
+  const resumedRun = readdirSync(join(cwd, "runs")).find((name) => name !== runName)!;
+  const [before, after] = [checkpoint, join(cwd, "runs", resumedRun, "ppo_continuous_action.safetensors")].map(
+    savedStatistics,
+  );
+  // Iteration 2 adds its 64 steps to both, and the resumed run's first reset to the observations' (Pendulum's
+  // 200-step episodes end in neither iteration).
+  close(after.obsRms[0].count, before.obsRms[0].count + 65, 1e-9);
+  close(after.returnRms[0].count, before.returnRms[0].count + 64, 1e-9);
 });
 
 test("a discrete-action env is refused with one clear line", async () => {

@@ -1,7 +1,7 @@
 // procgen's render_mode="rgb_array": the gym env's render() and ProcgenEnv's info `rgb` are the game redrawn at
 // 512x512 (BasicAbstractGame.render), after every step, without disturbing the 64x64 observations. Monochrome assets,
 // so no image file is needed. How close the 512x512 frame is to the original's: benchmark/procgen_fidelity.ts
-// --render-human (envs/README.md, "Procgen generated assets and the 512×512 render").
+// --render-human (envs/procgen/README.md, "Generated assets and the 512×512 render").
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 
 import { setupBackend } from "../envs/torch/backend.ts";
-import { framesToInput } from "../ppo_atari.ts";
+import { framesToInput } from "../envs/torch/nn.ts";
 
 before(async () => {
   await setupBackend("cpu", { quiet: true });
@@ -32,8 +32,19 @@ test("framesToInput equals the float32 ops it replaces, transpose(x / 255, NCHW 
     return tf.transpose(tf.div(x, 255.0), [0, 2, 3, 1]).dataSync();
   });
   await tf.setBackend("wasm");
-  const all = framesToInput(frames);
+  const all = framesToInput(frames, [4, 84, 84], "chw");
   assert.deepEqual(all.shape, [n, 84, 84, 4]);
+  assert.deepEqual(all.dataSync(), expected);
+  all.dispose();
+});
+
+test("framesToInput of channels-last frames equals x / 255 in float32, bit for bit", async () => {
+  const frames = Uint8Array.from({ length: 2 * 64 * 64 * 3 }, (_, i) => (i * 13 + (i >> 7)) & 255);
+  await tf.setBackend("cpu");
+  const expected = tf.tidy(() => tf.div(tf.tensor4d(frames, [2, 64, 64, 3], "int32"), 255.0).dataSync());
+  await tf.setBackend("wasm");
+  const all = framesToInput(frames, [3, 64, 64], "hwc");
+  assert.deepEqual(all.shape, [2, 64, 64, 3]);
   assert.deepEqual(all.dataSync(), expected);
   all.dispose();
 });

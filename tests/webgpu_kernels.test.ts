@@ -22,7 +22,8 @@ import {
   webGpuKernelsActive,
   webGpuKernelsWanted,
 } from "../envs/torch/webgpu/index.ts";
-import { adam, clipGradNorm } from "../envs/torch/nn.ts";
+import { clipGradNorm } from "../envs/torch/nn.ts";
+import { adam } from "../envs/torch/optim.ts";
 import { RandomGenerator } from "../envs/torch/rng.ts";
 import { Agent, type Batch, minibatchGradients } from "../ppo_procgen.ts";
 import { assertRelClose, randomArray, relError, size } from "./backend_helpers.ts";

@@ -15,6 +15,8 @@ import {
   TimeLimit,
   TransformObservation,
   TransformReward,
+  loadNormalizerStates,
+  normalizerStates,
 } from "../envs/gymnasium/wrappers.ts";
 import { BoxActionEnv, countingObservations, float32Box } from "./helpers.ts";
 
@@ -238,6 +240,32 @@ test("NormalizeObservation with updateRunningMean = false uses frozen, loaded st
   const [obs2] = env.step(0); // raw [2, 0] -> (2 - 1) / sqrt(4 + 1e-8)
   assert.ok(Math.abs(obs2[0] - 0.5) < 1e-6);
   assert.deepEqual(env.obsRms.state(), { mean: [1, 0], var: [4, 1], count: 10 });
+});
+
+test("normalizerStates and loadNormalizerStates carry each env's statistics over to another stack, frozen if asked", () => {
+  const stack = () => new NormalizeReward(new NormalizeObservation(new ScriptedEnv([1, 2, 3])), 0.99);
+  const trained = [stack(), stack()];
+  trained[0].reset();
+  trained[0].step(0);
+  trained[1].reset();
+  const saved = normalizerStates(trained);
+  // Gymnasium's pseudo-count 1e-4, then one per observation (reset, step) and one per reward (step).
+  assert.deepEqual(
+    saved.obsRms.map((s) => s.count),
+    [1e-4 + 1 + 1, 1e-4 + 1],
+  );
+  assert.deepEqual(
+    saved.returnRms.map((s) => s.count),
+    [1e-4 + 1, 1e-4],
+  );
+  const restored = [stack(), stack()];
+  loadNormalizerStates(restored, saved);
+  assert.deepEqual(normalizerStates(restored), saved);
+  const frozen = stack();
+  loadNormalizerStates([frozen], saved, true);
+  frozen.reset();
+  frozen.step(0);
+  assert.deepEqual(normalizerStates([frozen]), { obsRms: [saved.obsRms[0]], returnRms: [saved.returnRms[0]] });
 });
 
 test("NormalizeReward matches a hand-computed 3-step example with a termination (Gymnasium 0.29 order)", () => {

@@ -1485,8 +1485,8 @@ export const MS_PACMAN: GameSpec = {
   rom: "ms_pacman",
   md5: "87e79cd41ce136fd4f72cc6e2c161bee",
   minimalActions: [NOOP, UP, RIGHT, LEFT, DOWN, UPRIGHT, UPLEFT, DOWNRIGHT, DOWNLEFT],
-  // No HMOVE comb in ALE's screens: its property entry turns Emulation.HmoveBlanks off (measured: with blanks on,
-  // every frame differs in the first 8 pixels of HMOVE lines; off, all 1,500 frames match).
+  // No HMOVE comb in ALE's screens: its property entry turns Emulation.HmoveBlanks off (with blanks on, the first 8
+  // pixels of every HMOVE line would differ from ale-py's screens).
   console: { hmoveBlanks: false },
   modes: range(4),
   selectMode: (ctl, mode) => {
@@ -1514,8 +1514,8 @@ export const MS_PACMAN: GameSpec = {
 /**
  * Surround.cpp. Reward: change of (player BCD RAM 0xF7) - (CPU BCD RAM 0xF6); over when either reaches 10. Modes 0/2
  * (the one-player games) at RAM 0xF9 holding mode + 1; 2-frame presses. Its property entry sets Console.SwapPorts,
- * so player A's joystick is in the right port. ale-py 0.12.1 reports 1 life while the game runs (measured; the
- * Surround.cpp we read has no lives counter, other games without one report 0).
+ * so player A's joystick is in the right port. ale-py 0.12.1 reports 1 life while the game runs (its recordings
+ * show it, though Surround.cpp has no lives counter and other games without one report 0).
  */
 export const SURROUND: GameSpec = {
   name: "Surround",

@@ -219,9 +219,9 @@ export class M6502 {
    *
    * One `switch` over the opcode does the instruction's addressing, operand bytes first (`pc` moves past them), then
    * jumps with `break <operation>` to its operation's semantics, each written once after the labelled block it
-   * closes. A labelled break is a plain jump, so an instruction costs one indirect jump (the switch's table); an
-   * addressing-mode switch followed by an operation switch cost two (benchmark/m6502_loop.ts: 10.9 against 8.0 ns
-   * per instruction).
+   * closes. A labelled break is a plain jump, so an instruction costs one indirect jump (the switch's table), where
+   * an addressing-mode switch followed by an operation switch would cost two (benchmark/README.md, "The 6507
+   * interpreter").
    * Instructions with nothing to share (implied ones, branches, stack and jumps) are done in their case.
    */
   execute(count: number): boolean {

@@ -27,8 +27,8 @@
 //   file and the env module. That works the same whether the parent runs under `npx tsx` or `node --import tsx`.
 // - Light workers: the env module is usually the training script, which imports tfjs at top level. The bootstrap
 //   also registers envs/gymnasium/worker_stubs.ts's hook, so that in a worker tfjs (and webgpu) resolve to a stub that
-//   costs nothing to import and throws one clear line when used: a worker of ppo_atari.ts then starts with ~30 %
-//   less CPU time and half the memory (notes_for_readme/lightworkers.md).
+//   costs nothing to import and throws one clear line when used, so a worker of ppo_atari.ts starts in less CPU
+//   time and memory (benchmark/README.md, "Env worker start-up").
 
 import {
   MessageChannel,
@@ -37,6 +37,7 @@ import {
   receiveMessageOnPort,
   workerData as threadData,
 } from "node:worker_threads";
+import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -248,6 +249,20 @@ export class AsyncVectorEnv {
   private readonly actSize: number;
 
   /** `envFns` describe the sub-envs, like CleanRL's `[make_env(...) for i in range(num_envs)]`; see EnvFnSpec. */
+  /**
+   * One env per entry of `argsList`, each built in a worker by `module`'s export `exportName(...args)()` (a
+   * variant's `makeEnv`), with one worker per core unless `options.numWorkers` says otherwise.
+   */
+  static fromModule(
+    module: string,
+    exportName: string,
+    argsList: unknown[][],
+    options: AsyncVectorEnvOptions = {},
+  ): AsyncVectorEnv {
+    const envFns = argsList.map((args) => ({ module, exportName, args }));
+    return new AsyncVectorEnv(envFns, { numWorkers: availableParallelism(), ...options });
+  }
+
   constructor(envFns: readonly EnvFnSpec[], options: AsyncVectorEnvOptions = {}) {
     if (envFns.length === 0) throw new RangeError("AsyncVectorEnv: needs at least one env");
     this.numEnvs = envFns.length;

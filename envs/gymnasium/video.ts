@@ -9,10 +9,10 @@
 //   runs synchronously inside `close_video_recorder()`. Node cannot wait synchronously for a child started with
 //   `spawn`, and keeping a whole episode in memory for `spawnSync(..., { input })` costs 720 kB per CartPole frame
 //   (360 MB for a 500-step episode; Gymnasium does keep them all in a Python list). So each captured frame is
-//   appended to a temporary raw RGB24 file (a page-cache write, well under a millisecond), and when the video
+//   appended to a temporary raw RGB24 file (a page-cache write), and when the video
 //   closes we run `spawnSync(ffmpeg, ["-f", "rawvideo", ..., "-i", rawFile, ...])` once and delete the raw file.
-//   That blocks the training loop for the encode (about 1.3 s for a 500-frame 600x400 CartPole episode on one
-//   core), just as Gymnasium blocks in moviepy; and it only happens for the few triggered episodes. A temporary
+//   That blocks the training loop for the encode, just as Gymnasium blocks in moviepy; and it only happens for the
+//   few triggered episodes. A temporary
 //   file also makes 0.29's "drop the frames captured so far" on `reset` (see `reset` below) a simple truncate.
 // - Encoder: libx264 with yuv420p (what moviepy uses, and what browsers and W&B play), or ffmpeg's built-in
 //   mpeg4 where the build has no libx264. yuv420p needs even dimensions: odd frames are padded by one pixel.

@@ -2,10 +2,10 @@
 //
 // A worker builds its env by importing the training script itself (`{ module: import.meta.url, exportName:
 // "makeEnv" }`), so that each variant keeps its CleanRL-style `make_env` in its own file. Importing the script
-// also imports everything it imports at top level, tfjs first: about half a second and ~70 MiB per worker
-// (notes_for_readme/lightworkers.md) for a library an env never calls. So each worker registers, after tsx's, a
-// Node module-resolution hook (`module.register`, Node >= 20.6) that answers every `@tensorflow/*` and `webgpu`
-// import with a generated stub module: importing it costs nothing, and *using* it fails loudly. Evaluating a
+// also imports everything it imports at top level, tfjs first: start-up time and memory in every worker
+// (benchmark/README.md, "Env worker start-up") for a library an env never calls. So each worker registers, after
+// tsx's, a Node module-resolution hook (`module.register`, Node >= 20.6) that answers every `@tensorflow/*` and
+// `webgpu` import with a generated stub module: importing it costs nothing, and *using* it fails loudly. Evaluating a
 // variant module only touches `tf` inside functions (types aside), so the variants run unchanged.
 //
 // The stub's export names: an ES module's names are fixed when it is written, and `import * as tf` needs

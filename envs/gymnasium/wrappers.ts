@@ -11,7 +11,7 @@ import {
   type StepWithoutObservationResult,
   Wrapper,
 } from "./core.ts";
-import { RunningMeanStd } from "./running_mean_std.ts";
+import { RunningMeanStd, type RunningMeanStdState } from "./running_mean_std.ts";
 import { Box, Dict, type TypedArray, zerosOf } from "./spaces.ts";
 
 export { RunningMeanStd, type RunningMeanStdState } from "./running_mean_std.ts";
@@ -337,6 +337,45 @@ export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> 
     if (this.dict === null) return this.env.stepInto(action, out);
     return super.stepInto(action, out);
   }
+}
+
+// ---- not in gymnasium: the normalizers' statistics, which checkpoints carry ----------------------------------
+
+/** The running statistics of the NormalizeObservation and NormalizeReward wrappers of each env, as JSON. */
+export type NormalizerStates = {
+  obsRms: RunningMeanStdState[];
+  returnRms: RunningMeanStdState[];
+};
+
+/** The wrapper of class `kind` in an env's stack. */
+function findWrapper<W>(env: Env, kind: abstract new (...args: never[]) => W): W {
+  for (let e: Env = env; e instanceof Wrapper; e = e.env) if (e instanceof kind) return e as W;
+  throw new Error(`no ${kind.name} wrapper in the env stack of ${env}`);
+}
+
+/**
+ * The normalizers' statistics of every env. An agent trained on normalized observations is only half the policy:
+ * evaluating it needs the statistics it was trained with, and a resumed run goes on scaling as before.
+ */
+export function normalizerStates(envs: readonly Env[]): NormalizerStates {
+  return {
+    obsRms: envs.map((e) => findWrapper(e, NormalizeObservation).obsRms.state()),
+    returnRms: envs.map((e) => findWrapper(e, NormalizeReward).returnRms.state()),
+  };
+}
+
+/**
+ * Sets env i's statistics to the i-th saved ones (where saved); `freeze` stops their updates, as an evaluation
+ * with the trained statistics wants.
+ */
+export function loadNormalizerStates(envs: readonly Env[], states: Partial<NormalizerStates>, freeze = false): void {
+  envs.forEach((env, i) => {
+    const obs = findWrapper(env, NormalizeObservation);
+    const reward = findWrapper(env, NormalizeReward);
+    if (states.obsRms?.[i] !== undefined) obs.obsRms.loadState(states.obsRms[i]);
+    if (states.returnRms?.[i] !== undefined) reward.returnRms.loadState(states.returnRms[i]);
+    obs.updateRunningMean = reward.updateRunningMean = !freeze;
+  });
 }
 
 // RecordVideo lives in its own file (ffmpeg discovery and encoding); exported here so it is `gym.wrappers.RecordVideo`.

@@ -3,7 +3,7 @@
 //
 // MuJoCo itself (WebAssembly) is loaded on request, not at import: run `await gym.mujoco.init()` once before
 // `gym.make("Hopper-v4")`. Making a MuJoCo env earlier throws an error saying so. See envs/mujoco/mujoco_env.ts
-// for why (loading costs about 0.15-0.25 s, which processes that never use MuJoCo should not pay).
+// for why (instantiating the WASM module takes time that processes which never use MuJoCo should not pay).
 
 import { register } from "../gymnasium/registration.ts";
 import { ANT_KWARGS, AntEnv, type AntKwargs } from "./ant.ts";

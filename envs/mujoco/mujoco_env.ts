@@ -20,8 +20,8 @@
 //
 // Loading. MuJoCo is WebAssembly, and Emscripten's module factory is asynchronous (it awaits the WASM
 // instantiation), while `make` / `reset` / `step` are synchronous, as in Gymnasium. Loading at import time
-// (a top-level await in envs/mujoco/index.ts) would make every `import * as gym` pay for it, about 0.25 s, also
-// in processes that never touch MuJoCo. So the module is loaded on request, once per process:
+// (a top-level await in envs/mujoco/index.ts) would make every `import * as gym` pay for it, also in processes
+// that never touch MuJoCo. So the module is loaded on request, once per process:
 // `await gym.mujoco.init()` (this file's `loadMujoco`). Making a MuJoCo env before that throws an error that
 // says so. Even `@mujoco/mujoco`'s JavaScript is only imported then, so the registrations cost nothing else.
 //
@@ -53,7 +53,7 @@ let mujoco: MainModule | null = null;
 let heapProbe: DoubleBuffer | null = null;
 
 /**
- * Loads MuJoCo's WASM module (about 0.15 s), once per process; later calls return the same promise. Await it
+ * Loads MuJoCo's WASM module, once per process; later calls return the same promise. Await it
  * before making a MuJoCo env; `gym.mujoco.init` is this function.
  */
 export function loadMujoco(): Promise<MainModule> {
@@ -310,7 +310,7 @@ export abstract class MujocoEnv extends Env<Float64Array, Float32Array> {
 
   /**
    * Live views of the mjData arrays. Valid until the WASM heap next grows, so read them through this getter
-   * after every MuJoCo call and never store them; it re-fetches them (about 3 us) only when they went stale.
+   * after every MuJoCo call and never store them; it re-fetches them only when they went stale.
    */
   protected get views(): DataViews {
     const cached = this.cachedViews;

@@ -1,4 +1,4 @@
-// Procgen's images are data the project does not ship (their licences are the asset packs', see envs/README.md). This
+// Procgen's images are data the project does not ship (their licences are the asset packs', see envs/procgen/README.md). This
 // module finds a folder holding them (a copy of procgen's `procgen/data/assets/`), downloads what is missing into a
 // user cache when allowed, and decodes PNGs for the renderer.
 //

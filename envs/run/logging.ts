@@ -57,7 +57,7 @@ const FIXED64 = 1;
 const LEN = 2;
 const FIXED32 = 5;
 
-class ProtoWriter {
+export class ProtoWriter {
   private buf = Buffer.allocUnsafe(64);
   private len = 0;
 
@@ -562,6 +562,8 @@ export function readRunDir(logDir: string): EventEntry[] {
 export interface Tracker {
   /** Where the run can be watched. */
   readonly url: string;
+  /** The wandb run id: what a checkpoint keeps so that a resumed run continues this run (`--resume`). */
+  readonly runId?: string | null;
   logScalar(tag: string, value: number, step: number): void;
   /** Send the row being collected for the current step. Never throws. */
   flush(): void;
@@ -580,6 +582,12 @@ export interface TrackingOptions {
   timeoutMs?: number;
   /** Where the one status line goes (default console.log). */
   log?: (line: string) => void;
+  /** The id of the run to continue (from the checkpoint `--resume` reads); offline runs only, see initTracking. */
+  id?: string | null;
+  /** The script saved with the run (CleanRL's `save_code=True`; default: the one this process runs). */
+  script?: string | null;
+  /** Folders whose videos are logged (CleanRL's `monitor_gym=True`; default `videos/<name>` and `videos/<name>-eval`). */
+  videoDirs?: string[];
 }
 
 // The subset of @wandb/sdk's Run we use (its type isn't exported from the package root).
@@ -604,8 +612,32 @@ export async function initTracking(opts: TrackingOptions): Promise<Tracker | nul
   try {
     // The same environment variables the Python client and @wandb/sdk read.
     const mode = process.env.WANDB_MODE || "online";
+    if (mode === "disabled") {
+      log("wandb: tracking disabled (WANDB_MODE=disabled)");
+      return null;
+    }
+    if (mode === "offline" || mode === "dryrun") {
+      // @wandb/sdk's own offline setting drops every record and still needs the server: the run is written to disk
+      // here instead, for `wandb sync` (envs/run/wandb_offline.ts).
+      const { OfflineRun } = await import("./wandb_offline.ts");
+      const script = opts.script === undefined ? process.argv[1] : opts.script;
+      const run = new OfflineRun({
+        project: opts.project,
+        entity: opts.entity,
+        name: opts.name,
+        config: opts.config,
+        id: opts.id,
+        dir: opts.dir,
+        script: script && fs.existsSync(script) ? script : null,
+        videoDirs: opts.videoDirs ?? [path.join("videos", opts.name), path.join("videos", `${opts.name}-eval`)],
+      });
+      log(
+        `wandb: offline run "${opts.name}" written to ${run.runDir}; upload it later with \`wandb sync ${run.runDir}\``,
+      );
+      return run;
+    }
     if (mode !== "online" && mode !== "run") {
-      return disabled(`WANDB_MODE=${mode} (@wandb/sdk has no offline mode)`);
+      return disabled(`WANDB_MODE=${mode} is not one of online, offline, disabled`);
     }
     const baseUrl = (process.env.WANDB_BASE_URL || "https://api.wandb.ai").replace(/\/+$/, "");
     const host = new URL(baseUrl).host;
@@ -658,7 +690,7 @@ export async function initTracking(opts: TrackingOptions): Promise<Tracker | nul
       throw new Error(note ? `${reasonOf(e)} (${note})` : reasonOf(e));
     }
     sdkQuiet = false;
-    const tracker = new WandbTracker(run, run.url(), log, timeoutMs);
+    const tracker = new WandbTracker(run, run.url(), (run as { id?: string }).id ?? null, log, timeoutMs);
     sdkErrorSink = (e) => tracker.fail(e);
     log(`wandb: tracking run "${opts.name}" at ${tracker.url}`);
     return tracker;
@@ -677,6 +709,7 @@ class WandbTracker implements Tracker {
   constructor(
     private readonly run: WandbRun,
     readonly url: string,
+    readonly runId: string | null,
     private readonly log: (line: string) => void,
     private readonly timeoutMs: number,
   ) {}

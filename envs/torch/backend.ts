@@ -18,8 +18,8 @@
 //      single-thread module there, although the package ships a threaded one built for Node too;
 //      `startThreadedWasm` starts that one itself (the three things tfjs's browser-only loader gets wrong in Node
 //      are explained there). One thread, or a failed threaded start, is the stock single-thread module.
-//   5. `cpu` (plain JS kernels), if WASM cannot initialise. Correct but slow for conv nets: the Nature CNN at
-//      batch 8 took 290 ms forward (wasm 7 ms) and 8-12 s forward+backward (wasm 34 ms).
+//   5. `cpu` (plain JS kernels), if WASM cannot initialise. Correct, but too slow to train the conv nets: its
+//      conv gradients are plain loops (benchmark/README.md, "WASM kernels replaced by backend.ts").
 // `--no-cuda` means no GPU backend: auto skips 1 and 2. A backend named explicitly either starts or is one
 // `error:` line and exit 1, never a silent fallback.
 //
@@ -154,10 +154,9 @@ async function useTensorflow(): Promise<{ onGpu: boolean; oneDnn: boolean }> {
 }
 
 // The ReLU gradient on native TensorFlow. tfjs computes it as dy * cast(step(x)) for every backend, and tfjs-node's
-// `Step` kernel builds step(x) out of six ops, one of them a ones(x.shape) filled and uploaded from JavaScript:
-// 20-24 ms for the Nature CNN's first activation at minibatch 256 ([256,20,20,32]), ~35 ms of every ~200 ms
-// update step over the four ReLUs. libtensorflow's own `ReluGrad` op (what torch's threshold_backward is) does the
-// same in one pass: 1.1-1.8 ms (benchmark/README.md, "oneDNN and ReLU kernels, op by op").
+// `Step` kernel builds step(x) out of six ops, one of them a ones(x.shape) filled and uploaded from JavaScript, a
+// sizeable share of every update step. libtensorflow's own `ReluGrad` op (what torch's threshold_backward is) does
+// the same in one pass (benchmark/README.md, "oneDNN and ReLU kernels, op by op").
 // Every variant's ReLUs take this path in the update: tf.fused ops do not fuse while gradients are recorded, so
 // they fall back to a plain Relu.
 const NATIVE_RELU_GRAD = "PpoTsNativeReluGrad";
@@ -196,18 +195,15 @@ export function registerTensorflowReluGrad(): void {
 // oneDNN's kernels on native TensorFlow. TensorFlow's x86 builds carry oneDNN ("_MklNative*" ops, picked by the
 // kernel label "MklNameChangeOp"), but in eager mode through the C API that tfjs-node drives they are never chosen:
 // the graph rewrite that swaps them in does not run there, nor does the eager one (ONEDNN_VERBOSE shows only
-// oneDNN's sgemm, called from TensorFlow's own kernels). Two of them are much faster for what PPO runs, so they
-// are named directly where they exist (probed once, and checked against the stock op on a small case):
-//   * Conv2DBackpropFilter: the Nature CNN's first layer (8x8 filter, stride 4, minibatch 256) 22 ms against 82 ms
-//     for libtensorflow's kernel and ~50 ms for the dilated forward conv (`conv2dFilterGrad`, the fallback); the
-//     stride-2 layer 17-21 ms against 36 / ~26 ms; stride 1 even (16-17 ms).
-//   * BatchMatMul with a transposed operand (what every dense layer's backward pass runs): the 3136->512 layer's
-//     input gradient 7.7 ms against 15 ms; a^T b 7.0 against 7.7 ms. Without transposes oneDNN is slower (9.8 vs
-//     7.8 ms), so those stay on libtensorflow's kernel.
-// (2-core VM, the ops called by name, interleaved: benchmark/README.md, "oneDNN and ReLU kernels, op by op".) Where the oneDNN ops
-// are missing (a libtensorflow built without them) or TF_ENABLE_ONEDNN_OPTS=0 asks for none, strided filter
-// gradients take the dilated forward conv (45 ms against libtensorflow's 80 ms on the first layer, even on the
-// second), and everything else libtensorflow's own kernels.
+// oneDNN's sgemm, called from TensorFlow's own kernels). Two of them are much faster for what PPO runs
+// (benchmark/README.md, "oneDNN and ReLU kernels, op by op"), so they are named directly where they exist (probed
+// once, and checked against the stock op on a small case):
+//   * Conv2DBackpropFilter: every conv layer's filter gradient; the strided layers gain most, stride 1 is even.
+//   * BatchMatMul with a transposed operand (what every dense layer's backward pass runs). Without transposes
+//     oneDNN is the slower one, so those stay on libtensorflow's kernel.
+// Where the oneDNN ops are missing (a libtensorflow built without them) or TF_ENABLE_ONEDNN_OPTS=0 asks for none,
+// strided filter gradients take the dilated forward conv (`conv2dFilterGrad`), which beats libtensorflow's kernel
+// on the strided layers, and everything else libtensorflow's own kernels.
 const ONEDNN_LABEL = "MklNameChangeOp";
 let convFilterOriginal: tf.KernelConfig | null = null;
 let matMulOriginal: tf.KernelConfig | null = null;
@@ -394,11 +390,10 @@ export function registerTensorflowBackpropKernels(opts: { oneDnn?: boolean } = {
 // Fused conv / dense layers on native TensorFlow. tfjs-node runs FusedConv2D and _FusedMatMul as the conv (or
 // BatchMatMul) followed by tf.add and tf.relu called back through the engine from inside the kernel (a nested
 // tidy, two more kernels and their bookkeeping per layer). Here bias and activation are libtensorflow's own BiasAdd
-// and Relu issued straight to the binding, as the conv is: the Nature CNN's batch-8 forward pass (what every
-// rollout step of ppo_atari.ts runs) takes 4.2-4.9 ms instead of 5.2-6.2 ms (2-core VM, the two timed
-// interleaved). Other activations, prelu weights or a bias that is not one value per output
-// channel keep tfjs-node's kernels. Gradients are unaffected: tfjs only runs these kernels outside a gradient tape
-// or with a linear activation, and differentiates them with its own customGrad.
+// and Relu issued straight to the binding, as the conv is, which shortens the batch-8 forward pass every rollout
+// step runs (benchmark/README.md, "oneDNN and ReLU kernels, op by op"). Other activations, prelu weights or a bias
+// that is not one value per output channel keep tfjs-node's kernels. Gradients are unaffected: tfjs only runs these
+// kernels outside a gradient tape or with a linear activation, and differentiates them with its own customGrad.
 let fusedOriginals: { conv: tf.KernelConfig; matMul: tf.KernelConfig } | null = null;
 
 /** Routes FusedConv2D / _FusedMatMul with a per-channel bias and relu or linear activation to native ops. Idempotent. */
@@ -492,8 +487,8 @@ let adapterProbe: AdapterProbe | null = null;
 /**
  * Asks Dawn for an adapter in a child process. Dawn prints its own multi-line warnings on stderr when Vulkan or a
  * driver is missing ("Couldn't load Vulkan: libvulkan.so.1", "vkCreateInstance: Found no drivers!"): the child
- * keeps them away from the user's terminal, and a crash inside a broken driver cannot take the run down.
- * Costs about 0.3 s, once per process, and only when WebGPU is a candidate.
+ * keeps them away from the user's terminal, and a crash inside a broken driver cannot take the run down. A child
+ * process costs a Node start-up, so it runs once per process, and only when WebGPU is a candidate.
  */
 function probeAdapter(): AdapterProbe {
   if (adapterProbe != null) return adapterProbe;
@@ -973,17 +968,14 @@ export async function setupBackend(choice: string = "auto", opts: SetupBackendOp
 // ---------------------------------------------------------------------------------------------------------------
 // WASM gradient fixes
 //
-// Measured on tfjs-backend-wasm 4.22 (1 thread, SIMD), Nature-CNN shapes at batch 256:
+// What tfjs-backend-wasm 4.22 lacks for PPO's networks (timings: benchmark/README.md, "WASM kernels replaced by
+// backend.ts"):
 //   * There is no Conv2DBackpropFilter kernel, so the stock Conv2D gradient throws on wasm (tfjs does not fall back
 //     to another backend per kernel).
-//   * Conv2DBackpropInput is a naive loop: 363 ms (4x4/2 layer) and 256 ms (3x3/1 layer) against 35 / 23 ms for the
-//     forward conv of the same layer.
-//   * BatchMatMul with transposeA/transposeB bypasses XNNPACK's packed GEMM (10-20x slower); tfjs's own gradient
+//   * Conv2DBackpropInput is a naive loop, many times slower than the forward conv of the same layer.
+//   * BatchMatMul with transposeA/transposeB bypasses XNNPACK's packed GEMM; tfjs's own gradient
 //     (tfjs-core/src/gradients/BatchMatMul_grad.ts) uses exactly those flags, so every dense layer's backward pass
 //     hits the slow path.
-// Whole Nature-CNN agent (3 convs, 3136->512 dense, actor and critic heads), forward+backward at batch 256
-// (benchmark/backend_bench.ts cnn): stock tfjs throws; all fixes ~510 ms (forward alone ~130 ms); conv fixes with
-// stock matMul ~1,240 ms. Timings vary ~10-20% run to run on the shared 2-core VM.
 // The fixes express both gradients through kernels that XNNPACK runs fast (plain matMul, forward conv2d,
 // transpose, pad, slice, reshape). They are installed at two levels, sharing the same math:
 //   1. Gradient overrides for the kernel names `Conv2D` and `BatchMatMul` (tf.registerGradient). tfjs keeps one
@@ -1105,8 +1097,8 @@ function window4d(t: tf.Tensor4D, offH: number, offW: number, outH: number, outW
 
 /**
  * [N, H, W, C] -> [C, H, W, N] (tf.transpose(x, [3, 1, 2, 0])) as a 2-D transpose [N, HWC] -> [HWC, N] and a
- * block transpose [HW, C, N] -> [C, HW, N] that moves whole rows of N. The wasm Transpose kernel does the
- * one-step version at half the speed: 35 ms against 18 ms for [256, 32, 32, 16] (same values).
+ * block transpose [HW, C, N] -> [C, HW, N] that moves whole rows of N: the wasm Transpose kernel takes about twice
+ * as long for the one-step version (same values).
  */
 function batchToChannels(x: tf.Tensor4D): tf.Tensor4D {
   const [n, h, w, c] = x.shape;
@@ -1151,10 +1143,9 @@ function convGeometry(xShape: number[], filterShape: number[], dyShape: number[]
  * Filter gradient: dW[p,q,c,o] = Σ_{n,i,j} xf[n, p + i·sh, q + j·sw, c] · dy[n,i,j,o]. With xf transposed to
  * [Ci, Hf, Wf, N] (input channels as batch, batch as channels) and dy transposed to [OH, OW, N, Co] (used as the
  * filter), that is one forward VALID conv with stride 1 and dilation (sh, sw), whose output is [Ci, Kh, Kw, Co].
- * XNNPACK supports dilation. Measured (batch 256, wasm): 92 / 54 / 36 ms for the 8x8/4, 4x4/2, 3x3/1 layers, vs
- * 371 / 143 / 99 ms for im2col from space-to-depth + one matMul, 2.7 s / 1.1 s / 80 ms for im2col built from
- * strided slices (wasm StridedSlice is slow), and 573 / 212 / 37 ms for space-to-depth + undilated conv (its 6-D
- * transpose with N innermost is slow).
+ * XNNPACK supports dilation. On wasm it beats im2col (from space-to-depth or from strided slices: wasm's
+ * StridedSlice is slow) followed by one matMul, and space-to-depth followed by an undilated conv (its 6-D transpose
+ * with N innermost is slow).
  */
 export function conv2dFilterGrad(
   x: tf.Tensor4D,
@@ -1194,9 +1185,8 @@ export function conv2dFilterGrad(
  * Σ_t dy[n, a - t, ...] · w[t·sh + r, ...]. Zero-padding w to Jh·sh rows (Jh = ceil(Kh/sh)) and splitting kernel
  * rows into (t, r) turns this into ONE stride-1 forward conv of dy (padded by Jh-1 on both sides) with a Jh x Jw
  * filter whose output channels are (r_h, r_w, ci), followed by a depth-to-space shuffle (reshape + transpose).
- * It does the forward conv's FLOPs, whereas the textbook zero-insertion + full conv does sh·sw times more.
- * Measured (batch 256, wasm): 51 ms (4x4/2) and 40 ms (3x3/1), vs 170 / 48 ms with zero insertion and 363 / 256 ms
- * for the wasm kernel; tf.depthToSpace on wasm took 101 ms for what the 6-D transpose does in 3 ms.
+ * It does the forward conv's FLOPs, whereas the textbook zero-insertion + full conv does sh·sw times more. The
+ * shuffle is a reshape + transpose because wasm's tf.depthToSpace is far slower at the same job.
  */
 export function conv2dInputGrad(xShape: number[], dy: tf.Tensor4D, w: tf.Tensor4D, attrs: ConvAttrs): tf.Tensor4D {
   return tf.tidy(() => {
@@ -1288,13 +1278,11 @@ function makeBatchMatMulGrad(original: tf.GradConfig): tf.GradFunc {
 
 /**
  * Sum over the first `k` axes as one GEMV, ones[1, M] · x[M, C]. Bias gradients reduce a [N, H, W, C] gradient
- * over N, H, W; the wasm Sum kernel first transposes the reduced axes innermost and then reduces (38 ms for
- * [256, 20, 20, 32]). The GEMV is fast only for an x XNNPACK has seen before: it packs its B operand (x) into a
- * new operator for every new tensor, and in training every gradient is new: 21 ms per call for that shape inside
- * a ppo_atari.ts update (profile_atari.ts --kernels --shapes), 45 ms of each update over the three conv biases.
- * So a [N, H, W, C] sum over N, H, W first averages each image's H x W with XNNPACK's average pooling (no
- * weights to pack; ~1 ms) and scales back by H·W, leaving a GEMV over only N rows. It is also closer to the
- * float64 sum: relative error 3e-7 against the whole-GEMV's 2e-6..6e-6 for the Nature CNN's three shapes.
+ * over N, H, W; the wasm Sum kernel first transposes the reduced axes innermost and then reduces. The GEMV is
+ * fast only for an x XNNPACK has seen before: it packs its B operand (x) into a new operator for every new tensor,
+ * and in training every gradient is new. So a [N, H, W, C] sum over N, H, W first averages each image's H x W with
+ * XNNPACK's average pooling (no weights to pack) and scales back by H·W, leaving a GEMV over only N rows. Summing
+ * in two stages also keeps it closer to the float64 sum than one long GEMV.
  */
 export function sumLeadingAxes(x: tf.Tensor, k: number, keepDims = false): tf.Tensor {
   return tf.tidy(() => {
@@ -1320,9 +1308,8 @@ interface WasmBackendInternals {
  * Max-pool gradient (NHWC): each output's gradient goes to the FIRST input of its window, in row-major window
  * order, that equals the window's max; padding never wins. That is torch's rule (and tfjs-cpu's). The wasm
  * MaxPoolGrad kernel breaks ties differently, and ties are common on procgen frames: a conv over a flat background
- * is constant, so ppo_procgen.ts's IMPALA gradient on wasm differed from cpu by ~50% in the first two conv
- * sequences. Plain JS over the wasm heap: 30 ms against the wasm kernel's 151 ms for [64, 64, 64, 16] -> [64, 32,
- * 32, 16] (3x3, stride 2, pad 1: ppo_procgen.ts at minibatch 64), scanning each window once.
+ * is constant, so with the wasm kernel ppo_procgen.ts's IMPALA gradient differs from cpu's in the first two conv
+ * sequences. Plain JS over the wasm heap, scanning each window once, is also faster than the wasm kernel.
  */
 export function maxPoolGradInto(
   x: ArrayLike<number>,
@@ -1415,8 +1402,8 @@ function wasmKernelFixes(originals: Map<string, tf.KernelConfig | undefined>): t
     },
     {
       // Rows of a batch, `b_obs[mb_inds]`: ppo_atari.ts gathers each minibatch's frames from the iteration's
-      // observation tensor. The wasm kernel copies element by element through a generic strided loop: 267 ms for
-      // 256 rows of [1024, 84, 84, 4]; one block copy per row takes ~3 ms.
+      // observation tensor. The wasm kernel copies element by element through a generic strided loop; one block
+      // copy per row is the same bytes at memcpy's speed.
       kernelName: tf.GatherV2,
       backendName: "wasm",
       setupFunc: originals.get(tf.GatherV2)?.setupFunc,

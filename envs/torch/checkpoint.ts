@@ -13,6 +13,12 @@
 // The old JSON checkpoints (`ppo.ts/agent@1`: the parameters in the variant's `parameters()` order and tfjs
 // layouts) still load for evaluation.
 //
+// For evaluation, CleanRL's own `.cleanrl_model` files load as well: `torch.save(agent.state_dict())` archives
+// (envs/torch/torch_pickle.ts) and the flax msgpack of `ppo_atari_envpool_xla_jax_scan.py`, mapped onto the Nature
+// CNN's state-dict names (envs/torch/flax_msgpack.ts). A path that names no local file but reads as a Hugging Face
+// Hub repo id (`<entity>/<repo>`, or `<entity>/<repo>/<file>`) is downloaded into the Hub cache first
+// (envs/run/hub.ts), as CleanRL's `enjoy.py` does with `hf_hub_download`.
+//
 // A file is written to `<path>.tmp-<pid>`, flushed to disk, then renamed over `path`: a crash, a full disk or an
 // unwritable folder leaves the previous file at `path` as it was, and the failure is one line (CheckpointError).
 
@@ -21,9 +27,12 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { kebab } from "../run/cli.ts";
-import type { OptimizerState, StatefulOptimizer } from "./nn.ts";
+import { resolveHubCheckpoint } from "../run/hub_reference.ts";
+import { FlaxFileError, isFlaxMsgpack, readFlaxNatureCnn } from "./flax_msgpack.ts";
+import type { OptimizerState, StatefulOptimizer } from "./optim.ts";
 import type { RandomGenerator, RandomState } from "./rng.ts";
 import { type StoredTensor, SafetensorsError, deserialize, f32, serialize, toFloat32 } from "./safetensors.ts";
+import { TorchFileError, isZip, readTorchStateDict } from "./torch_pickle.ts";
 
 /** A checkpoint that cannot be written or read; the message is one line naming the file. */
 export class CheckpointError extends Error {
@@ -71,6 +80,8 @@ export interface Progress {
   args: Record<string, unknown>;
   /** Whatever else a variant needs to continue (JSON): observation-normalization statistics, for one. */
   extra?: Record<string, unknown>;
+  /** The wandb run this run is tracked in (`Tracker.runId`), which a resumed run continues. */
+  trackingRunId?: string | null;
 }
 
 export interface Checkpoint {
@@ -170,6 +181,7 @@ export function writeCheckpoint(
     rng: JSON.stringify(progress.rng),
   };
   if (progress.extra !== undefined) metadata.extra = JSON.stringify(progress.extra);
+  if (progress.trackingRunId) metadata.wandb_run_id = progress.trackingRunId;
   if (optimizer !== null) {
     const state = optimizer.exportState();
     for (const p of parameters) {
@@ -226,6 +238,11 @@ export function pruneCheckpoints(runDir: string, keep: number): void {
 /** Reads a checkpoint for `script`: safetensors (ours, or a state dict from elsewhere) or an old JSON one. */
 export function readCheckpoint(file: string, script: string): Checkpoint {
   let bytes: Buffer;
+  if (!fs.existsSync(file)) {
+    const local = resolveHubCheckpoint(file);
+    if (local instanceof Error) throw new CheckpointError(local.message);
+    if (local !== null) file = local;
+  }
   try {
     bytes = fs.readFileSync(file);
   } catch (e) {
@@ -234,6 +251,9 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
     );
   }
   if (bytes.length > 0 && bytes[0] === 0x7b) return readJsonCheckpoint(file, bytes, script);
+  if (isZip(bytes)) return readTorchCheckpoint(file, bytes);
+  // A safetensors header is JSON right after its 8-byte length; flax's msgpack starts with a map.
+  if (bytes[8] !== 0x7b && isFlaxMsgpack(bytes)) return readFlaxCheckpoint(file, bytes);
   let parsed: ReturnType<typeof deserialize>;
   try {
     parsed = deserialize(bytes);
@@ -261,6 +281,7 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
       rng: json("rng") as RandomState[],
       args: json("args") as Record<string, unknown>,
       extra: json("extra") as Record<string, unknown> | undefined,
+      trackingRunId: metadata.wandb_run_id ?? null,
     };
   }
   const optimizer = json("optimizer") as { step?: number } | undefined;
@@ -274,6 +295,53 @@ export function readCheckpoint(file: string, script: string): Checkpoint {
     optimizerStep: optimizer?.step ?? null,
     envId: (progress?.args.envId as string | undefined) ?? null,
   };
+}
+
+/** A parameters-only checkpoint from elsewhere: evaluated, never resumed. */
+function foreignCheckpoint(
+  file: string,
+  tensors: Map<string, StoredTensor>,
+  fields: Record<string, unknown>,
+  envId: string | null,
+): Checkpoint {
+  return { path: file, script: null, tensors, legacy: null, fields, progress: null, optimizerStep: null, envId };
+}
+
+/** CleanRL's `torch.save(agent.state_dict(), path)`: the parameters under the names our variants use. */
+function readTorchCheckpoint(file: string, bytes: Uint8Array): Checkpoint {
+  try {
+    return foreignCheckpoint(file, readTorchStateDict(bytes), {}, null);
+  } catch (e) {
+    if (e instanceof TorchFileError)
+      throw new CheckpointError(`${file} is not a readable checkpoint: torch.save state dict: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * `ppo_atari_envpool_xla_jax_scan.py`'s flax agent as a ppo_atari.py state dict (torch layouts), with the run's args
+ * as fields. Its env, envpool's `<Game>-v5` with the script's settings (frame skip 4, no sticky actions, 30 no-op
+ * starts, episodic life, clipped rewards, 84×84 grey frames stacked by 4), is what gymnasium's
+ * `<Game>NoFrameskip-v4` with SB3's Atari wrappers gives, ppo_atari.ts's env: the id is mapped to that.
+ */
+function readFlaxCheckpoint(file: string, bytes: Uint8Array): Checkpoint {
+  let agent: ReturnType<typeof readFlaxNatureCnn>;
+  try {
+    agent = readFlaxNatureCnn(bytes);
+  } catch (e) {
+    if (e instanceof FlaxFileError)
+      throw new CheckpointError(`${file} is not a readable checkpoint: flax agent: ${e.message}`);
+    throw e;
+  }
+  const tensors = new Map<string, StoredTensor>();
+  for (const p of agent.parameters) {
+    const t = toTorch(p.data, p.shape, p.layout);
+    tensors.set(p.name, f32(t.shape, t.data));
+  }
+  const envpoolId = agent.args.env_id;
+  const envId =
+    typeof envpoolId === "string" ? envpoolId.replace(/^(?:ALE\/)?([A-Za-z]+)-v5$/, "$1NoFrameskip-v4") : null;
+  return foreignCheckpoint(file, tensors, agent.args, envId);
 }
 
 function readJsonCheckpoint(file: string, bytes: Buffer, script: string): Checkpoint {

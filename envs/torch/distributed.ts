@@ -34,9 +34,8 @@
 //   without dying is caught by the timeout (default 30 s, `timeoutMs` or DIST_TIMEOUT_S) on every wait. A dead
 //   rank is noticed at the next collective: the training loop's rollout is synchronous, so sockets are only read
 //   while a collective is awaited.
-// - No shared-memory same-host path: the Nature CNN's 6.7 MB of gradients cross loopback TCP in a few
-//   milliseconds (benchmark/multigpu.ts measures it), against ~1 s of compute per minibatch on a CPU, so there is
-//   nothing measurable to win.
+// - No shared-memory same-host path: the all-reduce of the Nature CNN's 6.7 MB of gradients over loopback TCP is a
+//   few percent of an iteration on a CPU (benchmark/README.md, "All-reduce"), so there is nothing measurable to win.
 // Byte order is the host's (little-endian on every platform Node ships for).
 
 import { type AddressInfo, type Server, type Socket, connect, createServer } from "node:net";

@@ -1,10 +1,11 @@
-// The few torch utilities CleanRL's PPO uses that tfjs lacks or does slowly: `nn.init.orthogonal_`,
-// `nn.utils.clip_grad_norm_` and `optim.Adam`. They live here, once, so every variant file imports them like it
-// would torch.
+// `torch.nn` as CleanRL's PPO uses it: the layers (`Linear`, `Conv2d`, `ReLU`, `Tanh`, `Flatten`, `Sequential`),
+// `Module` with torch's `parameters()` / `state_dict()` names, `layer_init`'s orthogonal initialization and
+// `nn.utils.clip_grad_norm_`. Tensors are channels-last (NHWC), as tfjs's convolutions want; checkpoints convert
+// to torch's layouts by the names and layouts `namedParameters()` gives (envs/torch/checkpoint.ts).
 
 import * as tf from "@tensorflow/tfjs";
-import type { RandomGenerator } from "./rng.ts";
-import { adamStepWebGpu, type WebGpuAdamState } from "./webgpu/adam.ts";
+import type { Layout, NamedParameter } from "./checkpoint.ts";
+import { type RandomGenerator, defaultGenerator } from "./rng.ts";
 import { clipGradNormWebGpu } from "./webgpu/global_norm.ts";
 import { webGpuKernelsActive } from "./webgpu/index.ts";
 
@@ -13,7 +14,8 @@ import { webGpuKernelsActive } from "./webgpu/index.ts";
  * conv `[kh, kw, inC, outC]`). Torch sees the same weight as `[out, in...]` and makes its rows orthonormal
  * (or its columns, when out > in): a Gaussian matrix, QR-decomposed, Q's signs fixed by diag(R) so the result is
  * uniformly distributed (Saxe et al. 2013). Written in plain JS with the seeded generator: reproducible from
- * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights (≈2 s vs ≈54 s for 3136×512).
+ * `--seed`, and far faster than `tf.initializers.orthogonal` on large weights such as the Nature CNN's 3136×512
+ * (benchmark/README.md, "Orthogonal initialisation").
  */
 export function orthogonal(shape: readonly number[], gain: number, rng: RandomGenerator): Float32Array {
   const out = shape[shape.length - 1];
@@ -68,8 +70,8 @@ const SUM_BLOCK = 1024;
 
 /**
  * Σx² over all of `x`, summed in blocks: rows of SUM_BLOCK elements, then rows of those rows' sums, and so on.
- * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop: 4e-4 relative
- * low on the Nature CNN's 3136×512 weight, measured); each level here adds at most SUM_BLOCK terms, so the
+ * A float32 running sum drifts with the count it has added (WASM's `sum` is one left-to-right loop, 4e-4 relative
+ * low on the Nature CNN's 3136×512 weight); each level here adds at most SUM_BLOCK terms, so the
  * error stays near torch's own float32 error. Plain tensor ops, so every backend sums the same way.
  */
 function sumOfSquares(x: tf.Tensor): tf.Scalar {
@@ -98,384 +100,194 @@ export function clipGradNorm(grads: tf.NamedTensorMap, maxNorm: number): { grads
   return { grads: clipped, norm };
 }
 
-/**
- * `optimizer.param_groups[0]["lr"] = lr`: tfjs optimizers read their (TypeScript-protected) `learningRate`
- * field at every `applyGradients`, so assigning it anneals the rate (measured: it takes effect).
- */
-export function setLearningRate(optimizer: tf.Optimizer, lr: number): void {
-  (optimizer as unknown as { learningRate: number }).learningRate = lr;
-}
-
-export function getLearningRate(optimizer: tf.Optimizer): number {
-  return (optimizer as unknown as { learningRate: number }).learningRate;
-}
-
-// ---- optim.Adam -------------------------------------------------------------------------------------------------
+// ---- layers -----------------------------------------------------------------------------------------------------
 
 /**
- * Adam's update as one WebAssembly SIMD loop, four floats at a time; the module is 262 bytes, built below.
- *   adam(p, g, m, v, n4, β1, 1−β1, β2, 1−β2, stepSize, 1/√(1−β2ᵗ), ε)   (byte offsets, count of 4-float groups)
- *   m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g·g;  p ← p − stepSize·m / (√v · 1/√(1−β2ᵗ) + ε)
- * in float32, as torch's Adam does. Parameters 0–4 are i32, 5–11 f32; locals 12–18 hold the seven scalars splatted
- * to f32x4, 19–21 the loaded g and the new m and v.
+ * `nn.Module`: `forward`, and the parameters of the modules it holds, named as torch's `state_dict()` names them
+ * (`network.0.weight`, `actor.bias`, ...; a camelCase field is torch's snake_case name: `actorMean` is
+ * `actor_mean`). A `tf.Variable` field is a parameter of the module itself, as an `nn.Parameter` is in torch.
+ * The names and the `parameters()` order follow the order in which the fields were assigned: an Agent declares
+ * its fields in CleanRL's order. (Torch lists a module's own parameters first; here they stay where they are
+ * declared, the order that the gradient norm's float sums and the older JSON checkpoints assume.)
  */
-function adamModuleBytes(): Uint8Array<ArrayBuffer> {
-  const uleb = (n: number): number[] => {
-    const out: number[] = [];
-    do {
-      const low = n & 0x7f;
-      n >>>= 7;
-      out.push(n ? low | 0x80 : low);
-    } while (n);
-    return out;
-  };
-  const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-  const [i32, f32, v128] = [0x7f, 0x7d, 0x7b];
-  const get = (i: number) => [0x20, i];
-  const set = (i: number) => [0x21, i];
-  const tee = (i: number) => [0x22, i];
-  // SIMD opcodes (prefix 0xfd): v128.load/store with align 2^4, f32x4.splat/add/sub/mul/div/sqrt.
-  const load = [0xfd, 0x00, 4, 0];
-  const store = [0xfd, 0x0b, 4, 0];
-  const splat = [0xfd, 0x13];
-  const [add, sub, mul, div, sqrt] = [0xe4, 0xe5, 0xe6, 0xe7, 0xe3].map((op) => [0xfd, ...uleb(op)]);
-  const advance = (i: number) => [...get(i), 0x41, 16, 0x6a, ...set(i)]; // pointer += 16 bytes
-  const [P, G, M, V, N4] = [0, 1, 2, 3, 4];
-  const [B1, A1, B2, A2, S, IB, EPS, GV, MV, VV] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21];
-  const code = [
-    ...[5, 6, 7, 8, 9, 10, 11].flatMap((arg, k) => [...get(arg), ...splat, ...set(B1 + k)]),
-    0x02,
-    0x40,
-    0x03,
-    0x40, // block, loop
-    ...get(N4),
-    0x45,
-    0x0d,
-    1, // if n4 == 0: leave the block
-    ...get(G),
-    ...load,
-    ...set(GV),
-    ...get(M),
-    ...get(B1),
-    ...get(M),
-    ...load,
-    ...mul,
-    ...get(A1),
-    ...get(GV),
-    ...mul,
-    ...add,
-    ...tee(MV),
-    ...store,
-    ...get(V),
-    ...get(B2),
-    ...get(V),
-    ...load,
-    ...mul,
-    ...get(A2),
-    ...get(GV),
-    ...get(GV),
-    ...mul,
-    ...mul,
-    ...add,
-    ...tee(VV),
-    ...store,
-    ...get(P),
-    ...get(P),
-    ...load,
-    ...get(S),
-    ...get(MV),
-    ...mul,
-    ...get(VV),
-    ...sqrt,
-    ...get(IB),
-    ...mul,
-    ...get(EPS),
-    ...add,
-    ...div,
-    ...sub,
-    ...store,
-    ...advance(P),
-    ...advance(G),
-    ...advance(M),
-    ...advance(V),
-    ...get(N4),
-    0x41,
-    1,
-    0x6b,
-    ...set(N4), // n4 -= 1
-    0x0c,
-    0,
-    0x0b,
-    0x0b,
-    0x0b, // br loop; end loop; end block; end func
-  ];
-  const body = [1, 10, v128, ...code]; // one local declaration: 10 × v128
-  const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
-  return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    1,
-    0,
-    0,
-    0, // "\0asm", version 1
-    ...section(1, [1, 0x60, 12, i32, i32, i32, i32, i32, f32, f32, f32, f32, f32, f32, f32, 0]), // the one func type
-    ...section(3, [1, 0]), // one function of type 0
-    ...section(5, [1, 0, 1]), // one memory, 1 page to start
-    ...section(7, [2, ...name("adam"), 0, 0, ...name("mem"), 2, 0]), // exports
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ]);
+export class Module {
+  forward(x: tf.Tensor): tf.Tensor {
+    return x;
+  }
+
+  namedParameters(prefix = ""): NamedParameter[] {
+    return Object.entries(this).flatMap(([field, m]): NamedParameter[] => {
+      const name = prefix + field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (m instanceof tf.Variable) return [{ name, variable: m, layout: "same" }];
+      return m instanceof Module ? m.namedParameters(`${name}.`) : [];
+    });
+  }
+
+  parameters(): tf.Variable[] {
+    return this.namedParameters().map((p) => p.variable);
+  }
+}
+
+/** A layer with a weight and a bias, made without drawing random numbers: `layerInit` gives their values. */
+abstract class Affine extends Module {
+  readonly weight: tf.Variable;
+  readonly bias: tf.Variable;
+  /** How the weight is laid out relative to torch's (envs/torch/checkpoint.ts `Layout`). */
+  layout: Layout;
+
+  constructor(weightShape: number[], outFeatures: number, layout: Layout) {
+    super();
+    this.weight = tf.variable(tf.zeros(weightShape));
+    this.bias = tf.variable(tf.zeros([outFeatures]));
+    this.layout = layout;
+  }
+
+  override namedParameters(prefix = ""): NamedParameter[] {
+    return [
+      { name: `${prefix}weight`, variable: this.weight, layout: this.layout },
+      { name: `${prefix}bias`, variable: this.bias, layout: "same" },
+    ];
+  }
+
+  /** The layer followed by `activation`, as one fused kernel. */
+  abstract fused(x: tf.Tensor, activation: "linear" | "relu"): tf.Tensor;
+
+  override forward(x: tf.Tensor): tf.Tensor {
+    return this.fused(x, "linear");
+  }
+}
+
+/** `nn.Linear(inFeatures, outFeatures)`: x·W + b with W stored [in, out]. */
+export class Linear extends Affine {
+  constructor(inFeatures: number, outFeatures: number) {
+    super([inFeatures, outFeatures], outFeatures, "linear");
+  }
+
+  fused(x: tf.Tensor, activation: "linear" | "relu"): tf.Tensor {
+    const w = this.weight as tf.Tensor2D;
+    return tf.fused.matMul({ a: x as tf.Tensor2D, b: w, bias: this.bias, activation });
+  }
+}
+
+/** `nn.Conv2d(inChannels, outChannels, kernelSize, stride)` without padding, on NHWC input; kernel [kh, kw, in, out]. */
+export class Conv2d extends Affine {
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernelSize: number,
+    readonly stride = 1,
+  ) {
+    super([kernelSize, kernelSize, inChannels, outChannels], outChannels, "conv2d");
+  }
+
+  fused(x: tf.Tensor, activation: "linear" | "relu"): tf.Tensor {
+    const filter = this.weight as tf.Tensor4D;
+    return tf.fused.conv2d({
+      x: x as tf.Tensor4D,
+      filter,
+      strides: this.stride,
+      pad: "valid",
+      bias: this.bias,
+      activation,
+    });
+  }
+}
+
+export class ReLU extends Module {
+  override forward(x: tf.Tensor): tf.Tensor {
+    return tf.relu(x);
+  }
+}
+
+export class Tanh extends Module {
+  override forward(x: tf.Tensor): tf.Tensor {
+    return tf.tanh(x);
+  }
 }
 
 /**
- * Adam's state, the part of `optimizer.state_dict()` a resumed run needs: the number of steps taken (the bias
- * corrections depend on it) and each variable's first and second moments (torch's `exp_avg`, `exp_avg_sq`), keyed
- * by the tfjs variable's name, in that variable's own layout.
+ * `nn.Flatten()` of a feature map, given as torch shapes it, [C, H, W]. Ours is channels-last, so it flattens in
+ * (H, W, C) order; the Linear that follows reads its rows in that order, and checkpoints reorder them to torch's.
  */
-export interface OptimizerState {
-  step: number;
-  moments: Map<string, { m: Float32Array; v: Float32Array }>;
+export class Flatten extends Module {
+  constructor(readonly chw: [number, number, number]) {
+    super();
+  }
+
+  override forward(x: tf.Tensor): tf.Tensor {
+    return tf.reshape(x, [x.shape[0], -1]);
+  }
 }
 
-/** What `adam()` returns: a tfjs optimizer whose state can be saved and restored, whichever backend runs it. */
-export interface StatefulOptimizer extends tf.Optimizer {
-  exportState(): OptimizerState;
-  /** Takes effect at the next `applyGradients`, which must update exactly the variables `state` names. */
-  importState(state: OptimizerState): void;
-}
+/** `nn.Sequential(...layers)`: parameters named by position; a Linear or Conv2d and the ReLU after it run fused. */
+export class Sequential extends Module {
+  readonly layers: Module[];
 
-/** Parameter, moments and gradient of one variable inside the kernel's memory (float offsets, 16-byte aligned). */
-interface AdamSlot {
-  p: number;
-  m: number;
-  v: number;
-  size: number;
-  synced: object | null;
+  constructor(...layers: Module[]) {
+    super();
+    this.layers = layers;
+    layers.forEach((layer, i) => {
+      const next = layers[i + 1];
+      if (layer instanceof Flatten && next instanceof Linear)
+        next.layout = { flattened: [layer.chw[1], layer.chw[2], layer.chw[0]] };
+    });
+  }
+
+  override forward(x: tf.Tensor): tf.Tensor {
+    let h = x;
+    for (let i = 0; i < this.layers.length; i++) {
+      const layer = this.layers[i];
+      if (layer instanceof Affine && this.layers[i + 1] instanceof ReLU) (h = layer.fused(h, "relu")), i++;
+      else h = layer.forward(h);
+    }
+    return h;
+  }
+
+  override namedParameters(prefix = ""): NamedParameter[] {
+    return this.layers.flatMap((layer, i) => layer.namedParameters(`${prefix}${i}.`));
+  }
 }
 
 /**
- * `torch.optim.Adam(params, lr, betas=(beta1, beta2), eps)` as a tfjs optimizer: the same `applyGradients`, and
- * `setLearningRate` anneals it. On the CPU backends (native TensorFlow, WASM, cpu) each step reads the gradients
- * back and updates parameters and moments with the SIMD loop above, the moments living in its memory: tfjs's Adam is
- * ~14 tensor ops per parameter, each a pass over memory with a fresh buffer (6.4 MB for the Nature-CNN's 3136×512
- * weight), 20–45 ms per step on this 2-core VM where the loop takes 2–3 ms for that weight (envs/README.md, "Backends"; benchmark/README.md, "Adam").
- * A parameter changed from outside (`assign`, a checkpoint load) is read back before its next step. On WebGPU (with
- * envs/torch/webgpu's kernels) the step is two dispatches per parameter, the moments staying on the GPU
- * (envs/torch/webgpu/adam.ts); on CUDA the gradients stay on the device and tfjs's own Adam runs. Whichever path runs,
- * `exportState()` gives the step and moments for a checkpoint (envs/torch/checkpoint.ts), and `importState()` hands them
- * to whichever path takes the next step.
+ * CleanRL's `layer_init` (detail 2): orthogonal weights with gain `std` (sqrt(2) for hidden layers, as openai/baselines'
+ * `ortho_init`), constant biases. Draws from the generator `torch.manual_seed` seeded (envs/torch/rng.ts).
  */
-export function adam(learningRate: number, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8): StatefulOptimizer {
-  // Defined on first use: env worker threads import the variant files (for makeEnv) with tfjs stubbed out, and a
-  // class extending tf.AdamOptimizer at module level would touch tfjs there.
-  HostAdam ??= defineHostAdam();
-  return new HostAdam(learningRate, beta1, beta2, epsilon);
+export function layerInit<L extends Affine>(layer: L, std = Math.SQRT2, biasConst = 0, rng = defaultGenerator): L {
+  const shape = layer.weight.shape;
+  tf.tidy(() => {
+    layer.weight.assign(tf.tensor(orthogonal(shape, std, rng), shape));
+    layer.bias.assign(tf.fill(layer.bias.shape, biasConst));
+  });
+  return layer;
 }
 
-let HostAdam: (new (learningRate: number, beta1: number, beta2: number, epsilon: number) => StatefulOptimizer) | null =
-  null;
+// ---- image input ------------------------------------------------------------------------------------------------
 
-/** tfjs's Adam keeps its moments by position in the gradient list, each named `${variable}/m` or `/v`. */
-interface TfjsAdamInternals {
-  accumulatedFirstMoment: { originalName: string; variable: tf.Variable }[];
-  accumulatedSecondMoment: { originalName: string; variable: tf.Variable }[];
-  accBeta1: tf.Variable;
-  accBeta2: tf.Variable;
-  iterations_: number;
+/** Byte v → v / 255 in float32 (computed in float64 and rounded: the same float32 as torch's division). */
+const PIXEL_SCALE = Float32Array.from({ length: 256 }, (_, v) => v / 255);
+
+/**
+ * The convention of every CNN variant for image observations: the network takes [N, H, W, C] float32 in [0, 1]
+ * (CleanRL's `x / 255.0`, done here by table, and channels last as tfjs convolutions want). `frames` holds N
+ * observations of `[c, h, w]` as the env gives them, channels first ("chw": FrameStack's [4, 84, 84]) or last
+ * ("hwc": procgen's RGB images, SuperSuit's stacks); the scaling and the transpose are one pass over the bytes.
+ */
+export function framesToInput(frames: Uint8Array, [c, h, w]: readonly number[], layout: "chw" | "hwc"): tf.Tensor4D {
+  const size = c * h * w;
+  const n = frames.length / size;
+  const out = new Float32Array(frames.length);
+  if (layout === "hwc") {
+    for (let i = 0; i < frames.length; i++) out[i] = PIXEL_SCALE[frames[i]];
+  } else {
+    const plane = h * w;
+    for (let j = 0; j < n; j++) {
+      for (let ch = 0, src = j * size; ch < c; ch++) {
+        for (let p = 0, o = j * size + ch; p < plane; p++, o += c) out[o] = PIXEL_SCALE[frames[src++]];
+      }
+    }
+  }
+  return tf.tensor4d(out, [n, h, w, c]);
 }
 
-function defineHostAdam() {
-  return class HostAdam extends tf.AdamOptimizer {
-    private kernel: { adam: (...args: number[]) => void; memory: WebAssembly.Memory } | null = null;
-    private readonly slots = new Map<string, AdamSlot>();
-    private gradient = 0; // float offset of the shared gradient buffer
-    private gradientSize = 0;
-    private usedFloats = 0;
-    private hostStep = 0;
-    /** The moments of the WebGPU path, per variable name (envs/torch/webgpu/adam.ts). */
-    private readonly gpuMoments: WebGpuAdamState = new Map();
-    private pending: OptimizerState | null = null;
-
-    override applyGradients(variableGradients: Parameters<tf.AdamOptimizer["applyGradients"]>[0]): void {
-      // tfjs-node-gpu on a CUDA device answers isUsingGpuDevice, as envs/torch/backend.ts asks it when it starts.
-      const onCuda = (tf.backend() as unknown as { isUsingGpuDevice?: boolean }).isUsingGpuDevice === true;
-      const onHost = ["tensorflow", "wasm", "cpu"].includes(tf.getBackend()) && !onCuda;
-      const onWebGpu = tf.getBackend() === "webgpu" && webGpuKernelsActive();
-      const named = Array.isArray(variableGradients)
-        ? variableGradients
-        : Object.entries(variableGradients).map(([name, tensor]) => ({ name, tensor: tensor as tf.Tensor }));
-      const path = onHost ? "host" : onWebGpu ? "webgpu" : "tfjs";
-      if (this.pending !== null)
-        this.restore(
-          this.pending,
-          named.map((g) => g.name),
-          path,
-        );
-      // biome-ignore lint/correctness/noVoidTypeReturn: forwards the base class's (void) result unchanged
-      if (path === "tfjs") return super.applyGradients(variableGradients);
-      const { beta1, beta2, epsilon } = this;
-      this.hostStep += 1;
-      if (onWebGpu)
-        // biome-ignore lint/correctness/noVoidTypeReturn: forwards the kernel's (void) result unchanged
-        return adamStepWebGpu(named, this.gpuMoments, {
-          learningRate: this.learningRate,
-          beta1,
-          beta2,
-          epsilon,
-          step: this.hostStep,
-        });
-      const stepSize = this.learningRate / (1 - beta1 ** this.hostStep);
-      const invSqrtBias2 = 1 / Math.sqrt(1 - beta2 ** this.hostStep);
-      for (const { name, tensor: grad } of named) {
-        const variable = tf.engine().registeredVariables[name];
-        if (variable == null) throw new Error(`Adam: no variable named ${name}`);
-        const slot = this.slotFor(name, variable.size);
-        const { adam, memory } = this.kernel!;
-        const heap = new Float32Array(memory.buffer);
-        heap.set(grad.dataSync() as Float32Array, this.gradient);
-        heap.fill(0, this.gradient + slot.size, this.gradient + padded(slot.size));
-        if (slot.synced !== variable.dataId) heap.set(variable.dataSync() as Float32Array, slot.p);
-        adam(
-          4 * slot.p,
-          4 * this.gradient,
-          4 * slot.m,
-          4 * slot.v,
-          padded(slot.size) / 4,
-          beta1,
-          1 - beta1,
-          beta2,
-          1 - beta2,
-          stepSize,
-          invSqrtBias2,
-          epsilon,
-        );
-        const updated = tf.tensor(heap.slice(slot.p, slot.p + slot.size), variable.shape, "float32");
-        variable.assign(updated);
-        slot.synced = variable.dataId;
-      }
-    }
-
-    exportState(): OptimizerState {
-      if (this.pending !== null) return this.pending;
-      const moments = new Map<string, { m: Float32Array; v: Float32Array }>();
-      if (this.gpuMoments.size > 0) {
-        for (const [name, mv] of this.gpuMoments) {
-          const both = mv.dataSync() as Float32Array;
-          moments.set(name, { m: both.slice(0, mv.shape[1]), v: both.slice(mv.shape[1]) });
-        }
-        return { step: this.hostStep, moments };
-      }
-      if (this.slots.size > 0) {
-        const heap = new Float32Array(this.kernel!.memory.buffer);
-        for (const [name, slot] of this.slots)
-          moments.set(name, { m: heap.slice(slot.m, slot.m + slot.size), v: heap.slice(slot.v, slot.v + slot.size) });
-        return { step: this.hostStep, moments };
-      }
-      const tfjs = this as unknown as TfjsAdamInternals;
-      tfjs.accumulatedFirstMoment.forEach((first, i) => {
-        const m = first.variable.dataSync() as Float32Array;
-        const v = tfjs.accumulatedSecondMoment[i].variable.dataSync() as Float32Array;
-        moments.set(first.originalName.replace(/\/m$/, ""), { m: m.slice(), v: v.slice() });
-      });
-      return { step: tfjs.iterations_, moments };
-    }
-
-    importState(state: OptimizerState): void {
-      if (!Number.isSafeInteger(state.step) || state.step < 0)
-        throw new Error(`Adam: step ${state.step} is not a non-negative integer`);
-      this.pending = state;
-    }
-
-    /** Puts an imported state where the path about to run keeps it: the kernel's memory, the GPU moments, or tfjs's own. */
-    private restore(state: OptimizerState, names: string[], path: "host" | "webgpu" | "tfjs"): void {
-      const missing = names.filter((n) => !state.moments.has(n));
-      if (missing.length > 0 || names.length !== state.moments.size)
-        throw new Error(
-          `Adam: the restored state has moments for ${state.moments.size} variables, the step updates ${names.length} (${missing.length} without a moment)`,
-        );
-      this.pending = null;
-      if (path === "webgpu") {
-        this.hostStep = state.step;
-        for (const name of names) {
-          const { m, v } = state.moments.get(name)!;
-          const both = new Float32Array(2 * m.length);
-          both.set(m);
-          both.set(v, m.length);
-          this.gpuMoments.get(name)?.dispose();
-          this.gpuMoments.set(name, tf.keep(tf.tensor(both, [2, m.length], "float32")));
-        }
-        return;
-      }
-      if (path === "host") {
-        this.hostStep = state.step;
-        for (const name of names) {
-          const { m, v } = state.moments.get(name)!;
-          const slot = this.slotFor(name, m.length);
-          const heap = new Float32Array(this.kernel!.memory.buffer);
-          heap.set(m, slot.m);
-          heap.set(v, slot.v);
-        }
-        return;
-      }
-      const tfjs = this as unknown as TfjsAdamInternals;
-      tf.dispose([...tfjs.accumulatedFirstMoment, ...tfjs.accumulatedSecondMoment].map((x) => x.variable));
-      const moment = (name: string, which: "m" | "v") => {
-        const shape = tf.engine().registeredVariables[name].shape;
-        return {
-          originalName: `${name}/${which}`,
-          variable: tf.tidy(() => tf.variable(tf.tensor(state.moments.get(name)![which], shape), false)),
-        };
-      };
-      tfjs.accumulatedFirstMoment = names.map((n) => moment(n, "m"));
-      tfjs.accumulatedSecondMoment = names.map((n) => moment(n, "v"));
-      // tfjs keeps β^(t+1) for the coming step t+1: it starts at β and is multiplied by β in float32 after each
-      // step, so the same float32 products (not the exact power) continue its arithmetic bit for bit.
-      const power = (beta: number) => {
-        let acc = Math.fround(beta);
-        for (let i = 0; i < state.step; i++) acc = Math.fround(acc * Math.fround(beta));
-        return acc;
-      };
-      tf.tidy(() => {
-        tfjs.accBeta1.assign(tf.scalar(power(this.beta1)));
-        tfjs.accBeta2.assign(tf.scalar(power(this.beta2)));
-      });
-      tfjs.iterations_ = state.step;
-    }
-
-    /** The variable's place in the kernel's memory, made (and the memory grown) on its first step. */
-    private slotFor(name: string, size: number): AdamSlot {
-      let slot = this.slots.get(name);
-      if (slot != null) return slot;
-      this.kernel ??= (() => {
-        const { exports } = new WebAssembly.Instance(new WebAssembly.Module(adamModuleBytes()));
-        return { adam: exports.adam as (...args: number[]) => void, memory: exports.mem as WebAssembly.Memory };
-      })();
-      const take = (floats: number) => ((this.usedFloats += padded(floats)), this.usedFloats - padded(floats));
-      slot = { p: take(size), m: take(size), v: take(size), size, synced: null };
-      if (size > this.gradientSize) {
-        this.gradient = take(size); // the old, smaller gradient buffer is left unused
-        this.gradientSize = size;
-      }
-      const bytesNeeded = 4 * this.usedFloats;
-      const { memory } = this.kernel;
-      if (bytesNeeded > memory.buffer.byteLength)
-        memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / 65536));
-      this.slots.set(name, slot);
-      return slot;
-    }
-
-    override dispose(): void {
-      tf.dispose([...this.gpuMoments.values()]);
-      this.gpuMoments.clear();
-      this.slots.clear();
-      this.kernel = null;
-      super.dispose();
-    }
-  };
-}
-
-/** Floats rounded up to whole 4-float SIMD groups. */
-function padded(floats: number): number {
-  return Math.ceil(floats / 4) * 4;
-}
+// TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
+export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";

@@ -178,3 +178,24 @@ export class Mt19937 {
     return y >>> 0;
   }
 }
+
+/**
+ * The generator behind `layerInit`, `Categorical.sample`, `Normal.sample` and the minibatch shuffle: torch's
+ * default generator and numpy's global state in one. `manualSeed(args.seed)` seeds it (CleanRL's
+ * `torch.manual_seed` / `np.random.seed`); a checkpoint saves its state.
+ */
+export const defaultGenerator = new RandomGenerator(0);
+
+export function manualSeed(seed: number): RandomGenerator {
+  defaultGenerator.reseed(seed);
+  return defaultGenerator;
+}
+
+/** `np.random.shuffle` (Fisher–Yates) in place, with the seeded generator. */
+export function shuffle(array: Int32Array, rng = defaultGenerator): Int32Array {
+  for (let i = array.length - 1; i > 0; i--) {
+    const j = rng.integers(0, i + 1);
+    [array[i], array[j]] = [array[j], array[i]];
+  }
+  return array;
+}

@@ -4,7 +4,8 @@
 //   conv2d.ts    Conv2D, FusedConv2D (bias + ReLU epilogue), Conv2DBackpropFilter (split-K),
 //                Conv2DBackpropInput (per stride phase)
 //   max_pool.ts  MaxPoolGrad with torch's (and the cpu backend's) tie rule
-// and, called by envs/torch/nn.ts while these are registered, adam.ts (Adam's step) and global_norm.ts (clipGradNorm).
+// and, called by envs/torch/optim.ts and envs/torch/nn.ts while these are registered, adam.ts (Adam's step) and
+// global_norm.ts (clipGradNorm).
 // PPO_TS_WEBGPU_KERNELS=0 keeps tfjs's kernels (for comparison); envs/torch/backend.ts reads it when WebGPU starts.
 
 import * as tf from "@tensorflow/tfjs";
