@@ -17,19 +17,19 @@ export class AcrobotPhysics extends Physics {
   private readonly tip = this.id("site", "tip");
 
   orientations(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     const [upper, lower] = this.arms;
     return Float64Array.of(xmat[9 * upper + 2], xmat[9 * lower + 2], xmat[9 * upper + 8], xmat[9 * lower + 8]);
   }
 
   toTarget(): number {
-    const xpos = this.data.site_xpos as Float64Array;
+    const xpos = this.dataF64("site_xpos");
     const d = [0, 1, 2].map((i) => xpos[3 * this.target + i] - xpos[3 * this.tip + i]);
     return norm(d);
   }
 
   targetRadius(): number {
-    return (this.model.site_size as Float64Array)[3 * this.target];
+    return this.modelF64("site_size")[3 * this.target];
   }
 }
 
@@ -43,7 +43,7 @@ export class Balance extends Task<AcrobotPhysics> {
 
   initializeEpisode(physics: AcrobotPhysics): void {
     const angles = this.random.uniformArray(-Math.PI, Math.PI, 2);
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     qpos[physics.qposAddress("shoulder")] = angles[0];
     qpos[physics.qposAddress("elbow")] = angles[1];
   }

@@ -19,7 +19,7 @@ export const ARM_JOINTS = [
 export class ArmPhysics extends Physics {
   /** (sin, cos) of each joint's position, one row per joint (shape (n, 2)). */
   boundedJointPos(joints: readonly string[]): Float64Array {
-    const qpos = this.data.qpos as Float64Array;
+    const qpos = this.dataF64("qpos");
     const out = new Float64Array(2 * joints.length);
     joints.forEach((joint, i) => {
       const q = qpos[this.qposAddress(joint)];
@@ -30,17 +30,17 @@ export class ArmPhysics extends Physics {
   }
 
   jointVel(joints: readonly string[]): Float64Array {
-    const qvel = this.data.qvel as Float64Array;
+    const qvel = this.dataF64("qvel");
     return Float64Array.from(joints, (joint) => qvel[this.qvelAddress(joint)]);
   }
 
   /** A body's (x, z) position and, with `orientation`, its quaternion's (w, y): the pose in the arm's plane. */
   body2dPose(body: string, orientation = true): Float64Array {
     const id = this.id("body", body);
-    const xpos = this.data.xpos as Float64Array;
+    const xpos = this.dataF64("xpos");
     const pos = [xpos[3 * id], xpos[3 * id + 2]];
     if (!orientation) return Float64Array.from(pos);
-    const xquat = this.data.xquat as Float64Array;
+    const xquat = this.dataF64("xquat");
     return hstack(pos, [xquat[4 * id], xquat[4 * id + 2]]);
   }
 
@@ -48,7 +48,7 @@ export class ArmPhysics extends Physics {
   siteDistance(site1: string, site2: string): number {
     const a = this.id("site", site1);
     const b = this.id("site", site2);
-    const xpos = this.data.site_xpos as Float64Array;
+    const xpos = this.dataF64("site_xpos");
     return norm([xpos[3 * a] - xpos[3 * b], xpos[3 * a + 1] - xpos[3 * b + 1], xpos[3 * a + 2] - xpos[3 * b + 2]]);
   }
 }
@@ -70,7 +70,7 @@ export function randomArmPose(physics: ArmPhysics, random: RandomState): void {
     high.push(limited ? ranges[2 * j + 1] : Math.PI);
   }
   const angles = random.uniformArray(low, high, ARM_JOINTS.length);
-  const qpos = physics.data.qpos as Float64Array;
+  const qpos = physics.dataF64("qpos");
   ARM_JOINTS.forEach((joint, i) => {
     qpos[physics.qposAddress(joint)] = angles[i];
   });

@@ -18,15 +18,15 @@ export class BallInCupPhysics extends Physics {
   private readonly ballGeom = this.id("geom", "ball");
 
   ballToTarget(): [number, number] {
-    const site = this.data.site_xpos as Float64Array;
-    const xpos = this.data.xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
+    const xpos = this.dataF64("xpos");
     return [site[3 * this.target] - xpos[3 * this.ball], site[3 * this.target + 2] - xpos[3 * this.ball + 2]];
   }
 
   inTarget(): number {
     const [dx, dz] = this.ballToTarget();
-    const siteSize = this.model.site_size as Float64Array;
-    const ballSize = (this.model.geom_size as Float64Array)[3 * this.ballGeom];
+    const siteSize = this.modelF64("site_size");
+    const ballSize = this.modelF64("geom_size")[3 * this.ballGeom];
     const inside =
       Math.abs(dx) < siteSize[3 * this.target] - ballSize && Math.abs(dz) < siteSize[3 * this.target + 2] - ballSize;
     return inside ? 1 : 0;
@@ -38,7 +38,7 @@ export class BallInCup extends Task<BallInCupPhysics> {
     const ballX = physics.qposAddress("ball_x");
     const ballZ = physics.qposAddress("ball_z");
     do {
-      const qpos = physics.data.qpos as Float64Array;
+      const qpos = physics.dataF64("qpos");
       qpos[ballX] = this.random.uniform(-0.2, 0.2);
       qpos[ballZ] = this.random.uniform(0.2, 0.5);
       physics.afterReset();

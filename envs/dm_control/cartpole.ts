@@ -38,16 +38,16 @@ export class CartpolePhysics extends Physics {
   private readonly nPoles = this.model.nbody - 2;
 
   cartPosition(): number {
-    return (this.data.qpos as Float64Array)[this.slider];
+    return this.dataF64("qpos")[this.slider];
   }
 
   angularVel(): Float64Array {
-    return (this.data.qvel as Float64Array).slice(1);
+    return this.dataF64("qvel").slice(1);
   }
 
   /** The cosine of each pole's angle: xmat's zz entry of bodies 2 and up. */
   poleAngleCosine(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     const out = new Float64Array(this.nPoles);
     for (let i = 0; i < this.nPoles; i++) out[i] = xmat[9 * (i + 2) + 8];
     return out;
@@ -55,7 +55,7 @@ export class CartpolePhysics extends Physics {
 
   /** Cart position, then each pole's (zz, xz) xmat entries. */
   boundedPosition(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     const angles = new Float64Array(2 * this.nPoles);
     for (let i = 0; i < this.nPoles; i++) {
       angles[2 * i] = xmat[9 * (i + 2) + 8];
@@ -76,7 +76,7 @@ export class Balance extends Task<CartpolePhysics> {
 
   initializeEpisode(physics: CartpolePhysics): void {
     const nv = physics.model.nv;
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     const slider = physics.qposAddress("slider");
     const hinge1 = physics.qposAddress("hinge_1");
     if (this.swingUp) {
@@ -90,7 +90,7 @@ export class Balance extends Task<CartpolePhysics> {
       for (let i = 0; i < nv - 1; i++) qpos[1 + i] = hinges[i];
     }
     const noise = this.random.randnArray(nv);
-    const qvel = physics.data.qvel as Float64Array;
+    const qvel = physics.dataF64("qvel");
     for (let i = 0; i < nv; i++) qvel[i] = 0.01 * noise[i];
   }
 

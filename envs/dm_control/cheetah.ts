@@ -31,7 +31,7 @@ export class Cheetah extends Task<CheetahPhysics> {
       limited.map((j) => range[2 * j + 1]),
       limited.length,
     );
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     limited.forEach((j, i) => {
       qpos[j] = values[i];
     });
@@ -41,7 +41,7 @@ export class Cheetah extends Task<CheetahPhysics> {
 
   getObservation(physics: CheetahPhysics): Observation {
     return new Map([
-      ["position", (physics.data.qpos as Float64Array).slice(1)],
+      ["position", physics.dataF64("qpos").slice(1)],
       ["velocity", physics.velocity()],
     ]);
   }

@@ -132,7 +132,7 @@ export class DogPhysics extends Physics {
   }
 
   private z(body: string): number {
-    return (this.data.xpos as Float64Array)[3 * this.id("body", body) + 2];
+    return this.dataF64("xpos")[3 * this.id("body", body) + 2];
   }
 
   torsoPelvisHeight(): Float64Array {
@@ -140,7 +140,7 @@ export class DogPhysics extends Physics {
   }
 
   zProjection(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     const out = new Float64Array(9);
     ["skull", "torso", "pelvis"].forEach((body, i) => {
       const b = this.id("body", body);
@@ -156,7 +156,7 @@ export class DogPhysics extends Physics {
 
   torsoComVelocity(): Float64Array {
     const v = this.sensor("torso_linvel");
-    return this.inFrame(v, this.data.xmat as Float64Array, 9 * this.id("body", "torso"));
+    return this.inFrame(v, this.dataF64("xmat"), 9 * this.id("body", "torso"));
   }
 
   private inFrame(v: ArrayLike<number>, m: Float64Array, offset: number): Float64Array {
@@ -166,12 +166,12 @@ export class DogPhysics extends Physics {
   }
 
   jointAngles(): Float64Array {
-    const qpos = this.data.qpos as Float64Array;
+    const qpos = this.dataF64("qpos");
     return Float64Array.from(this.hingeQpos, (a) => qpos[a]);
   }
 
   jointVelocities(): Float64Array {
-    const qvel = this.data.qvel as Float64Array;
+    const qvel = this.dataF64("qvel");
     return Float64Array.from(this.hingeQvel, (a) => qvel[a]);
   }
 
@@ -200,14 +200,14 @@ export class DogPhysics extends Physics {
 
   private headRelative(point: ArrayLike<number>): Float64Array {
     const head = this.id("site", "head");
-    const pos = this.data.site_xpos as Float64Array;
+    const pos = this.dataF64("site_xpos");
     const v = [0, 1, 2].map((i) => point[i] - pos[3 * head + i]);
-    return this.inFrame(v, this.data.site_xmat as Float64Array, 9 * head);
+    return this.inFrame(v, this.dataF64("site_xmat"), 9 * head);
   }
 
   private geomPos(name: string): Float64Array {
     const g = this.id("geom", name);
-    return (this.data.geom_xpos as Float64Array).slice(3 * g, 3 * g + 3);
+    return this.dataF64("geom_xpos").slice(3 * g, 3 * g + 3);
   }
 
   ballInHeadFrame(): Float64Array {
@@ -216,7 +216,7 @@ export class DogPhysics extends Physics {
     const ballVel = this.linearVelocity("geom", "ball");
     const relVel = [0, 1, 2].map((i) => ballVel[i] - headVel[i]);
     const head = this.id("site", "head");
-    return Float64Array.from([...toBall, ...this.inFrame(relVel, this.data.site_xmat as Float64Array, 9 * head)]);
+    return Float64Array.from([...toBall, ...this.inFrame(relVel, this.dataF64("site_xmat"), 9 * head)]);
   }
 
   targetInHeadFrame(): Float64Array {
@@ -225,7 +225,7 @@ export class DogPhysics extends Physics {
 
   ballToMouthDistance(): number {
     const ball = this.geomPos("ball");
-    const site = this.data.site_xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
     const dist = (name: string) => {
       const s = this.id("site", name);
       return norm([0, 1, 2].map((i) => ball[i] - site[3 * s + i]));
@@ -252,12 +252,12 @@ export class Stand extends Task<DogPhysics> {
     this.bodyWeight = -(model.opt.gravity as Float64Array)[2] * bodyMass;
     const azimuth = this.random.uniform(0, 2 * Math.PI);
     const root = physics.qposAddress("root");
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     qpos.set([Math.cos(azimuth / 2), 0, 0, Math.sin(azimuth / 2)], root + 3);
-    for (const i of [0, 1, 5]) (physics.data.qvel as Float64Array)[i] = 2 * this.random.randn();
+    for (const i of [0, 1, 5]) physics.dataF64("qvel")[i] = 2 * this.random.randn();
     const ctrlrange = model.actuator_ctrlrange as Float64Array;
     for (let a = 0; a < model.nu; a++)
-      (physics.data.act as Float64Array)[a] = this.random.uniform(ctrlrange[2 * a], ctrlrange[2 * a + 1]);
+      physics.dataF64("act")[a] = this.random.uniform(ctrlrange[2 * a], ctrlrange[2 * a + 1]);
   }
 
   getObservation(physics: DogPhysics): Observation {
@@ -270,7 +270,7 @@ export class Stand extends Task<DogPhysics> {
       ["inertial_sensors", physics.inertialSensors()],
       ["foot_forces", physics.footForces()],
       ["touch_sensors", physics.touchSensors()],
-      ["actuator_state", (physics.data.act as Float64Array).slice()],
+      ["actuator_state", physics.dataF64("act").slice()],
     ]);
   }
 
@@ -331,7 +331,7 @@ export class Fetch extends Stand {
     const radius = 0.75 * (model.geom_size as Float64Array)[3 * physics.id("geom", "floor")];
     const azimuth = this.random.uniform(0, 2 * Math.PI);
     const ballRoot = physics.qposAddress("ball_root");
-    (physics.data.qpos as Float64Array).set([radius * Math.sin(azimuth), radius * Math.cos(azimuth), 0.05], ballRoot);
+    physics.dataF64("qpos").set([radius * Math.sin(azimuth), radius * Math.cos(azimuth), 0.05], ballRoot);
     const verticalHeight = this.random.uniform(0, 3);
     const gravity = -(model.opt.gravity as Float64Array)[2];
     const verticalVelocity = Math.sqrt(2 * gravity * verticalHeight);
@@ -339,7 +339,7 @@ export class Fetch extends Stand {
     const dx = -Math.sin(azimuth) + 0.05 * this.random.randn();
     const dy = -Math.cos(azimuth) + 0.05 * this.random.randn();
     const ballVel = physics.qvelAddress("ball_root");
-    (physics.data.qvel as Float64Array).set([horizontalSpeed * dx, horizontalSpeed * dy, verticalVelocity], ballVel);
+    physics.dataF64("qvel").set([horizontalSpeed * dx, horizontalSpeed * dy, verticalVelocity], ballVel);
   }
 
   override getObservation(physics: DogPhysics): Observation {

@@ -65,7 +65,7 @@ export class FingerPhysics extends Physics {
   }
 
   distToTarget(): number {
-    return norm(this.toTarget()) - (this.model.site_size as Float64Array)[3 * this.id("site", "target")];
+    return norm(this.toTarget()) - this.modelF64("site_size")[3 * this.id("site", "target")];
   }
 }
 
@@ -89,7 +89,7 @@ function commonObservation(physics: FingerPhysics): Observation {
 export class Spin extends Task<FingerPhysics> {
   initializeEpisode(physics: FingerPhysics): void {
     const hinge = physics.id("joint", "hinge");
-    (physics.model.dof_damping as Float64Array)[(physics.model.jnt_dofadr as Int32Array)[hinge]] = 0.03;
+    physics.modelF64("dof_damping")[physics.modelI32("jnt_dofadr")[hinge]] = 0.03;
     setRandomJointAngles(physics, this.random);
   }
 
@@ -112,18 +112,18 @@ export class Turn extends Task<FingerPhysics> {
 
   initializeEpisode(physics: FingerPhysics): void {
     const targetAngle = this.random.uniform(-Math.PI, Math.PI);
-    const anchor = physics.data.xanchor as Float64Array;
+    const anchor = physics.dataF64("xanchor");
     const hinge = physics.id("joint", "hinge");
     const hingeX = anchor[3 * hinge];
     const hingeZ = anchor[3 * hinge + 2];
     const cap1 = physics.id("geom", "cap1");
-    const size = physics.model.geom_size as Float64Array;
+    const size = physics.modelF64("geom_size");
     const radius = size[3 * cap1] + size[3 * cap1 + 1] + size[3 * cap1 + 2];
     const target = physics.id("site", "target");
-    const sitePos = physics.model.site_pos as Float64Array;
+    const sitePos = physics.modelF64("site_pos");
     sitePos[3 * target] = hingeX + radius * Math.sin(targetAngle);
     sitePos[3 * target + 2] = hingeZ + radius * Math.cos(targetAngle);
-    (physics.model.site_size as Float64Array)[3 * target] = this.targetRadius;
+    physics.modelF64("site_size")[3 * target] = this.targetRadius;
     setRandomJointAngles(physics, this.random);
   }
 

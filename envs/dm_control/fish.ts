@@ -23,18 +23,18 @@ export class FishPhysics extends Physics {
   readonly target = this.id("geom", "target");
 
   upright(): number {
-    return (this.data.xmat as Float64Array)[9 * this.torso + 8];
+    return this.dataF64("xmat")[9 * this.torso + 8];
   }
 
   jointAngles(): Float64Array {
-    const qpos = this.data.qpos as Float64Array;
+    const qpos = this.dataF64("qpos");
     return Float64Array.from(JOINTS, (j) => qpos[this.qposAddress(j)]);
   }
 
   /** `(target - mouth) . mouth_xmat`: the vector in the mouth's frame. */
   mouthToTarget(): Float64Array {
-    const xpos = this.data.geom_xpos as Float64Array;
-    const xmat = this.data.geom_xmat as Float64Array;
+    const xpos = this.dataF64("geom_xpos");
+    const xmat = this.dataF64("geom_xmat");
     const v = [0, 1, 2].map((i) => xpos[3 * this.target + i] - xpos[3 * this.mouth + i]);
     const out = new Float64Array(3);
     for (let j = 0; j < 3; j++) {
@@ -50,7 +50,7 @@ function randomPose(physics: FishPhysics, random: RandomState): void {
   const quat = random.randnArray(4);
   const n = norm(quat);
   const root = physics.qposAddress("root");
-  const qpos = physics.data.qpos as Float64Array;
+  const qpos = physics.dataF64("qpos");
   for (let i = 0; i < 4; i++) qpos[root + 3 + i] = quat[i] / n;
   for (const joint of JOINTS) qpos[physics.qposAddress(joint)] = random.uniform(-0.2, 0.2);
 }
@@ -76,7 +76,7 @@ export class Upright extends Task<FishPhysics> {
 export class Swim extends Task<FishPhysics> {
   initializeEpisode(physics: FishPhysics): void {
     randomPose(physics, this.random);
-    const geomPos = physics.model.geom_pos as Float64Array;
+    const geomPos = physics.modelF64("geom_pos");
     geomPos[3 * physics.target] = this.random.uniform(-0.4, 0.4);
     geomPos[3 * physics.target + 1] = this.random.uniform(-0.4, 0.4);
     geomPos[3 * physics.target + 2] = this.random.uniform(0.1, 0.3);
@@ -92,7 +92,7 @@ export class Swim extends Task<FishPhysics> {
   }
 
   getReward(physics: FishPhysics): number {
-    const size = physics.model.geom_size as Float64Array;
+    const size = physics.modelF64("geom_size");
     const radii = size[3 * physics.mouth] + size[3 * physics.target];
     const inTarget = tolerance(norm(physics.mouthToTarget()), { bounds: [0, radii], margin: 2 * radii });
     const isUpright = 0.5 * (physics.upright() + 1);

@@ -22,7 +22,7 @@ export class HopperPhysics extends Physics {
   private readonly foot = this.id("body", "foot");
 
   height(): number {
-    const xipos = this.data.xipos as Float64Array;
+    const xipos = this.dataF64("xipos");
     return xipos[3 * this.torso + 2] - xipos[3 * this.foot + 2];
   }
 
@@ -49,7 +49,7 @@ export class Hopper extends Task<HopperPhysics> {
 
   getObservation(physics: HopperPhysics): Observation {
     return new Map([
-      ["position", (physics.data.qpos as Float64Array).slice(1)],
+      ["position", physics.dataF64("qpos").slice(1)],
       ["velocity", physics.velocity()],
       ["touch", physics.touch()],
     ]);

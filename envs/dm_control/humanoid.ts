@@ -60,11 +60,11 @@ export class HumanoidPhysics extends Physics {
   }
 
   torsoUpright(): number {
-    return (this.data.xmat as Float64Array)[9 * this.torso + this.body.uprightEntry];
+    return this.dataF64("xmat")[9 * this.torso + this.body.uprightEntry];
   }
 
   headHeight(): number {
-    return (this.data.xpos as Float64Array)[3 * this.head + 2];
+    return this.dataF64("xpos")[3 * this.head + 2];
   }
 
   centerOfMassVelocity(): Float64Array {
@@ -72,17 +72,17 @@ export class HumanoidPhysics extends Physics {
   }
 
   torsoVerticalOrientation(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     return xmat.slice(9 * this.torso + 6, 9 * this.torso + 9);
   }
 
   jointAngles(): Float64Array {
-    return (this.data.qpos as Float64Array).slice(7);
+    return this.dataF64("qpos").slice(7);
   }
 
   extremities(): Float64Array {
-    const xpos = this.data.xpos as Float64Array;
-    const xmat = this.data.xmat as Float64Array;
+    const xpos = this.dataF64("xpos");
+    const xmat = this.dataF64("xmat");
     const m = 9 * this.torso;
     const parts = this.limbs.map((limb) => {
       const v = [0, 1, 2].map((i) => xpos[3 * limb + i] - xpos[3 * this.torso + i]);

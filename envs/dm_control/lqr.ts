@@ -43,7 +43,7 @@ export function lqrModel(nBodies: number, nActuators: number, random: RandomStat
 
 export class LqrPhysics extends Physics {
   stateNorm(): number {
-    return norm([...(this.data.qpos as Float64Array), ...(this.data.qvel as Float64Array)]);
+    return norm([...this.dataF64("qpos"), ...this.dataF64("qvel")]);
   }
 }
 
@@ -66,7 +66,7 @@ export class LqrLevel extends Task<LqrPhysics> {
     const nq = physics.model.nq;
     const unit = this.random.randnArray(nq);
     const n = norm(unit);
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     for (let i = 0; i < nq; i++) qpos[i] = (Math.SQRT2 * unit[i]) / n;
   }
 

@@ -99,8 +99,8 @@ export class Bring extends Task<ManipulatorPhysics> {
       } else if (initType === "in_hand") {
         physics.afterReset();
         const grasp = physics.id("site", "grasp");
-        const siteXpos = physics.data.site_xpos as Float64Array;
-        const siteXmat = physics.data.site_xmat as Float64Array;
+        const siteXpos = physics.dataF64("site_xpos");
+        const siteXmat = physics.dataF64("site_xmat");
         objectX = siteXpos[3 * grasp];
         objectZ = siteXpos[3 * grasp + 2];
         objectAngle = Math.PI - Math.atan2(siteXmat[9 * grasp + 6], siteXmat[9 * grasp]);
@@ -108,9 +108,9 @@ export class Bring extends Task<ManipulatorPhysics> {
         objectX = uniform(-0.5, 0.5);
         objectZ = uniform(0, 0.7);
         objectAngle = uniform(0, 2 * Math.PI);
-        (physics.data.qvel as Float64Array)[physics.qvelAddress(`${this.object}_x`)] = uniform(-5, 5);
+        physics.dataF64("qvel")[physics.qvelAddress(`${this.object}_x`)] = uniform(-5, 5);
       }
-      const qpos = physics.data.qpos as Float64Array;
+      const qpos = physics.dataF64("qpos");
       [objectX, objectZ, objectAngle].forEach((v, i) => {
         qpos[physics.qposAddress(this.objectJoints[i])] = v;
       });

@@ -15,23 +15,23 @@ export class PendulumPhysics extends Physics {
   private readonly pole = this.id("body", "pole");
 
   poleVertical(): number {
-    return (this.data.xmat as Float64Array)[9 * this.pole + 8];
+    return this.dataF64("xmat")[9 * this.pole + 8];
   }
 
   poleOrientation(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     return Float64Array.of(xmat[9 * this.pole + 8], xmat[9 * this.pole + 2]);
   }
 
   angularVelocity(): Float64Array {
     const adr = this.qvelAddress("hinge");
-    return (this.data.qvel as Float64Array).slice(adr, adr + 1);
+    return this.dataF64("qvel").slice(adr, adr + 1);
   }
 }
 
 export class SwingUp extends Task<PendulumPhysics> {
   initializeEpisode(physics: PendulumPhysics): void {
-    (physics.data.qpos as Float64Array)[physics.qposAddress("hinge")] = this.random.uniform(-Math.PI, Math.PI);
+    physics.dataF64("qpos")[physics.qposAddress("hinge")] = this.random.uniform(-Math.PI, Math.PI);
   }
 
   getObservation(physics: PendulumPhysics): Observation {

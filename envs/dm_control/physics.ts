@@ -73,6 +73,8 @@ export class Physics {
   private readonly handles: Handles;
   private readonly ids = new Map<string, number>();
   private readonly rk4: boolean;
+  private readonly dataViews = new Map<string, ArrayBufferView>();
+  private readonly modelViews = new Map<string, ArrayBufferView>();
   private readonly disableActuation: number;
 
   /**
@@ -134,6 +136,44 @@ export class Physics {
     if (this.handles.data === null) return;
     leakGuard.unregister(this);
     deleteHandles(this.handles);
+    this.dataViews.clear();
+    this.modelViews.clear();
+  }
+
+  /**
+   * A live view of an mjData or mjModel array (`data.qpos`, `model.geom_size`, ...), kept until the WASM heap grows
+   * and detaches it (see envs/mujoco/mujoco_env.ts): making the view through the bindings costs more than most
+   * of what a task does with it. Read it after every MuJoCo call that may allocate, and never keep it.
+   */
+  private view(target: "data" | "model", name: string): ArrayBufferView {
+    const views = target === "data" ? this.dataViews : this.modelViews;
+    let v = views.get(name);
+    if (v === undefined || v.buffer.byteLength === 0) {
+      const owner = (target === "data" ? this.data : this.model) as unknown as Record<string, ArrayBufferView>;
+      v = owner[name];
+      views.set(name, v);
+    }
+    return v;
+  }
+
+  /** A float64 mjData array (`data.<name>`), live (see `view`). */
+  dataF64(name: string): Float64Array {
+    return this.view("data", name) as Float64Array;
+  }
+
+  /** A float64 mjModel array (`model.<name>`), live (see `view`). */
+  modelF64(name: string): Float64Array {
+    return this.view("model", name) as Float64Array;
+  }
+
+  /** An int32 mjModel array (`model.<name>`), live (see `view`). */
+  modelI32(name: string): Int32Array {
+    return this.view("model", name) as Int32Array;
+  }
+
+  /** A float32 mjModel array (`model.<name>`), live (see `view`). */
+  modelF32(name: string): Float32Array {
+    return this.view("model", name) as Float32Array;
   }
 
   timestep(): number {
@@ -159,12 +199,12 @@ export class Physics {
 
   /** Address of a joint's first qpos entry (`named.data.qpos[joint]`). */
   qposAddress(joint: string): number {
-    return (this.model.jnt_qposadr as Int32Array)[this.id("joint", joint)];
+    return this.modelI32("jnt_qposadr")[this.id("joint", joint)];
   }
 
   /** Address of a joint's first qvel entry. */
   qvelAddress(joint: string): number {
-    return (this.model.jnt_dofadr as Int32Array)[this.id("joint", joint)];
+    return this.modelI32("jnt_dofadr")[this.id("joint", joint)];
   }
 
   /** A copy of a named sensor's readings (`named.data.sensordata[name]`). */
@@ -173,7 +213,7 @@ export class Physics {
     const model = this.model;
     const adr = (model.sensor_adr as Int32Array)[id];
     const dim = (model.sensor_dim as Int32Array)[id];
-    return (this.data.sensordata as Float64Array).slice(adr, adr + dim);
+    return this.dataF64("sensordata").slice(adr, adr + dim);
   }
 
   /** `named.data.<field>[name]` for a per-object array with `width` columns, copied. */
@@ -184,21 +224,21 @@ export class Physics {
 
   /** A copy of qpos (`physics.position()`). */
   position(): Float64Array {
-    return (this.data.qpos as Float64Array).slice();
+    return this.dataF64("qpos").slice();
   }
 
   /** A copy of qvel (`physics.velocity()`). */
   velocity(): Float64Array {
-    return (this.data.qvel as Float64Array).slice();
+    return this.dataF64("qvel").slice();
   }
 
   /** A copy of ctrl (`physics.control()`). */
   control(): Float64Array {
-    return (this.data.ctrl as Float64Array).slice();
+    return this.dataF64("ctrl").slice();
   }
 
   setControl(action: ArrayLike<number>): void {
-    const ctrl = this.data.ctrl as Float64Array;
+    const ctrl = this.dataF64("ctrl");
     if (action.length !== ctrl.length)
       throw new RangeError(`dm_control: expected an action of ${ctrl.length} values, got ${action.length}`);
     for (let i = 0; i < ctrl.length; i++) ctrl[i] = action[i];

@@ -20,14 +20,14 @@ export class PointMassPhysics extends Physics {
   private readonly pointmass = this.id("geom", "pointmass");
 
   massToTarget(): Float64Array {
-    const xpos = this.data.geom_xpos as Float64Array;
+    const xpos = this.dataF64("geom_xpos");
     const out = new Float64Array(3);
     for (let i = 0; i < 3; i++) out[i] = xpos[3 * this.target + i] - xpos[3 * this.pointmass + i];
     return out;
   }
 
   targetSize(): number {
-    return (this.model.geom_size as Float64Array)[3 * this.target];
+    return this.modelF64("geom_size")[3 * this.target];
   }
 }
 
@@ -50,7 +50,7 @@ export class PointMass extends Task<PointMassPhysics> {
       let dir2: Float64Array;
       do dir2 = unit(this.random.randnArray(2));
       while (Math.abs(dir1[0] * dir2[0] + dir1[1] * dir2[1]) > 0.9);
-      const wrapPrm = physics.model.wrap_prm as Float64Array;
+      const wrapPrm = physics.modelF64("wrap_prm");
       wrapPrm.set(dir1, 0);
       wrapPrm.set(dir2, 2);
     }

@@ -77,10 +77,10 @@ export class QuadrupedPhysics extends Physics {
 
   constructor(xml: string) {
     super(xml);
-    const types = this.model.jnt_type as Int32Array;
+    const types = this.modelI32("jnt_type");
     this.hinges = [];
     for (let j = 0; j < this.model.njnt; j++) if (types[j] === JOINT_HINGE) this.hinges.push(j);
-    const sensorTypes = this.model.sensor_type as Int32Array;
+    const sensorTypes = this.modelI32("sensor_type");
     const ofTypes = (...kinds: number[]) => {
       const ids: number[] = [];
       for (let s = 0; s < this.model.nsensor; s++) if (kinds.includes(sensorTypes[s])) ids.push(s);
@@ -92,16 +92,16 @@ export class QuadrupedPhysics extends Physics {
   }
 
   private sensorValues(ids: readonly number[], f: (x: number) => number = (x) => x): Float64Array {
-    const adr = this.model.sensor_adr as Int32Array;
-    const dim = this.model.sensor_dim as Int32Array;
-    const data = this.data.sensordata as Float64Array;
+    const adr = this.modelI32("sensor_adr");
+    const dim = this.modelI32("sensor_dim");
+    const data = this.dataF64("sensordata");
     const out: number[] = [];
     for (const s of ids) for (let i = 0; i < dim[s]; i++) out.push(f(data[adr[s] + i]));
     return Float64Array.from(out);
   }
 
   torsoUpright(): number {
-    return (this.data.xmat as Float64Array)[9 * this.torso + 8];
+    return this.dataF64("xmat")[9 * this.torso + 8];
   }
 
   torsoVelocity(): Float64Array {
@@ -109,14 +109,14 @@ export class QuadrupedPhysics extends Physics {
   }
 
   egocentricState(): Float64Array {
-    const qpos = this.data.qpos as Float64Array;
-    const qvel = this.data.qvel as Float64Array;
-    const qposAdr = this.model.jnt_qposadr as Int32Array;
-    const dofAdr = this.model.jnt_dofadr as Int32Array;
+    const qpos = this.dataF64("qpos");
+    const qvel = this.dataF64("qvel");
+    const qposAdr = this.modelI32("jnt_qposadr");
+    const dofAdr = this.modelI32("jnt_dofadr");
     return Float64Array.from([
       ...this.hinges.map((j) => qpos[qposAdr[j]]),
       ...this.hinges.map((j) => qvel[dofAdr[j]]),
-      ...(this.data.act as Float64Array),
+      ...this.dataF64("act"),
     ]);
   }
 
@@ -133,25 +133,25 @@ export class QuadrupedPhysics extends Physics {
   }
 
   originDistance(): number {
-    const site = this.data.site_xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
     const w = this.id("site", "workspace");
     return norm([site[3 * w], site[3 * w + 1], site[3 * w + 2]]);
   }
 
   /** The world origin in the torso's frame: -(torso position . torso frame). */
   origin(): Float64Array {
-    const xpos = this.data.xpos as Float64Array;
+    const xpos = this.dataF64("xpos");
     return this.inTorsoFrame([0, 1, 2].map((i) => xpos[3 * this.torso + i])).map((v) => -v);
   }
 
   /** A world vector in the torso's frame. */
   private inTorsoFrame(v: ArrayLike<number>): Float64Array {
-    return dotFrame(v, this.data.xmat as Float64Array, 9 * this.torso);
+    return dotFrame(v, this.dataF64("xmat"), 9 * this.torso);
   }
 
   ballState(): Float64Array {
-    const xpos = this.data.xpos as Float64Array;
-    const qvel = this.data.qvel as Float64Array;
+    const xpos = this.dataF64("xpos");
+    const qvel = this.dataF64("qvel");
     const ball = this.id("body", "ball");
     const ballVel = this.qvelAddress("ball_root");
     const rootVel = this.qvelAddress("root");
@@ -166,23 +166,23 @@ export class QuadrupedPhysics extends Physics {
   }
 
   targetPosition(): Float64Array {
-    const site = this.data.site_xpos as Float64Array;
-    const xpos = this.data.xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
+    const xpos = this.dataF64("xpos");
     const target = this.id("site", "target");
     return this.inTorsoFrame([0, 1, 2].map((i) => site[3 * target + i] - xpos[3 * this.torso + i]));
   }
 
   ballToTargetDistance(): number {
-    const site = this.data.site_xpos as Float64Array;
-    const xpos = this.data.xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
+    const xpos = this.dataF64("xpos");
     const target = this.id("site", "target");
     const ball = this.id("body", "ball");
     return norm([site[3 * target] - xpos[3 * ball], site[3 * target + 1] - xpos[3 * ball + 1]]);
   }
 
   selfToBallDistance(): number {
-    const site = this.data.site_xpos as Float64Array;
-    const xpos = this.data.xpos as Float64Array;
+    const site = this.dataF64("site_xpos");
+    const xpos = this.dataF64("xpos");
     const workspace = this.id("site", "workspace");
     const ball = this.id("body", "ball");
     return norm([site[3 * workspace] - xpos[3 * ball], site[3 * workspace + 1] - xpos[3 * ball + 1]]);
@@ -197,7 +197,7 @@ function findNonContactingHeight(physics: QuadrupedPhysics, orientation: ArrayLi
   const root = physics.qposAddress("root");
   while (contacts > 0) {
     physics.reset();
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     qpos[root] = x;
     qpos[root + 1] = y;
     qpos[root + 2] = z;
@@ -296,7 +296,7 @@ export class Escape extends Task<QuadrupedPhysics> {
   }
 
   getReward(physics: QuadrupedPhysics): number {
-    const terrainSize = (physics.model.hfield_size as Float64Array)[4 * HEIGHTFIELD_ID];
+    const terrainSize = physics.modelF64("hfield_size")[4 * HEIGHTFIELD_ID];
     const escapeReward = tolerance(physics.originDistance(), {
       bounds: [terrainSize, Number.POSITIVE_INFINITY],
       margin: terrainSize,
@@ -312,18 +312,18 @@ export class Fetch extends Task<QuadrupedPhysics> {
     const azimuth = this.random.uniform(0, 2 * Math.PI);
     const orientation = [Math.cos(azimuth / 2), 0, 0, Math.sin(azimuth / 2)];
     const floor = physics.id("geom", "floor");
-    const spawnRadius = 0.9 * (physics.model.geom_size as Float64Array)[3 * floor];
+    const spawnRadius = 0.9 * physics.modelF64("geom_size")[3 * floor];
     const [x, y] = this.random.uniformArray(-spawnRadius, spawnRadius, 2);
     findNonContactingHeight(physics, orientation, x, y);
     const ballPos = this.random.uniformArray(-spawnRadius, spawnRadius, 2);
     const ballRoot = physics.qposAddress("ball_root");
-    const qpos = physics.data.qpos as Float64Array;
+    const qpos = physics.dataF64("qpos");
     qpos[ballRoot] = ballPos[0];
     qpos[ballRoot + 1] = ballPos[1];
     qpos[ballRoot + 2] = 2;
     const velocity = this.random.randnArray(2);
     const ballVel = physics.qvelAddress("ball_root");
-    const qvel = physics.data.qvel as Float64Array;
+    const qvel = physics.dataF64("qvel");
     qvel[ballVel] = 5 * velocity[0];
     qvel[ballVel + 1] = 5 * velocity[1];
   }

@@ -55,7 +55,7 @@ export function randomizeLimitedAndRotationalJoints(physics: Physics, random: Ra
       offset = 3;
     }
     if (values !== null) {
-      const qpos = physics.data.qpos as Float64Array;
+      const qpos = physics.dataF64("qpos");
       for (let i = 0; i < values.length; i++) qpos[adr + offset + i] = values[i];
     }
   }

@@ -20,7 +20,7 @@ export class ReacherPhysics extends Physics {
   readonly finger = this.id("geom", "finger");
 
   fingerToTarget(): Float64Array {
-    const xpos = this.data.geom_xpos as Float64Array;
+    const xpos = this.dataF64("geom_xpos");
     return Float64Array.of(
       xpos[3 * this.target] - xpos[3 * this.finger],
       xpos[3 * this.target + 1] - xpos[3 * this.finger + 1],
@@ -37,11 +37,11 @@ export class Reacher extends Task<ReacherPhysics> {
   }
 
   initializeEpisode(physics: ReacherPhysics): void {
-    (physics.model.geom_size as Float64Array)[3 * physics.target] = this.targetSize;
+    physics.modelF64("geom_size")[3 * physics.target] = this.targetSize;
     randomizeLimitedAndRotationalJoints(physics, this.random);
     const angle = this.random.uniform(0, 2 * Math.PI);
     const radius = this.random.uniform(0.05, 0.2);
-    const geomPos = physics.model.geom_pos as Float64Array;
+    const geomPos = physics.modelF64("geom_pos");
     geomPos[3 * physics.target] = radius * Math.sin(angle);
     geomPos[3 * physics.target + 1] = radius * Math.cos(angle);
   }
@@ -55,7 +55,7 @@ export class Reacher extends Task<ReacherPhysics> {
   }
 
   getReward(physics: ReacherPhysics): number {
-    const size = physics.model.geom_size as Float64Array;
+    const size = physics.modelF64("geom_size");
     const radii = size[3 * physics.target] + size[3 * physics.finger];
     return tolerance(norm(physics.fingerToTarget()), { bounds: [0, radii] });
   }

@@ -26,7 +26,7 @@ export function stackerModel(nBoxes: number): string {
 
 export class StackerPhysics extends ArmPhysics {
   touch(): Float64Array {
-    return (this.data.sensordata as Float64Array).map(Math.log1p);
+    return this.dataF64("sensordata").map(Math.log1p);
   }
 }
 
@@ -53,7 +53,7 @@ export class Stack extends Task<StackerPhysics> {
       const bodyPos = model.body_pos as Float64Array;
       bodyPos[3 * target + 2] = boxSize * targetHeight;
       bodyPos[3 * target] = this.random.uniform(-0.37, 0.37);
-      const qpos = physics.data.qpos as Float64Array;
+      const qpos = physics.dataF64("qpos");
       for (const name of this.boxNames) {
         qpos[physics.qposAddress(`${name}_x`)] = this.random.uniform(0.1, 0.3);
         qpos[physics.qposAddress(`${name}_z`)] = this.random.uniform(0, 0.7);
@@ -78,7 +78,7 @@ export class Stack extends Task<StackerPhysics> {
   }
 
   getReward(physics: StackerPhysics): number {
-    const boxSize = (physics.model.geom_size as Float64Array)[3 * physics.id("geom", "target")];
+    const boxSize = physics.modelF64("geom_size")[3 * physics.id("geom", "target")];
     const minDistance = Math.min(...this.boxNames.map((name) => physics.siteDistance(name, "target")));
     const boxIsClose = tolerance(minDistance, { margin: 2 * boxSize });
     const handIsFar = tolerance(physics.siteDistance("grasp", "target"), {

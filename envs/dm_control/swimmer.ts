@@ -49,8 +49,8 @@ export class SwimmerPhysics extends Physics {
   readonly target = this.id("geom", "target");
 
   noseToTarget(): Float64Array {
-    const xpos = this.data.geom_xpos as Float64Array;
-    const xmat = this.data.xmat as Float64Array;
+    const xpos = this.dataF64("geom_xpos");
+    const xmat = this.dataF64("xmat");
     const v = [0, 1, 2].map((i) => xpos[3 * this.target + i] - xpos[3 * this.nose + i]);
     const out = new Float64Array(2);
     for (let j = 0; j < 2; j++) {
@@ -62,7 +62,7 @@ export class SwimmerPhysics extends Physics {
   }
 
   bodyVelocities(): Float64Array {
-    const sensordata = this.data.sensordata as Float64Array;
+    const sensordata = this.dataF64("sensordata");
     const n = (sensordata.length - 12) / 6;
     const out = new Float64Array(3 * n);
     for (let b = 0; b < n; b++) {
@@ -80,21 +80,21 @@ export class Swimmer extends Task<SwimmerPhysics> {
     const closeTarget = this.random.randomSample() < 0.2;
     const box = closeTarget ? 0.3 : 2;
     const [x, y] = this.random.uniformArray(-box, box, 2);
-    const geomPos = physics.model.geom_pos as Float64Array;
+    const geomPos = physics.modelF64("geom_pos");
     geomPos[3 * physics.target] = x;
     geomPos[3 * physics.target + 1] = y;
   }
 
   getObservation(physics: SwimmerPhysics): Observation {
     return new Map([
-      ["joints", (physics.data.qpos as Float64Array).slice(3)],
+      ["joints", physics.dataF64("qpos").slice(3)],
       ["to_target", physics.noseToTarget()],
       ["body_velocities", physics.bodyVelocities()],
     ]);
   }
 
   getReward(physics: SwimmerPhysics): number {
-    const size = (physics.model.geom_size as Float64Array)[3 * physics.target];
+    const size = physics.modelF64("geom_size")[3 * physics.target];
     return tolerance(norm(physics.noseToTarget()), { bounds: [0, size], margin: 5 * size, sigmoid: "long_tail" });
   }
 }

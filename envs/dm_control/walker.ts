@@ -21,11 +21,11 @@ export class WalkerPhysics extends Physics {
   private readonly torso = this.id("body", "torso");
 
   torsoUpright(): number {
-    return (this.data.xmat as Float64Array)[9 * this.torso + 8];
+    return this.dataF64("xmat")[9 * this.torso + 8];
   }
 
   torsoHeight(): number {
-    return (this.data.xpos as Float64Array)[3 * this.torso + 2];
+    return this.dataF64("xpos")[3 * this.torso + 2];
   }
 
   horizontalVelocity(): number {
@@ -33,7 +33,7 @@ export class WalkerPhysics extends Physics {
   }
 
   orientations(): Float64Array {
-    const xmat = this.data.xmat as Float64Array;
+    const xmat = this.dataF64("xmat");
     const n = this.model.nbody - 1;
     const out = new Float64Array(2 * n);
     for (let b = 1; b <= n; b++) {

@@ -213,6 +213,7 @@ export type Float32Box = Box & Space<Float32Array>;
  */
 export class Dict extends Space<Record<string, TypedArray>> {
   readonly spaces: Readonly<Record<string, Box>>;
+  private readonly flatSize: number;
 
   constructor(spaces: Record<string, Box>) {
     const keys = Object.keys(spaces).sort();
@@ -222,12 +223,11 @@ export class Dict extends Space<Record<string, TypedArray>> {
     const sorted: Record<string, Box> = {};
     for (const k of keys) sorted[k] = spaces[k];
     this.spaces = sorted;
+    this.flatSize = keys.reduce((n, k) => n + spaces[k].size, 0);
   }
 
   override get size(): number {
-    let n = 0;
-    for (const space of Object.values(this.spaces)) n += space.size;
-    return n;
+    return this.flatSize;
   }
 
   sample(): Record<string, TypedArray> {
