@@ -1,92 +1,40 @@
-// ppo_atari_lstm.ts — recurrent PPO on Atari from single frames, CleanRL's `ppo_atari_lstm.py` in TypeScript.
+// ppo_atari_lstm.ts — PPO with an LSTM on Atari 2600 games, CleanRL's `ppo_atari_lstm.py` in TypeScript.
 //
-//   npx tsx ppo_atari_lstm.ts --env-id BreakoutNoFrameskip-v4 --rom-dir ~/roms   # CleanRL's defaults
+//   npx tsx ppo_atari_lstm.ts --env-id BreakoutNoFrameskip-v4 --rom-dir ~/roms   # --help lists every flag
 //   npx tsx ppo_atari_lstm.ts --env-id MemoryCue-v0                              # a task only memory solves
-//   npx tsx ppo_atari_lstm.ts --help                                             # every flag, its default and doc
 //
 // The whole algorithm is in this file, top to bottom: flags, env construction, network, rollout, GAE, the PPO
-// update and logging. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_atari_lstmpy and "The 37
-// Implementation Details of Proximal Policy Optimization" (Huang et al., ICLR blog track 2022). Comments name the
-// detail they implement: "detail 3" for the 13 core details, "Atari detail 2" for the Atari ones, "LSTM detail 1"
-// for the 5 LSTM ones. `diff ppo_atari.ts ppo_atari_lstm.ts` shows exactly the recurrent parts.
-// ROMs are not included: point --rom-dir (or ALE_ROMS_DIR) at a folder of ALE's ROM images.
+// update, logging. Reference: https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_atari_lstmpy and "The 37 Implementation
+// Details of Proximal Policy Optimization" (Huang et al., ICLR blog track 2022). Comments name the detail they
+// implement: "detail 3" for the 13 core details in that post, "LSTM detail 3" for its 5 LSTM ones. Beside
+// ppo_atari.ts: one frame, not four; an LSTM after the CNN, its state carried through the rollout; minibatches of
+// whole envs' sequences, which training replays from the state they started in.
 import * as tf from "@tensorflow/tfjs";
-import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as gym from "./envs/gymnasium/index.ts";
-import { setupBackend } from "./envs/torch/backend.ts";
-import {
-  type NamedParameter,
-  type Progress,
-  loadParameters,
-  periodicCheckpointPath,
-  pruneCheckpoints,
-  readCheckpoint,
-  restoreTraining,
-  resumeArgs,
-  storedShape,
-  weightAndBias,
-  writeCheckpoint,
-} from "./envs/torch/checkpoint.ts";
-import { type ArgValues, bool, float, int, parseArgs, str, usageError } from "./envs/run/cli.ts";
-import { SummaryWriter, initTracking } from "./envs/run/logging.ts";
+import * as atari from "./envs/gymnasium/atari_wrappers.ts";
+import { type ArgValues, bool, float, int, str, usageError } from "./envs/run/cli.ts";
+import { runMain } from "./envs/run/main.ts";
 import { progress } from "./envs/run/progress.ts";
-import { checkEnvSpaces, checkFinite, closeOnExit, pollSignals, runMain } from "./envs/run/main.ts";
-import {
-  type StatefulOptimizer,
-  adam,
-  clipGradNorm,
-  getLearningRate,
-  orthogonal,
-  setLearningRate,
-} from "./envs/torch/nn.ts";
-import {
-  ClipRewardEnv,
-  EpisodicLifeEnv,
-  FireResetEnv,
-  FrameStack,
-  GrayScaleObservation,
-  MaxAndSkipEnv,
-  NoopResetEnv,
-  ResizeObservation,
-  actionMeanings,
-} from "./envs/gymnasium/atari_wrappers.ts";
-import { RandomGenerator } from "./envs/torch/rng.ts";
+import { RUN_ARGS, evaluate, parseRunArgs, reportEvaluation, startRun } from "./envs/run/run.ts";
+import { Categorical } from "./envs/torch/distributions.ts";
+import * as nn from "./envs/torch/nn.ts";
+import { layerInit } from "./envs/torch/nn.ts";
+import { type StatefulOptimizer, adam, backward, getLearningRate, setLearningRate } from "./envs/torch/optim.ts";
+import { shuffle } from "./envs/torch/rng.ts";
 
 export const ARGS = {
   expName: str(basename(fileURLToPath(import.meta.url), ".ts"), "the name of this experiment"),
   seed: int(1, "seed of the experiment", { ge: 0 }),
-  torchDeterministic: bool(
-    true,
-    "if toggled, sets TF_DETERMINISTIC_OPS=1 for the native TensorFlow backend (cudnn.deterministic in CleanRL)",
-  ),
-  cuda: bool(
-    true,
-    "if toggled, `--backend auto` may pick a GPU backend (CUDA via tfjs-node-gpu, or WebGPU); --no-cuda rules both out",
-  ),
-  backend: str(
-    "auto",
-    'tensor backend: auto | webgpu | tensorflow | wasm | cpu (auto: the fastest that starts here; see README.md "Backends")',
-  ),
+  torchDeterministic: bool(true, "if toggled, sets TF_DETERMINISTIC_OPS=1 (`torch.backends.cudnn.deterministic`)"),
+  cuda: bool(true, "if toggled, `--backend auto` may pick a GPU backend (CUDA or WebGPU)"),
   track: bool(false, "if toggled, this experiment will be tracked with Weights and Biases"),
   wandbProjectName: str("cleanRL", "the wandb's project name"),
   wandbEntity: str(null, "the entity (team) of wandb's project"),
   captureVideo: bool(false, "whether to capture videos of the agent performances (check out `videos` folder)"),
-  saveModel: bool(false, "whether to save the trained agent into the `runs/{run_name}` folder and evaluate it"),
-  evalCheckpoint: str(null, "skip training: load this saved agent and report its episodic returns"),
-  evalEpisodes: int(10, "the number of episodes the evaluation runs", { ge: 1 }),
-  checkpointEvery: int(
-    0,
-    "write a resumable checkpoint every N iterations into `runs/{run_name}/checkpoints` (0: never)",
-    { ge: 0 },
-  ),
-  checkpointKeep: int(3, "how many of the newest --checkpoint-every checkpoints to keep (0: all)", { ge: 0 }),
-  resume: str(
-    null,
-    "continue the run saved in this checkpoint: its args, run directory, step, learning-rate schedule, optimizer and generator",
-  ),
+  ...RUN_ARGS,
   romDir: str(null, "the folder holding the Atari ROM images (else ALE_ROMS_DIR, else an installed ale-py's roms/)"),
 
   // Algorithm specific arguments
@@ -110,10 +58,6 @@ export const ARGS = {
 };
 type Args = ArgValues<typeof ARGS> & { batchSize: number; minibatchSize: number; numIterations: number };
 
-/**
- * Exported (and its arguments kept serializable) because each env runs in a worker thread: the worker imports
- * this module and calls `makeEnv(...args)()` itself, the way Python's AsyncVectorEnv pickles the thunk.
- */
 export function makeEnv(envId: string, idx: number, captureVideo: boolean, runName: string) {
   return () => {
     let env: gym.Env;
@@ -124,299 +68,274 @@ export function makeEnv(envId: string, idx: number, captureVideo: boolean, runNa
       env = gym.make(envId);
     }
     // Records each episode's raw return and length into `info.episode` (logged as charts/episodic_return).
-    // Innermost, so the logged return is the game score: unclipped, over all lives.
     env = new gym.wrappers.RecordEpisodeStatistics(env);
-    env = new NoopResetEnv(env, 30); // Atari detail 1: up to 30 random no-ops at reset
-    env = new MaxAndSkipEnv(env, 4); // Atari detail 2: act every 4th frame, max over the last 2 frames
-    env = new EpisodicLifeEnv(env); // Atari detail 3: a lost life ends the training episode
-    if (actionMeanings(env).includes("FIRE")) env = new FireResetEnv(env); // Atari detail 4: press FIRE to start
-    env = new ClipRewardEnv(env); // Atari detail 5: rewards clipped to their sign
-    env = new ResizeObservation(env, [84, 84]); // Atari detail 6: 84x84 grayscale...
-    env = new GrayScaleObservation(env);
-    env = new FrameStack(env, 1); // one frame: memory must come from the LSTM, not from stacked frames
+    env = new atari.NoopResetEnv(env, 30); // Atari detail 1: up to 30 random no-ops at reset
+    env = new atari.MaxAndSkipEnv(env, 4); // Atari detail 2: act every 4th frame, max over the last 2 frames
+    env = new atari.EpisodicLifeEnv(env); // Atari detail 3: a lost life ends the training episode
+    if (atari.actionMeanings(env).includes("FIRE")) env = new atari.FireResetEnv(env); // Atari detail 4: FIRE to start
+    env = new atari.ClipRewardEnv(env); // Atari detail 5: rewards clipped to their sign (not the logged returns)
+    env = new atari.ResizeObservation(env, [84, 84]); // Atari detail 6: 84x84 grayscale...
+    env = new atari.GrayScaleObservation(env);
+    env = new atari.FrameStack(env, 1); // one frame: memory must come from the LSTM, not from stacked frames
     return env;
   };
 }
 
-interface Linear {
-  weight: tf.Variable<tf.Rank.R2>;
-  bias: tf.Variable<tf.Rank.R1>;
-}
-interface Conv2d {
-  weight: tf.Variable<tf.Rank.R4>;
-  bias: tf.Variable<tf.Rank.R1>;
-  stride: number;
-}
+// Atari detail 8: the Nature-DQN CNN (Mnih et al. 2015), a shared trunk for actor and critic, on nn.framesToInput's
+// [N, 84, 84, 1] frames in [0, 1] (Atari detail 9: CleanRL's `x / 255.0`), and after it an LSTM.
+export class Agent extends nn.Module {
+  readonly network: nn.Sequential;
+  readonly lstm: nn.LSTM;
+  readonly actor: nn.Linear;
+  readonly critic: nn.Linear;
 
-// Detail 2: orthogonal weights with gain sqrt(2) for hidden layers, biases 0 (baselines' `ortho_init`).
-function layerInit(
-  inFeatures: number,
-  outFeatures: number,
-  rng: RandomGenerator,
-  std = Math.SQRT2,
-  biasConst = 0,
-): Linear {
-  return {
-    weight: tf.variable(tf.tensor2d(orthogonal([inFeatures, outFeatures], std, rng), [inFeatures, outFeatures])),
-    bias: tf.variable(tf.fill([outFeatures], biasConst) as tf.Tensor1D),
-  };
-}
-
-/** `layer_init(nn.Conv2d(...))`: the same orthogonal init over the kernel's [kh, kw, in] fan-in. */
-function conv2dInit(
-  inChannels: number,
-  outChannels: number,
-  kernelSize: number,
-  stride: number,
-  rng: RandomGenerator,
-  std = Math.SQRT2,
-): Conv2d {
-  const shape: [number, number, number, number] = [kernelSize, kernelSize, inChannels, outChannels];
-  return {
-    weight: tf.variable(tf.tensor4d(orthogonal(shape, std, rng), shape)),
-    bias: tf.variable(tf.zeros([outChannels]) as tf.Tensor1D),
-    stride,
-  };
-}
-
-/** `nn.Linear`: one fused op for x·W + b, optionally followed by ReLU. */
-function linear(x: tf.Tensor2D, layer: Linear, activation: "linear" | "relu" = "linear"): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: layer.weight, bias: layer.bias, activation }) as tf.Tensor2D;
-}
-
-/** `nn.Conv2d` (valid padding) + `nn.ReLU` as one fused op. */
-function conv2dRelu(x: tf.Tensor4D, layer: Conv2d): tf.Tensor4D {
-  return tf.fused.conv2d({
-    x,
-    filter: layer.weight,
-    strides: layer.stride,
-    pad: "valid",
-    bias: layer.bias,
-    activation: "relu",
-  });
-}
-
-/** `nn.LSTM(inputSize, hiddenSize)`, one layer, in PyTorch's gate order (input, forget, cell, output). */
-interface Lstm {
-  weightIh: tf.Variable<tf.Rank.R2>; // [inputSize, 4 * hiddenSize]
-  weightHh: tf.Variable<tf.Rank.R2>; // [hiddenSize, 4 * hiddenSize]
-  // PyTorch's two bias vectors, kept as two although the gates only see their sum: both get the same gradient, and
-  // Adam moves each by its own step, so their sum moves twice as far as one vector would; clip_grad_norm_ counts
-  // that gradient twice. One vector would train the gates' biases at half CleanRL's rate and clip less.
-  biasIh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
-  biasHh: tf.Variable<tf.Rank.R1>; // [4 * hiddenSize]
-  hiddenSize: number;
-}
-
-/** LSTM detail 1: weights orthogonal with gain 1, biases 0 (CleanRL loops over `lstm.named_parameters()`). */
-function lstmInit(inputSize: number, hiddenSize: number, rng: RandomGenerator): Lstm {
-  return {
-    weightIh: tf.variable(tf.tensor2d(orthogonal([inputSize, 4 * hiddenSize], 1.0, rng), [inputSize, 4 * hiddenSize])),
-    weightHh: tf.variable(
-      tf.tensor2d(orthogonal([hiddenSize, 4 * hiddenSize], 1.0, rng), [hiddenSize, 4 * hiddenSize]),
-    ),
-    biasIh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
-    biasHh: tf.variable(tf.zeros([4 * hiddenSize]) as tf.Tensor1D),
-    hiddenSize,
-  };
-}
-
-/**
- * One LSTM step from the input's projection `xProj = x·W_ih + b_ih + b_hh` (computed for all steps at once by the caller):
- *   i, f, g, o = split(xProj + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
- * Plain differentiable tfjs ops, so gradients flow back through the whole unrolled sequence.
- */
-export function lstmCell(
-  xProj: tf.Tensor2D,
-  h: tf.Tensor2D,
-  c: tf.Tensor2D,
-  weightHh: tf.Tensor2D,
-): [tf.Tensor2D, tf.Tensor2D] {
-  const gates = tf.add(xProj, tf.matMul(h, weightHh));
-  const [i, f, g, o] = tf.split(gates, 4, 1) as tf.Tensor2D[];
-  const cNext = tf.add(tf.mul(tf.sigmoid(f), c), tf.mul(tf.sigmoid(i), tf.tanh(g))) as tf.Tensor2D;
-  const hNext = tf.mul(tf.sigmoid(o), tf.tanh(cNext)) as tf.Tensor2D;
-  return [hNext, cNext];
-}
-
-/** The recurrent state of a batch of envs: hidden and cell states, [numEnvs, hiddenSize] each. */
-export interface LstmState {
-  h: tf.Tensor2D;
-  c: tf.Tensor2D;
-}
-/** The same state between rollout steps, as flat JS arrays. */
-type LstmArrays = { h: Float32Array; c: Float32Array };
-
-// Atari detail 8: the Nature-DQN CNN (Mnih et al. 2015), here on one frame, feeding an LSTM(512 -> 128).
-export class Agent {
-  readonly network: { convs: Conv2d[]; fc: Linear };
-  readonly lstm: Lstm;
-  readonly actor: Linear;
-  readonly critic: Linear;
-
-  constructor(
-    readonly numActions: number,
-    rng: RandomGenerator,
-  ) {
-    this.network = {
-      convs: [conv2dInit(1, 32, 8, 4, rng), conv2dInit(32, 64, 4, 2, rng), conv2dInit(64, 64, 3, 1, rng)],
-      fc: layerInit(64 * 7 * 7, 512, rng),
-    };
-    this.lstm = lstmInit(512, 128, rng);
-    // Detail 2: policy head gain 0.01 (near-uniform initial policy), value head gain 1.
-    this.actor = layerInit(128, numActions, rng, 0.01);
-    this.critic = layerInit(128, 1, rng, 1);
-  }
-
-  /**
-   * Frames arrive as stored, [N, 1, 84, 84] bytes (FrameStack's channel-first layout, as torch sees them); tfjs
-   * convolutions want channels last. Atari detail 9: pixels scaled to [0, 1].
-   */
-  hidden(x: tf.Tensor4D): tf.Tensor2D {
-    let h = tf.transpose(tf.div(x, 255.0), [0, 2, 3, 1]) as tf.Tensor4D;
-    for (const conv of this.network.convs) h = conv2dRelu(h, conv);
-    return linear(tf.reshape(h, [h.shape[0], -1]) as tf.Tensor2D, this.network.fc, "relu");
-  }
-
-  /**
-   * CleanRL's `get_states`: `x` holds T consecutive steps of B envs, time-major ([T * B, 1, 84, 84]), `done[t * B + e]`
-   * says that obs is the first of a new episode. LSTM detail 3: the state is multiplied by (1 - done) right before
-   * such a step, in the rollout (T = 1) and when training replays the sequence, so no memory crosses an episode.
-   * Returns the LSTM outputs for all steps ([T * B, 128]) and the state after the last step.
-   */
-  getStates(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D): { hidden: tf.Tensor2D; lstmState: LstmState } {
-    const batchSize = lstmState.h.shape[0];
-    const numSteps = x.shape[0] / batchSize;
-    const xProj = tf.add(
-      tf.add(tf.matMul(this.hidden(x), this.lstm.weightIh), this.lstm.biasIh),
-      this.lstm.biasHh,
-    ) as tf.Tensor2D;
-    const keep = tf.sub(1, done).reshape([numSteps, batchSize, 1]);
-    let { h, c } = lstmState;
-    const outputs: tf.Tensor2D[] = [];
-    for (let t = 0; t < numSteps; t++) {
-      const keepT = tf.squeeze(tf.slice(keep, [t, 0, 0], [1, batchSize, 1]), [0]) as tf.Tensor2D;
-      [h, c] = lstmCell(
-        tf.slice(xProj, [t * batchSize, 0], [batchSize, -1]),
-        tf.mul(keepT, h),
-        tf.mul(keepT, c),
-        this.lstm.weightHh,
-      );
-      outputs.push(h);
+  constructor(numActions: number) {
+    super();
+    this.network = new nn.Sequential(
+      layerInit(new nn.Conv2d(1, 32, 8, 4)),
+      new nn.ReLU(),
+      layerInit(new nn.Conv2d(32, 64, 4, 2)),
+      new nn.ReLU(),
+      layerInit(new nn.Conv2d(64, 64, 3, 1)),
+      new nn.ReLU(),
+      new nn.Flatten([64, 7, 7]),
+      layerInit(new nn.Linear(64 * 7 * 7, 512)),
+      new nn.ReLU(),
+    );
+    this.lstm = new nn.LSTM(512, 128);
+    // LSTM detail 1: weights orthogonal with gain 1, biases 0 (torch's own init of an LSTM is uniform).
+    for (const { name, variable } of this.lstm.namedParameters()) {
+      if (name.includes("bias")) nn.init.constant(variable, 0);
+      else if (name.includes("weight")) nn.init.orthogonal(variable, 1.0);
     }
-    return { hidden: tf.concat(outputs, 0), lstmState: { h, c } };
-  }
-
-  getValue(x: tf.Tensor4D, lstmState: LstmState, done: tf.Tensor1D): tf.Tensor1D {
-    return linear(this.getStates(x, lstmState, done).hidden, this.critic).reshape([-1]);
+    // Detail 2: the policy head's gain 0.01 makes the initial action probabilities near-uniform.
+    this.actor = layerInit(new nn.Linear(128, numActions), 0.01);
+    this.critic = layerInit(new nn.Linear(128, 1), 1);
   }
 
   /**
-   * Log-probability of `action`, policy entropy and value for a batch of sequences: what the PPO loss needs.
-   * Categorical log-probs as sum(logSoftmax · oneHot): tfjs-wasm has no gradient kernel for a batched gather.
+   * `x`: T steps of B envs, time-major; `done[t * B + e]`: that obs starts an episode. LSTM detail 3: the state is
+   * zeroed before such a step, in the rollout (T = 1) and in training's replay. Returns T * B outputs, the last state.
    */
+  getStates(x: tf.Tensor, lstmState: nn.LstmState, done: tf.Tensor1D): [tf.Tensor, nn.LstmState] {
+    const batchSize = lstmState[0].shape[0];
+    // The CNN's features of all T * B frames, multiplied into the LSTM's gates in one product.
+    const hidden = this.lstm.inputGates(this.network.forward(x));
+    const notDone = tf.sub(1, done).reshape([-1, batchSize, 1]);
+    const newHidden: tf.Tensor[] = [];
+    for (let t = 0; t < notDone.shape[0]; t++) {
+      const d = tf.squeeze(tf.slice(notDone, [t, 0, 0], [1, batchSize, 1]), [0]);
+      const h = tf.slice(hidden, [t * batchSize, 0], [batchSize, -1]);
+      lstmState = this.lstm.cell(h, [tf.mul(d, lstmState[0]), tf.mul(d, lstmState[1])]);
+      newHidden.push(lstmState[0]);
+    }
+    return [tf.concat(newHidden), lstmState];
+  }
+
+  getValue(x: tf.Tensor, lstmState: nn.LstmState, done: tf.Tensor1D): tf.Tensor1D {
+    return this.critic.forward(this.getStates(x, lstmState, done)[0]).reshape([-1]);
+  }
+
+  /** Samples an action when none is given (the rollout); returns it, its log-probability, entropy, value, new state. */
   getActionAndValue(
-    x: tf.Tensor4D,
-    lstmState: LstmState,
+    x: tf.Tensor,
+    lstmState: nn.LstmState,
     done: tf.Tensor1D,
-    action: tf.Tensor1D,
-  ): { logprob: tf.Tensor1D; entropy: tf.Tensor1D; value: tf.Tensor1D } {
-    const { hidden } = this.getStates(x, lstmState, done);
-    const logProbs = tf.logSoftmax(linear(hidden, this.actor));
-    const logprob = tf.sum(tf.mul(logProbs, tf.oneHot(action, this.numActions)), -1) as tf.Tensor1D;
-    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logProbs), logProbs), -1)) as tf.Tensor1D;
-    return { logprob, entropy, value: linear(hidden, this.critic).reshape([-1]) };
+    action?: tf.Tensor1D,
+  ): [tf.Tensor1D, tf.Tensor1D, tf.Tensor1D, tf.Tensor1D, nn.LstmState] {
+    const [hidden, nextLstmState] = this.getStates(x, lstmState, done);
+    const probs = new Categorical(this.actor.forward(hidden) as tf.Tensor2D);
+    action ??= probs.sample();
+    return [action, probs.logProb(action), probs.entropy(), this.critic.forward(hidden).reshape([-1]), nextLstmState];
   }
+}
 
-  /**
-   * The rollout's `agent.get_action_and_value(next_obs, next_lstm_state, next_done)` under `torch.no_grad()`: one
-   * forward pass for all envs and one readback of [logits | value | h | c]; the action is sampled in plain JS.
-   * The recurrent state lives in JS arrays between steps (8 × 128 × 2 floats), so no tensor outlives the step.
-   */
-  sampleActionAndValue(
-    obs: Uint8Array,
-    state: LstmArrays,
-    done: Float32Array,
-    rng: RandomGenerator,
-  ): { action: Int32Array; logprob: Float32Array; value: Float32Array; state: LstmArrays } {
-    const n = obs.length / OBS_SIZE;
-    const size = this.lstm.hiddenSize;
-    const out = tf.tidy(() => {
-      const lstmState = { h: tf.tensor2d(state.h, [n, size]), c: tf.tensor2d(state.c, [n, size]) };
-      const { hidden, lstmState: next } = this.getStates(
-        tf.tensor4d(obs, [n, 1, 84, 84], "int32"),
-        lstmState,
-        tf.tensor1d(done),
+/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
+export function makeOptimizer(learningRate: number): StatefulOptimizer {
+  return adam(learningRate, 0.9, 0.999, 1e-5);
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const args = parseRunArgs(ARGS, "PPO with an LSTM (CleanRL's ppo_atari_lstm.py).", "ppo_atari_lstm.ts", argv) as Args;
+  args.batchSize = args.numEnvs * args.numSteps;
+  args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
+  args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
+  // LSTM detail 4: a minibatch holds whole envs' sequences, so the envs must split evenly into minibatches.
+  if (args.numEnvs % args.numMinibatches !== 0)
+    usageError(`--num-envs ${args.numEnvs} is not divisible by --num-minibatches ${args.numMinibatches}`);
+  // Run name, seeding and backend, TensorBoard and wandb, checkpoints: envs/run/run.ts.
+  const run = await startRun(args, {
+    script: "ppo_atari_lstm.ts",
+    spaces: { action: "discrete", observation: "image" },
+  });
+
+  // What CleanRL's `ppo_eval.evaluate` runs: observations in, sampled actions out; the LSTM state carries over.
+  const policy = (agent: Agent) => {
+    let lstmState: nn.LstmState = [tf.zeros([1, 128]), tf.zeros([1, 128])];
+    return (obs: Uint8Array, done: Float32Array) =>
+      tf.tidy(() => {
+        const x = nn.framesToInput(obs, [1, 84, 84], "chw");
+        const [action, , , , next] = agent.getActionAndValue(x, lstmState, tf.tensor1d(done));
+        tf.dispose(lstmState);
+        lstmState = [tf.keep(next[0]), tf.keep(next[1])];
+        return action.dataSync();
+      });
+  };
+  if (args.evalCheckpoint !== null) {
+    const { agent, envId } = run.loadAgent((shape) => new Agent(shape("actor.weight")[0]));
+    const env = makeEnv(envId, 0, args.captureVideo, run.name);
+    return reportEvaluation(evaluate(env, args.evalEpisodes, args.seed, policy(agent)));
+  }
+  const writer = run.writer;
+
+  // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
+  const envArgs = Array.from({ length: args.numEnvs }, (_, i) => [args.envId, i, args.captureVideo, run.name]);
+  const envs = gym.vector.AsyncVectorEnv.fromModule(import.meta.url, "makeEnv", envArgs);
+  run.closeOnExit(envs);
+  const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
+
+  const agent = new Agent(numActions);
+  const optimizer = makeOptimizer(args.learningRate);
+  const start = run.restore(agent, optimizer); // with --resume: the saved iteration, step, Adam and generator
+
+  // ALGO Logic: Storage setup. One tensor per step for what the network reads or produced; rewards and dones,
+  // which GAE reads, as [numSteps, numEnvs] row-major arrays, already flattened.
+  const obs: tf.Tensor[] = new Array(args.numSteps);
+  const actions: tf.Tensor[] = new Array(args.numSteps);
+  const logprobs: tf.Tensor[] = new Array(args.numSteps);
+  const values: tf.Tensor[] = new Array(args.numSteps);
+  const rewards = new Float32Array(args.numSteps * args.numEnvs);
+  const dones = new Float32Array(args.numSteps * args.numEnvs);
+
+  // TRY NOT TO MODIFY: start the game
+  let globalStep = start.globalStep;
+  const startTime = performance.now();
+  let nextObs = nn.framesToInput(envs.reset({ seed: args.seed })[0] as Uint8Array, [1, 84, 84], "chw");
+  let nextDone = new Float32Array(args.numEnvs);
+  // LSTM detail 2: the hidden and cell states start at zero (see https://youtu.be/8HyCNIVRbSU).
+  let nextLstmState: nn.LstmState = [tf.zeros([args.numEnvs, 128]), tf.zeros([args.numEnvs, 128])];
+
+  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
+    await run.startIteration(iteration, globalStep);
+    // LSTM detail 5: training replays the rollout's sequences from the state it starts in.
+    const initialLstmState = nextLstmState.map((s) => s.clone()) as nn.LstmState;
+    // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
+    if (args.annealLr) {
+      const frac = 1.0 - (iteration - 1.0) / args.numIterations;
+      setLearningRate(optimizer, frac * args.learningRate);
+    }
+
+    for (let step = 0; step < args.numSteps; step++) {
+      globalStep += args.numEnvs;
+      obs[step] = nextObs;
+      dones.set(nextDone, step * args.numEnvs);
+
+      // ALGO LOGIC: action logic
+      const [action, logprob, entropy, value, lstmState] = tf.tidy(() =>
+        agent.getActionAndValue(nextObs, nextLstmState, tf.tensor1d(nextDone)),
       );
-      return tf.concat([linear(hidden, this.actor), linear(hidden, this.critic), next.h, next.c], 1);
-    });
-    const outputs = out.dataSync();
-    out.dispose();
-    const width = this.numActions + 1 + 2 * size;
-    const action = new Int32Array(n);
-    const logprob = new Float32Array(n);
-    const value = new Float32Array(n);
-    const nextState: LstmArrays = { h: new Float32Array(n * size), c: new Float32Array(n * size) };
-    for (let i = 0; i < n; i++) {
-      const row = i * width;
-      let max = -Infinity;
-      for (let a = 0; a < this.numActions; a++) max = Math.max(max, outputs[row + a]);
-      let sumExp = 0;
-      for (let a = 0; a < this.numActions; a++) sumExp += Math.exp(outputs[row + a] - max);
-      const logSumExp = max + Math.log(sumExp);
-      // Inverse-CDF sampling; the last action absorbs float round-off so a sample always lands.
-      let u = rng.random();
-      let chosen = this.numActions - 1;
-      for (let a = 0; a < this.numActions - 1; a++) {
-        u -= Math.exp(outputs[row + a] - logSumExp);
-        if (u < 0) {
-          chosen = a;
-          break;
+      [actions[step], logprobs[step], values[step]] = [action, logprob, value];
+      tf.dispose([entropy, ...nextLstmState]);
+      nextLstmState = lstmState;
+
+      // TRY NOT TO MODIFY: execute the game and log data.
+      const [stepObs, reward, terminations, truncations, infos] = envs.step(action.dataSync());
+      // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
+      nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
+      rewards.set(reward, step * args.numEnvs);
+      nextObs = nn.framesToInput(stepObs as Uint8Array, [1, 84, 84], "chw");
+
+      for (const info of infos.final_info ?? []) {
+        if (info?.episode) {
+          console.log(`global_step=${globalStep}, episodic_return=${info.episode.r}`);
+          writer.addScalar("charts/episodic_return", info.episode.r, globalStep);
+          writer.addScalar("charts/episodic_length", info.episode.l, globalStep);
         }
       }
-      action[i] = chosen;
-      logprob[i] = outputs[row + chosen] - logSumExp;
-      value[i] = outputs[row + this.numActions];
-      nextState.h.set(outputs.subarray(row + this.numActions + 1, row + this.numActions + 1 + size), i * size);
-      nextState.c.set(outputs.subarray(row + this.numActions + 1 + size, row + width), i * size);
     }
-    return { action, logprob, value, state: nextState };
+
+    // bootstrap value if not done
+    const nextValue = tf.tidy(
+      () => agent.getValue(nextObs, nextLstmState, tf.tensor1d(nextDone)).dataSync() as Float32Array,
+    );
+    const bValues = tf.concat(values);
+    const valuesData = bValues.dataSync() as Float32Array;
+    const { advantages, returns } = computeGae(
+      rewards,
+      valuesData,
+      dones,
+      nextValue,
+      nextDone,
+      args.gamma,
+      args.gaeLambda,
+    );
+
+    // flatten the batch
+    const b: Omit<Minibatch, "initialState"> = {
+      obs: tf.concat(obs),
+      dones: tf.tensor1d(dones),
+      actions: tf.concat(actions) as tf.Tensor1D,
+      logprobs: tf.concat(logprobs) as tf.Tensor1D,
+      advantages: tf.tensor1d(advantages),
+      returns: tf.tensor1d(returns),
+      values: bValues as tf.Tensor1D,
+    };
+    tf.dispose([...obs, ...actions, ...logprobs, ...values]);
+
+    // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
+    // LSTM detail 4: what is shuffled is the envs; a minibatch holds a few envs' whole sequences in time order.
+    const envsPerBatch = args.numEnvs / args.numMinibatches;
+    const envInds = Int32Array.from({ length: args.numEnvs }, (_, i) => i);
+    const flatInds = tf.tidy(() => tf.range(0, args.batchSize, 1, "int32").reshape([args.numSteps, args.numEnvs]));
+    const clipfracs: number[] = [];
+    let stats: Float32Array = new Float32Array(7);
+    for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
+      shuffle(envInds);
+      for (let start = 0; start < args.numEnvs; start += envsPerBatch) {
+        const mbEnvInds = envInds.slice(start, start + envsPerBatch);
+        const mb = tf.tidy(() => ({
+          ...gather(b, tf.gather(flatInds, mbEnvInds, 1).reshape([-1])), // `flatinds[:, mbenvinds].ravel()`
+          initialState: initialLstmState.map((s) => tf.gather(s, mbEnvInds)) as nn.LstmState,
+        }));
+        stats = updateStep(agent, optimizer, mb, args);
+        tf.dispose(Object.values(mb));
+        run.guard(stats, iteration); // NaN guard: a non-finite loss or gradient norm stops the run before its step
+        clipfracs.push(stats[5]);
+      }
+      // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
+      if (args.targetKl !== null && stats[4] > args.targetKl) break;
+    }
+    tf.dispose([...Object.values(b), ...initialLstmState, flatInds]);
+    const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
+
+    const explainedVar = explainedVariance(valuesData, returns);
+
+    // TRY NOT TO MODIFY: record rewards for plotting purposes
+    writer.addScalar("charts/learning_rate", getLearningRate(optimizer), globalStep);
+    writer.addScalar("losses/value_loss", vLoss, globalStep);
+    writer.addScalar("losses/policy_loss", pgLoss, globalStep);
+    writer.addScalar("losses/entropy", entropyLoss, globalStep);
+    writer.addScalar("losses/old_approx_kl", oldApproxKl, globalStep);
+    writer.addScalar("losses/approx_kl", approxKl, globalStep);
+    writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
+    writer.addScalar("losses/explained_variance", explainedVar, globalStep);
+    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
+    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
+    writer.addScalar("charts/SPS", sps, globalStep);
+    run.checkpoint(iteration, globalStep); // --checkpoint-every
   }
 
-  /** CleanRL's `agent.parameters()`, in its order: network (4 layers), lstm (weight_ih, weight_hh, bias_ih, bias_hh), actor, critic. */
-  parameters(): tf.Variable[] {
-    const { weightIh, weightHh, biasIh, biasHh } = this.lstm;
-    return [
-      ...[...this.network.convs, this.network.fc].flatMap((l) => [l.weight, l.bias]),
-      weightIh,
-      weightHh,
-      biasIh,
-      biasHh,
-      ...[this.actor, this.critic].flatMap((l) => [l.weight, l.bias]),
-    ];
+  if (args.saveModel) {
+    run.saveModel(args.numIterations, globalStep);
+    const env = makeEnv(args.envId, 0, args.captureVideo, `${run.name}-eval`);
+    const episodicReturns = evaluate(env, args.evalEpisodes, args.seed, policy(agent));
+    episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
+    await run.upload(episodicReturns); // --upload-model: to the Hugging Face Hub
   }
 
-  /** `parameters()` under the names of CleanRL's `Agent.state_dict()` (envs/torch/checkpoint.ts converts the layouts). */
-  namedParameters(): NamedParameter[] {
-    const convs = this.network.convs.flatMap((c, i) => weightAndBias(`network.${2 * i}`, c, "conv2d"));
-    const lstm: NamedParameter[] = [
-      { name: "lstm.weight_ih_l0", variable: this.lstm.weightIh, layout: "linear" },
-      { name: "lstm.weight_hh_l0", variable: this.lstm.weightHh, layout: "linear" },
-      { name: "lstm.bias_ih_l0", variable: this.lstm.biasIh, layout: "same" },
-      { name: "lstm.bias_hh_l0", variable: this.lstm.biasHh, layout: "same" },
-    ];
-    return [
-      ...convs,
-      ...weightAndBias("network.7", this.network.fc, { flattened: [7, 7, 64] }),
-      ...lstm,
-      ...weightAndBias("actor", this.actor, "linear"),
-      ...weightAndBias("critic", this.critic, "linear"),
-    ];
-  }
+  envs.close();
+  await run.close();
 }
-
-/** One observation: a single 84x84 grayscale frame. */
-const OBS_SIZE = 1 * 84 * 84;
 
 /**
  * Detail 5: Generalized Advantage Estimation (Schulman et al. 2016), computed backwards over the rollout.
@@ -451,446 +370,78 @@ export function computeGae(
   return { advantages, returns };
 }
 
-export interface Minibatch {
-  /** Whole sequences of a few envs, time-major: [numSteps * envsPerBatch, 1, 84, 84]. */
-  obs: tf.Tensor4D;
-  /** LSTM detail 5: those envs' recurrent state at the start of the rollout, to replay the sequences from. */
-  initialLstmState: LstmState;
+export type Minibatch = {
+  obs: tf.Tensor;
+  /** LSTM detail 5: the minibatch's envs' state at the start of the rollout, to replay their sequences from. */
+  initialState: nn.LstmState;
   dones: tf.Tensor1D;
   actions: tf.Tensor1D;
   logprobs: tf.Tensor1D;
   advantages: tf.Tensor1D;
   returns: tf.Tensor1D;
   values: tf.Tensor1D;
+};
+
+type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef" | "maxGradNorm">;
+
+/** `b_obs[mb_inds]`, `b_actions[mb_inds]`, ...: the minibatch's rows of every batch tensor. */
+function gather<B extends object>(batch: B, mbInds: tf.Tensor1D): B {
+  return Object.fromEntries(Object.entries(batch).map(([k, t]) => [k, tf.gather(t, mbInds)])) as B;
 }
-type LossArgs = Pick<Args, "clipCoef" | "normAdv" | "clipVloss" | "entCoef" | "vfCoef">;
-
-/** The PPO loss of one minibatch and its diagnostics (the `losses/*` metrics). */
-export function ppoLoss(agent: Agent, mb: Minibatch, args: LossArgs) {
-  const {
-    logprob: newlogprob,
-    entropy,
-    value: newvalue,
-  } = agent.getActionAndValue(mb.obs, mb.initialLstmState, mb.dones, mb.actions);
-  const logratio = tf.sub(newlogprob, mb.logprobs);
-  const ratio = tf.exp(logratio);
-  // Detail 12: debug variables. approx_kl is the low-variance k3 estimator (http://joschu.net/blog/kl-approx.html),
-  // clipfrac the share of samples whose ratio left the trust region.
-  const oldApproxKl = tf.mean(tf.neg(logratio));
-  const approxKl = tf.mean(tf.sub(tf.sub(ratio, 1), logratio));
-  const clipfrac = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), args.clipCoef), "float32"));
-
-  let mbAdvantages: tf.Tensor1D = mb.advantages;
-  if (args.normAdv) {
-    // Detail 7: per-minibatch advantage normalization; torch's .std() is the unbiased (n - 1) estimator.
-    const n = mbAdvantages.size;
-    const { mean, variance } = tf.moments(mbAdvantages);
-    const std = tf.sqrt(tf.mul(variance, n / Math.max(n - 1, 1)));
-    mbAdvantages = tf.div(tf.sub(mbAdvantages, mean), tf.add(std, 1e-8));
-  }
-
-  // Detail 8: clipped surrogate objective (a loss, so negated and maximized pessimistically).
-  const pgLoss1 = tf.mul(tf.neg(mbAdvantages), ratio);
-  const pgLoss2 = tf.mul(tf.neg(mbAdvantages), tf.clipByValue(ratio, 1 - args.clipCoef, 1 + args.clipCoef));
-  const pgLoss = tf.mean(tf.maximum(pgLoss1, pgLoss2));
-
-  // Detail 9: value loss clipping around the rollout's value predictions.
-  let vLoss: tf.Scalar;
-  if (args.clipVloss) {
-    const vLossUnclipped = tf.square(tf.sub(newvalue, mb.returns));
-    const vClipped = tf.add(mb.values, tf.clipByValue(tf.sub(newvalue, mb.values), -args.clipCoef, args.clipCoef));
-    const vLossClipped = tf.square(tf.sub(vClipped, mb.returns));
-    vLoss = tf.mul(0.5, tf.mean(tf.maximum(vLossUnclipped, vLossClipped)));
-  } else {
-    vLoss = tf.mul(0.5, tf.mean(tf.square(tf.sub(newvalue, mb.returns))));
-  }
-
-  // Detail 10: entropy bonus. Overall loss = policy loss - entropy * ent_coef + value loss * vf_coef.
-  const entropyLoss = tf.mean(entropy);
-  const loss = tf.add(tf.sub(pgLoss, tf.mul(args.entCoef, entropyLoss)), tf.mul(vLoss, args.vfCoef)) as tf.Scalar;
-  return { loss, pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac };
-}
-
-/** Detail 3: Adam with epsilon 1e-5 (openai/baselines), not PyTorch's 1e-8; torch's default betas. */
-export function makeOptimizer(learningRate: number): StatefulOptimizer {
-  return adam(learningRate, 0.9, 0.999, 1e-5);
-}
-
-/** What `updateStep` returns, in order (named by the NaN guard). */
-const UPDATE_METRICS = ["policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "grad_norm"];
 
 /**
- * One gradient step on one minibatch. Everything runs inside one `tf.tidy`, so the tensor count stays flat.
- * Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one readback, taken before
- * the step so that a NaN or infinite value skips it: the NaN guard in the loop then stops with the last good agent.
+ * One gradient step on one minibatch: the PPO loss, then `loss.backward()`, `clip_grad_norm_` and
+ * `optimizer.step()`. Returns [pg_loss, v_loss, entropy, old_approx_kl, approx_kl, clipfrac, grad_norm] in one
+ * readback, taken before the step so that a NaN or infinite value skips it (the run's NaN guard then stops).
  */
-export function updateStep(
-  agent: Agent,
-  optimizer: tf.Optimizer,
-  mb: Minibatch,
-  args: LossArgs & Pick<Args, "maxGradNorm">,
-): Float32Array {
+export function updateStep(agent: Agent, optimizer: tf.Optimizer, mb: Minibatch, args: LossArgs): Float32Array {
   return tf.tidy(() => {
-    let stats: tf.Tensor1D | null = null;
-    const { grads } = tf.variableGrads(() => {
-      const terms = ppoLoss(agent, mb, args);
-      // variableGrads disposes what its function made except the loss: keep the diagnostics out of its reach.
-      stats = tf.keep(
-        tf.stack([
-          terms.pgLoss,
-          terms.vLoss,
-          terms.entropyLoss,
-          terms.oldApproxKl,
-          terms.approxKl,
-          terms.clipfrac,
-        ]) as tf.Tensor1D,
-      );
-      return terms.loss;
-    }, agent.parameters());
+    const { grads, kept } = backward(agent.parameters(), () => {
+      const [, newlogprob, entropy, newvalue] = agent.getActionAndValue(mb.obs, mb.initialState, mb.dones, mb.actions);
+      const logratio = tf.sub(newlogprob, mb.logprobs);
+      const ratio = tf.exp(logratio);
+      // Detail 12: debug variables. approx_kl is the low-variance k3 estimator (http://joschu.net/blog/kl-approx.html),
+      // clipfrac the share of samples whose ratio left the trust region.
+      const oldApproxKl = tf.mean(tf.neg(logratio));
+      const approxKl = tf.mean(tf.sub(tf.sub(ratio, 1), logratio));
+      const clipfrac = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), args.clipCoef), "float32"));
+
+      let mbAdvantages: tf.Tensor = mb.advantages;
+      if (args.normAdv) {
+        // Detail 7: per-minibatch advantage normalization; torch's .std() is the unbiased (n - 1) estimator.
+        const n = mbAdvantages.size;
+        const { mean, variance } = tf.moments(mbAdvantages);
+        const std = tf.sqrt(tf.mul(variance, n / Math.max(n - 1, 1)));
+        mbAdvantages = tf.div(tf.sub(mbAdvantages, mean), tf.add(std, 1e-8));
+      }
+
+      // Detail 8: clipped surrogate objective (a loss, so negated and maximized pessimistically).
+      const pgLoss1 = tf.mul(tf.neg(mbAdvantages), ratio);
+      const pgLoss2 = tf.mul(tf.neg(mbAdvantages), tf.clipByValue(ratio, 1 - args.clipCoef, 1 + args.clipCoef));
+      const pgLoss = tf.mean(tf.maximum(pgLoss1, pgLoss2));
+
+      // Detail 9: value loss clipping around the rollout's value predictions.
+      let vLoss: tf.Scalar;
+      if (args.clipVloss) {
+        const vLossUnclipped = tf.square(tf.sub(newvalue, mb.returns));
+        const vClipped = tf.add(mb.values, tf.clipByValue(tf.sub(newvalue, mb.values), -args.clipCoef, args.clipCoef));
+        const vLossClipped = tf.square(tf.sub(vClipped, mb.returns));
+        vLoss = tf.mul(0.5, tf.mean(tf.maximum(vLossUnclipped, vLossClipped)));
+      } else {
+        vLoss = tf.mul(0.5, tf.mean(tf.square(tf.sub(newvalue, mb.returns))));
+      }
+
+      // Detail 10: entropy bonus. Overall loss = policy loss - entropy * ent_coef + value loss * vf_coef.
+      const entropyLoss = tf.mean(entropy);
+      const loss = tf.add(tf.sub(pgLoss, tf.mul(args.entCoef, entropyLoss)), tf.mul(vLoss, args.vfCoef)) as tf.Scalar;
+      return [loss, tf.stack([pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl, clipfrac])];
+    });
     // Detail 11: global gradient clipping, the norm of all parameters' gradients together at most 0.5.
-    const clipped = clipGradNorm(grads, args.maxGradNorm);
-    const metrics = tf.concat([stats!, tf.reshape(clipped.norm, [1])]);
-    tf.dispose(stats!);
-    const values = metrics.dataSync() as Float32Array;
+    const clipped = nn.clipGradNorm(grads, args.maxGradNorm);
+    const values = tf.concat([kept[0], tf.reshape(clipped.norm, [1])]).dataSync() as Float32Array;
     if (values.every(Number.isFinite)) optimizer.applyGradients(clipped.grads);
     return values;
   });
-}
-
-/** A safetensors checkpoint (envs/torch/checkpoint.ts): the agent under CleanRL's names, Adam's state, the progress. */
-function saveAgent(path: string, agent: Agent, optimizer: StatefulOptimizer | null, progress: Progress): string {
-  return writeCheckpoint(path, "ppo_atari_lstm.ts", agent.namedParameters(), optimizer, progress);
-}
-
-/** An agent from a checkpoint of ours (safetensors or the older JSON) or a CleanRL `ppo_atari_lstm.py` state dict. */
-function loadAgent(path: string, envId: string): { agent: Agent; envId: string } {
-  const checkpoint = readCheckpoint(path, "ppo_atari_lstm.ts");
-  const numActions = checkpoint.legacy
-    ? (checkpoint.fields.numActions as number)
-    : storedShape(checkpoint, "actor.weight")[0];
-  const agent = new Agent(numActions, new RandomGenerator(0));
-  loadParameters(checkpoint, agent.namedParameters());
-  return { agent, envId: checkpoint.envId ?? envId };
-}
-
-/** CleanRL's `ppo_eval.evaluate`: runs the (stochastic) policy for `evalEpisodes` episodes, returns their returns. */
-export function evaluate(
-  agent: Agent,
-  envId: string,
-  evalEpisodes: number,
-  runName: string,
-  captureVideo: boolean,
-  seed: number,
-): number[] {
-  const envs = new gym.vector.SyncVectorEnv([makeEnv(envId, 0, captureVideo, runName)]);
-  const rng = new RandomGenerator(seed);
-  let [obs] = envs.reset({ seed });
-  let state: LstmArrays = { h: new Float32Array(agent.lstm.hiddenSize), c: new Float32Array(agent.lstm.hiddenSize) };
-  let done = new Float32Array(1);
-  const episodicReturns: number[] = [];
-  while (episodicReturns.length < evalEpisodes) {
-    const out = agent.sampleActionAndValue(obs as Uint8Array, state, done, rng);
-    state = out.state;
-    const [nextObs, , terminations, truncations, infos] = envs.step(out.action);
-    done = Float32Array.of(terminations[0] || truncations[0] ? 1 : 0);
-    for (const info of infos.final_info ?? []) {
-      if (info?.episode) {
-        console.log(`eval_episode=${episodicReturns.length}, episodic_return=${info.episode.r}`);
-        episodicReturns.push(info.episode.r);
-      }
-    }
-    obs = nextObs;
-  }
-  envs.close();
-  return episodicReturns;
-}
-
-export async function main(argv = process.argv.slice(2)): Promise<void> {
-  const args: Args = {
-    ...parseArgs(
-      ARGS,
-      "Recurrent PPO on Atari games from single frames (CleanRL's ppo_atari_lstm.py).",
-      "ppo_atari_lstm.ts",
-      argv,
-    ),
-    batchSize: 0,
-    minibatchSize: 0,
-    numIterations: 0,
-  };
-  // --resume continues a saved run: its args (but the flags given here), its run directory.
-  const resumed = args.resume === null ? null : readCheckpoint(args.resume, "ppo_atari_lstm.ts");
-  if (resumed !== null) Object.assign(args, resumeArgs(resumed, args, argv));
-  args.batchSize = args.numEnvs * args.numSteps;
-  args.minibatchSize = Math.floor(args.batchSize / args.numMinibatches);
-  args.numIterations = Math.floor(args.totalTimesteps / args.batchSize);
-  // LSTM detail 4: minibatches are whole envs' sequences, so the envs must split evenly into minibatches.
-  if (args.numEnvs % args.numMinibatches !== 0)
-    usageError(`--num-envs ${args.numEnvs} is not divisible by --num-minibatches ${args.numMinibatches}`);
-  if (args.numIterations < 1)
-    usageError(`--total-timesteps ${args.totalTimesteps} is less than one batch (${args.batchSize} steps)`);
-  if (args.evalCheckpoint === null && !gym.registeredIds().includes(args.envId))
-    usageError(`unknown --env-id ${args.envId}; registered: ${gym.registeredIds().join(", ")}`);
-  checkEnvSpaces(args.envId, { action: "discrete", observation: "image" }); // before any env is built: a wrong id fails here, in one line
-  const runName =
-    resumed?.progress?.runName ?? `${args.envId}__${args.expName}__${args.seed}__${Math.floor(Date.now() / 1000)}`;
-  const modelPath = `runs/${runName}/${args.expName}.safetensors`;
-
-  // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
-  if (args.romDir !== null) process.env.ALE_ROMS_DIR = args.romDir;
-
-  // TRY NOT TO MODIFY: seeding and backend (CleanRL's `device`), before any tensor exists.
-  if (args.torchDeterministic) process.env.TF_DETERMINISTIC_OPS = "1";
-  await setupBackend(args.backend, { cuda: args.cuda });
-  const rng = new RandomGenerator(args.seed);
-
-  if (args.evalCheckpoint !== null) {
-    const { agent, envId } = loadAgent(args.evalCheckpoint, args.envId);
-    const returns = evaluate(agent, envId, args.evalEpisodes, runName, args.captureVideo, args.seed);
-    console.log(
-      `mean episodic_return over ${returns.length} episodes: ${(returns.reduce((a, b) => a + b, 0) / returns.length).toFixed(2)}`,
-    );
-    return;
-  }
-
-  const tracker = args.track
-    ? await initTracking({ project: args.wandbProjectName, entity: args.wandbEntity, name: runName, config: args })
-    : null;
-  // A resumed run appends to its run directory; TensorBoard drops what the old files logged past the checkpoint.
-  const writer = new SummaryWriter(`runs/${runName}`, tracker, {
-    purgeStep: resumed === null ? undefined : resumed.progress!.globalStep + 1,
-  });
-  writer.addText(
-    "hyperparameters",
-    `|param|value|\n|-|-|\n${Object.entries(args)
-      .map(([k, v]) => `|${k}|${v}|`)
-      .join("\n")}`,
-  );
-
-  // A missing ROM fails here, in one line, rather than inside every env worker.
-  try {
-    gym.make(args.envId).close();
-  } catch (e) {
-    usageError((e as Error).message);
-  }
-  // env setup. Detail 1: vectorized environments, stepped in lockstep, reset automatically at episode end.
-  // The envs step in worker threads: emulation is the bottleneck, so the envs must spread over the cores.
-  // At most one worker per core (each hosting several envs): more threads only add messaging and contention.
-  const envs = new gym.vector.AsyncVectorEnv(
-    Array.from({ length: args.numEnvs }, (_, i) => ({
-      module: import.meta.url,
-      exportName: "makeEnv",
-      args: [args.envId, i, args.captureVideo, runName],
-    })),
-    { numWorkers: availableParallelism() },
-  );
-  closeOnExit(envs, writer, tracker); // on Ctrl-C, SIGTERM or an error: close the envs (workers, videos), flush the logs
-  if (!(envs.singleActionSpace instanceof gym.spaces.Discrete))
-    usageError(`only discrete action space is supported; ${args.envId} has ${envs.singleActionSpace}`);
-  const numActions = (envs.singleActionSpace as gym.spaces.Discrete).n;
-
-  const agent = new Agent(numActions, rng);
-  const optimizer = makeOptimizer(args.learningRate);
-  // --resume: the parameters, Adam's moments and step, and the generator's stream where the checkpoint left them.
-  const start =
-    resumed === null
-      ? { iteration: 0, globalStep: 0 }
-      : restoreTraining(resumed, agent.namedParameters(), optimizer, rng);
-
-  // ALGO Logic: Storage setup. [numSteps, numEnvs] row-major, so the flattened arrays are already `b_*`.
-  // Atari detail 9's division by 255 happens in the network, so observations are stored as the bytes they are.
-  const obs = new Uint8Array(args.numSteps * args.numEnvs * OBS_SIZE);
-  const actions = new Int32Array(args.numSteps * args.numEnvs);
-  const logprobs = new Float32Array(args.numSteps * args.numEnvs);
-  const rewards = new Float32Array(args.numSteps * args.numEnvs);
-  const dones = new Float32Array(args.numSteps * args.numEnvs);
-  const values = new Float32Array(args.numSteps * args.numEnvs);
-
-  // TRY NOT TO MODIFY: start the game
-  let globalStep = start.globalStep;
-  const progressAt = (iteration: number): Progress => ({ runName, iteration, globalStep, rng: [rng.getState()], args });
-  const startTime = performance.now();
-  let [nextObs] = envs.reset({ seed: args.seed });
-  let nextDone = new Float32Array(args.numEnvs);
-  // LSTM detail 2: the hidden and cell states start at zero.
-  let nextLstmState: LstmArrays = {
-    h: new Float32Array(args.numEnvs * agent.lstm.hiddenSize),
-    c: new Float32Array(args.numEnvs * agent.lstm.hiddenSize),
-  };
-
-  const mbObs = new Uint8Array(args.minibatchSize * OBS_SIZE);
-  const mbActions = new Int32Array(args.minibatchSize);
-  const mbLogprobs = new Float32Array(args.minibatchSize);
-  const mbAdvantages = new Float32Array(args.minibatchSize);
-  const mbReturns = new Float32Array(args.minibatchSize);
-  const mbValues = new Float32Array(args.minibatchSize);
-  const envsPerBatch = args.numEnvs / args.numMinibatches;
-  const mbDones = new Float32Array(args.minibatchSize);
-  const mbInitialH = new Float32Array(envsPerBatch * agent.lstm.hiddenSize);
-  const mbInitialC = new Float32Array(envsPerBatch * agent.lstm.hiddenSize);
-
-  for (let iteration = start.iteration + 1; iteration <= args.numIterations; iteration++) {
-    await pollSignals(); // a pending Ctrl-C / SIGTERM runs here: the loop itself never yields to the event loop
-    // Detail 4: learning rate annealed linearly from its initial value to 0 over the run.
-    if (args.annealLr) {
-      const frac = 1.0 - (iteration - 1.0) / args.numIterations;
-      setLearningRate(optimizer, frac * args.learningRate);
-    }
-    // LSTM detail 5: remember the state the rollout starts from; training replays the sequences from it.
-    const initialLstmState = { h: nextLstmState.h.slice(), c: nextLstmState.c.slice() };
-
-    for (let step = 0; step < args.numSteps; step++) {
-      globalStep += args.numEnvs;
-      obs.set(nextObs as Uint8Array, step * args.numEnvs * OBS_SIZE);
-      dones.set(nextDone, step * args.numEnvs);
-
-      // ALGO LOGIC: action logic
-      const { action, logprob, value, state } = agent.sampleActionAndValue(
-        nextObs as Uint8Array,
-        nextLstmState,
-        nextDone,
-        rng,
-      );
-      nextLstmState = state;
-      values.set(value, step * args.numEnvs);
-      actions.set(action, step * args.numEnvs);
-      logprobs.set(logprob, step * args.numEnvs);
-
-      // TRY NOT TO MODIFY: execute the game and log data.
-      const [stepObs, reward, terminations, truncations, infos] = envs.step(action);
-      nextObs = stepObs;
-      rewards.set(reward, step * args.numEnvs);
-      // An episode ends on termination or truncation alike (CleanRL's `np.logical_or`): the next obs is a reset.
-      nextDone = Float32Array.from(terminations, (term, i) => (term || truncations[i] ? 1 : 0));
-
-      for (const info of infos.final_info ?? []) {
-        if (info?.episode) {
-          console.log(`global_step=${globalStep}, episodic_return=${info.episode.r}`);
-          writer.addScalar("charts/episodic_return", info.episode.r, globalStep);
-          writer.addScalar("charts/episodic_length", info.episode.l, globalStep);
-        }
-      }
-    }
-
-    // bootstrap value if not done
-    const nextValue = tf.tidy(() => {
-      const lstmState = {
-        h: tf.tensor2d(nextLstmState.h, [args.numEnvs, agent.lstm.hiddenSize]),
-        c: tf.tensor2d(nextLstmState.c, [args.numEnvs, agent.lstm.hiddenSize]),
-      };
-      return agent
-        .getValue(
-          tf.tensor4d(nextObs as Uint8Array, [args.numEnvs, 1, 84, 84], "int32"),
-          lstmState,
-          tf.tensor1d(nextDone),
-        )
-        .dataSync() as Float32Array;
-    });
-    const { advantages, returns } = computeGae(rewards, values, dones, nextValue, nextDone, args.gamma, args.gaeLambda);
-
-    // Optimizing the policy and value network. Detail 6: shuffled minibatches, several epochs over the batch.
-    // LSTM detail 4: what is shuffled is the envs; each minibatch holds a few envs' whole sequences in time order
-    // (CleanRL's `flatinds[:, mbenvinds].ravel()`), so the LSTM can be replayed over them.
-    // CleanRL's `np.arange` anew each iteration: the shuffled order depends on the generator alone, which a checkpoint saves.
-    const envInds = Int32Array.from({ length: args.numEnvs }, (_, i) => i);
-    const clipfracs: number[] = [];
-    let stats: Float32Array = new Float32Array(UPDATE_METRICS.length);
-    const size = agent.lstm.hiddenSize;
-    for (let epoch = 0; epoch < args.updateEpochs; epoch++) {
-      shuffle(envInds, rng);
-      for (let start = 0; start < args.numEnvs; start += envsPerBatch) {
-        for (let k = 0; k < envsPerBatch; k++) {
-          const env = envInds[start + k];
-          mbInitialH.set(initialLstmState.h.subarray(env * size, (env + 1) * size), k * size);
-          mbInitialC.set(initialLstmState.c.subarray(env * size, (env + 1) * size), k * size);
-          for (let t = 0; t < args.numSteps; t++) {
-            const b = t * args.numEnvs + env;
-            const j = t * envsPerBatch + k;
-            mbObs.set(obs.subarray(b * OBS_SIZE, (b + 1) * OBS_SIZE), j * OBS_SIZE);
-            mbDones[j] = dones[b];
-            mbActions[j] = actions[b];
-            mbLogprobs[j] = logprobs[b];
-            mbAdvantages[j] = advantages[b];
-            mbReturns[j] = returns[b];
-            mbValues[j] = values[b];
-          }
-        }
-        const mb = tf.tidy(() => ({
-          obs: tf.tensor4d(mbObs, [args.minibatchSize, 1, 84, 84], "int32"),
-          initialLstmState: {
-            h: tf.tensor2d(mbInitialH, [envsPerBatch, size]),
-            c: tf.tensor2d(mbInitialC, [envsPerBatch, size]),
-          },
-          dones: tf.tensor1d(mbDones),
-          actions: tf.tensor1d(mbActions, "int32"),
-          logprobs: tf.tensor1d(mbLogprobs),
-          advantages: tf.tensor1d(mbAdvantages),
-          returns: tf.tensor1d(mbReturns),
-          values: tf.tensor1d(mbValues),
-        }));
-        stats = updateStep(agent, optimizer, mb, args);
-        tf.dispose(mb);
-        // NaN guard: a non-finite loss or gradient norm stops training (the step was not applied).
-        checkFinite(
-          stats,
-          UPDATE_METRICS,
-          iteration,
-          args.saveModel ? () => saveAgent(modelPath, agent, null, progressAt(iteration - 1)) : null,
-        );
-        clipfracs.push(stats[5]);
-      }
-      // Early stopping at the epoch level once the policy moved too far (approx_kl of the last minibatch).
-      if (args.targetKl !== null && stats[4] > args.targetKl) break;
-    }
-    const [pgLoss, vLoss, entropyLoss, oldApproxKl, approxKl] = stats;
-
-    const explainedVar = explainedVariance(values, returns);
-
-    // TRY NOT TO MODIFY: record rewards for plotting purposes
-    writer.addScalar("charts/learning_rate", getLearningRate(optimizer), globalStep);
-    writer.addScalar("losses/value_loss", vLoss, globalStep);
-    writer.addScalar("losses/policy_loss", pgLoss, globalStep);
-    writer.addScalar("losses/entropy", entropyLoss, globalStep);
-    writer.addScalar("losses/old_approx_kl", oldApproxKl, globalStep);
-    writer.addScalar("losses/approx_kl", approxKl, globalStep);
-    writer.addScalar("losses/clipfrac", clipfracs.reduce((a, b) => a + b, 0) / clipfracs.length, globalStep);
-    writer.addScalar("losses/explained_variance", explainedVar, globalStep);
-    const sps = Math.floor((globalStep - start.globalStep) / ((performance.now() - startTime) / 1000));
-    console.log(`SPS: ${sps}  ${progress(globalStep, args.numIterations * args.batchSize, sps)}`);
-    writer.addScalar("charts/SPS", sps, globalStep);
-
-    // --checkpoint-every: what --resume needs, after the iteration's scalars reached the event file.
-    if (args.checkpointEvery > 0 && iteration % args.checkpointEvery === 0) {
-      writer.flush();
-      saveAgent(periodicCheckpointPath(`runs/${runName}`, iteration), agent, optimizer, progressAt(iteration));
-      pruneCheckpoints(`runs/${runName}`, args.checkpointKeep);
-    }
-  }
-
-  if (args.saveModel) {
-    saveAgent(modelPath, agent, optimizer, progressAt(args.numIterations));
-    console.log(`model saved to ${modelPath}`);
-    const episodicReturns = evaluate(
-      agent,
-      args.envId,
-      args.evalEpisodes,
-      `${runName}-eval`,
-      args.captureVideo,
-      args.seed,
-    );
-    episodicReturns.forEach((r, idx) => writer.addScalar("eval/episodic_return", r, idx));
-  }
-
-  envs.close();
-  writer.close();
-  await tracker?.finish();
-}
-
-/** `np.random.shuffle` (Fisher–Yates) with the run's seeded generator. */
-function shuffle(array: Int32Array, rng: RandomGenerator): void {
-  for (let i = array.length - 1; i > 0; i--) {
-    const j = rng.integers(0, i + 1);
-    [array[i], array[j]] = [array[j], array[i]];
-  }
 }
 
 /** 1 - Var[returns - values] / Var[returns]: how much of the return variance the critic explains (NaN if none). */
@@ -908,8 +459,8 @@ export function explainedVariance(yPred: Float32Array, yTrue: Float32Array): num
 }
 
 // `if __name__ == "__main__":` — run when executed, not when a test imports the functions above.
-// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the stack
-// with --debug), and Ctrl-C / SIGTERM close what closeOnExit registered, then exit 130 / 143.
+// runMain (envs/run/main.ts): any error is one `error:` line (exit 2 for a bad command line, 1 otherwise; the
+// stack with --debug), and Ctrl-C / SIGTERM close what the run registered, then exit 130 / 143.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runMain(main);
 }

@@ -7,7 +7,9 @@
 # from a formula both sides compute bit for bit (an integer hash, `hash_unit`), so no weight file is committed. The
 # update is CleanRL's minibatch step as its scripts write it: PPO loss with the variant's defaults, backward,
 # clip_grad_norm_, Adam(eps=1e-5). Everything runs twice, in float32 (what CleanRL trains in) and in float64: their
-# difference is float32's own error on this batch, the yardstick the replay is held to.
+# difference is float32's own error on this batch, the yardstick the replay is held to. A variant marked `every_step`
+# also gets, after every step, each tensor's change projected on PROJECTIONS hash vectors: sums that involve every
+# entry, so a replay holds all the parameters to that yardstick step by step, not only 8 sampled entries.
 import argparse
 import importlib.util
 import json
@@ -27,7 +29,8 @@ VARIANTS = {
     "ppo_continuous_action": dict(script="ppo_continuous_action.py", obs_shape=(17,), action_dim=6),  # HalfCheetah-v4
     "ppo_atari": dict(script="ppo_atari.py", obs_shape=(4, 84, 84), actions=4),  # Breakout
     "ppo_atari_lstm": dict(script="ppo_atari_lstm.py", obs_shape=(1, 84, 84), actions=4),
-    "ppo_atari_multigpu": dict(script="ppo_atari_multigpu.py", obs_shape=(4, 84, 84), actions=4, world_size=2),
+    # Every step, every entry: state a two-process run keeps between steps (Adam's, the all-reduce's) shows from step 2.
+    "ppo_atari_multigpu": dict(script="ppo_atari_multigpu.py", obs_shape=(4, 84, 84), actions=4, world_size=2, every_step=True),
     "ppo_pettingzoo_ma_atari": dict(script="ppo_pettingzoo_ma_atari.py", obs_shape=(84, 84, 6), actions=6),  # pong_v3
     # CleanRL's minibatch is 2048 IMPALA-CNN samples; 128 keep the replay inside the test suite's time budget.
     # Gain 1: with √2 the residual stacks blow the activations up (value −32, entropy 1e-5: an ill-conditioned batch).
@@ -36,6 +39,7 @@ VARIANTS = {
 STEPS = 4  # optimizer steps recorded; parameters are compared after the first and the last
 SAMPLES = 8  # parameter entries sampled per tensor
 FORWARD_SAMPLES = 32  # minibatch entries whose log-prob, entropy and value are kept
+PROJECTIONS = 4  # `every_step` variants: hash vectors each tensor's change is projected on
 
 
 def hash_unit(seed, n):
@@ -56,6 +60,11 @@ def hash_bytes(seed, n):
 
 def hash_ints(seed, n, high):
     return ((hash_unit(seed, n) + 1.0) * 4194304.0).astype(np.int64) % high
+
+
+def projection_vector(tensor, j, n):
+    """The j-th vector tensor number `tensor`'s change is projected on (torch's row-major order): hash_unit values."""
+    return hash_unit(4000 + 16 * tensor + j, n)
 
 
 def f32(values):
@@ -278,13 +287,20 @@ def record(module, variant, spec, a, pattern, mbs, dtype):
         grad_norm = nn.utils.clip_grad_norm_(agent.parameters(), a["max_grad_norm"])
         optimizer.step()
         out["steps"].append(dict(terms=rank_terms, grad_norm=float(grad_norm)))
-        if step in (1, STEPS):
+        if step in (1, STEPS) or spec.get("every_step"):
             deltas = [(p.detach().double() - p0).view(-1) for p, p0 in zip(params, initial)]
-            out["after"][str(step)] = dict(
+            after = dict(
                 delta_sum=[float(d.sum()) for d in deltas],
                 delta_abs_sum=[float(d.abs().sum()) for d in deltas],
                 delta_sample=[[float(d[i]) for i in spec_p["sample"]] for d, spec_p in zip(deltas, pattern)],
             )
+            if spec.get("every_step"):
+                after["delta_norm"] = [float(d.norm()) for d in deltas]
+                after["delta_projection"] = [
+                    [float(d @ torch.tensor(projection_vector(k, j, d.numel()))) for j in range(PROJECTIONS)]
+                    for k, d in enumerate(deltas)
+                ]
+            out["after"][str(step)] = after
     return out
 
 

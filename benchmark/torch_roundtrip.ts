@@ -126,17 +126,14 @@ const CASES: Record<string, Case> = {
   },
   ppo_atari_lstm: {
     script: "ppo_atari_lstm.ts",
-    make: (rng) => new ppoLstm.Agent(4, rng),
+    make: () => new ppoLstm.Agent(4),
     input: pixels([1, 84, 84]),
     outputs: (agent, input) => {
       const a = agent as ppoLstm.Agent;
-      const zeros = tf.zeros([BATCH, a.lstm.hiddenSize]) as tf.Tensor2D;
-      const { hidden } = a.getStates(
-        tf.tensor4d(input.bytes, [BATCH, 1, 84, 84], "int32"),
-        { h: zeros, c: zeros },
-        tf.zeros([BATCH]) as tf.Tensor1D,
-      );
-      return heads(a, hidden);
+      const zeros = tf.zeros([BATCH, a.lstm.hiddenSize]);
+      const x = nn.framesToInput(input.bytes, [1, 84, 84], "chw");
+      const [hidden] = a.getStates(x, [zeros, zeros], tf.zeros([BATCH]) as tf.Tensor1D);
+      return heads(a, hidden as tf.Tensor2D);
     },
   },
   ppo_procgen: {

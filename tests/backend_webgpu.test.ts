@@ -12,7 +12,7 @@ import * as tf from "@tensorflow/tfjs";
 
 import { selectBackend, setupBackend } from "../envs/torch/backend.ts";
 import * as nn from "../envs/torch/nn.ts";
-import { RandomGenerator, manualSeed } from "../envs/torch/rng.ts";
+import { manualSeed } from "../envs/torch/rng.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
 import * as ppoAtariLstm from "../ppo_atari_lstm.ts";
@@ -111,9 +111,6 @@ function common(n: number, seed: number) {
 
 const frameBytes = (n: number, channels: number, seed: number) =>
   Uint8Array.from(randomArray(n * channels * 84 * 84, seed), (x) => Math.floor((x + 0.5) * 256));
-// ppo_atari_lstm.ts takes the raw int32 frames [n, c, 84, 84]; ppo_atari.ts takes framesToInput's scaled NHWC floats.
-const frames = (n: number, channels: number, seed: number) =>
-  tf.tensor4d(Int32Array.from(frameBytes(n, channels, seed)), [n, channels, 84, 84], "int32");
 
 describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
   describe("WebGPU ops match the cpu backend, forward and gradient", () => {
@@ -296,13 +293,10 @@ describe("WebGPU backend (Dawn) against the cpu backend", { skip }, () => {
 
     test("ppo_atari_lstm.ts: CNN + LSTM (2 envs x 2 steps, an episode start inside)", async () => {
       await assertUpdateMatches({
-        agent: () => new ppoAtariLstm.Agent(4, new RandomGenerator(4)),
-        minibatch: () => ({
-          obs: frames(4, 1, 12),
-          initialLstmState: {
-            h: tf.tensor2d(randomArray(256, 13), [2, 128]),
-            c: tf.tensor2d(randomArray(256, 14), [2, 128]),
-          },
+        agent: () => (manualSeed(4), new ppoAtariLstm.Agent(4)),
+        minibatch: (): ppoAtariLstm.Minibatch => ({
+          obs: nn.framesToInput(frameBytes(4, 1, 12), [1, 84, 84], "chw"),
+          initialState: [tf.tensor2d(randomArray(256, 13), [2, 128]), tf.tensor2d(randomArray(256, 14), [2, 128])],
           dones: tf.tensor1d([0, 0, 1, 0]),
           actions: tf.tensor1d([0, 2, 3, 1], "int32"),
           ...common(4, 15),

@@ -1,5 +1,5 @@
 // Checkpoints: the safetensors format, torch's layouts, Adam's and the generator's state, and --resume of a whole
-// ppo.ts run (2·N iterations against N, resume, N: the same parameters and one continuous TensorBoard curve).
+// ppo.ts run (2·N iterations against N, resume, N: the same parameters, and the same curve across the two folders).
 import * as tf from "@tensorflow/tfjs";
 import { MathBackendCPU } from "@tensorflow/tfjs-backend-cpu";
 import assert from "node:assert/strict";
@@ -396,13 +396,13 @@ class Parity extends gym.Env<gym.spaces.TypedArray, number> {
   }
 }
 
-/** The one run directory under `cwd`/runs. */
+/** The first run directory under `cwd`/runs (in name order: a run before its continuation). */
 function runDir(cwd: string): string {
-  const [name] = readdirSync(join(cwd, "runs"));
+  const [name] = readdirSync(join(cwd, "runs")).sort();
   return join(cwd, "runs", name);
 }
 
-test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters, one continuous event curve", async () => {
+test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters; the run's curve to the checkpoint and the continuation's are the straight run's", async () => {
   gym.register({ id: "Parity-v0", entryPoint: () => new Parity() });
   // 6 iterations of 2 envs x 8 steps, learning rate annealed over all 6.
   const common = [
@@ -451,19 +451,36 @@ test("--resume: 2·N iterations equal N, a crash, resume, N: the same parameters
     console.log = log;
     process.chdir(startDir);
   }
-  const final = (cwd: string) => readCheckpoint(join(runDir(cwd), "ppo.safetensors"), "ppo.ts");
-  const [a, b] = [final(straight), final(interrupted)];
+  // The continuation has its own folder, named after the interrupted run, which keeps only what it wrote itself.
+  const parent = runDir(interrupted);
+  const continuation = `${parent}__resumed_at_iteration_3`;
+  assert.deepEqual(
+    readdirSync(join(interrupted, "runs")).sort(),
+    [parent, continuation].map((d) => d.slice(join(interrupted, "runs").length + 1)),
+  );
+  assert.equal(existsSync(join(parent, "ppo.safetensors")), false);
+  const final = (dir: string) => readCheckpoint(join(dir, "ppo.safetensors"), "ppo.ts");
+  const [a, b] = [final(runDir(straight)), final(continuation)];
   assert.equal(a.tensors.size, 36); // 12 parameters, their exp_avg and exp_avg_sq
   assert.equal(b.progress!.globalStep, 96);
   assert.equal(b.optimizerStep, a.optimizerStep);
   for (const [name, t] of a.tensors) assert.deepEqual(toFloat32(b.tensors.get(name)!), toFloat32(t), name);
-  // One event curve: the resumed run's second event file continues the first; all but the timings as straight's.
-  assert.equal(readdirSync(runDir(interrupted)).filter((n) => n.includes("tfevents")).length, 2);
-  const scalars = (cwd: string) =>
-    readRunDir(runDir(cwd))
-      .filter((e) => e.tag !== "charts/SPS" && e.text === undefined)
-      .map((e) => `${e.tag}@${e.step}=${e.value}`)
-      .sort();
-  assert.deepEqual(scalars(interrupted), scalars(straight));
-  assert.ok(scalars(straight).includes("charts/learning_rate@96=" + Math.fround(2.5e-4 / 6)));
+  // The interrupted run's scalars up to the checkpoint's step (3 iterations of 16) and the continuation's together
+  // are the straight run's; all but the timings.
+  const scalars = (dir: string, steps: (step: number) => boolean = () => true) =>
+    readRunDir(dir)
+      .filter((e) => e.tag !== "charts/SPS" && e.text === undefined && steps(e.step))
+      .map((e) => `${e.tag}@${e.step}=${e.value}`);
+  const checkpointStep = 48;
+  assert.ok(scalars(continuation).length > 0);
+  const training = scalars(continuation).filter((s) => !s.startsWith("eval/")); // evaluation logs episodes as steps
+  assert.ok(
+    training.every((s) => Number(s.split(/[@=]/)[1]) > checkpointStep),
+    training.join(" "),
+  );
+  assert.deepEqual(
+    [...scalars(parent, (step) => step <= checkpointStep), ...scalars(continuation)].sort(),
+    scalars(runDir(straight)).sort(),
+  );
+  assert.ok(scalars(runDir(straight)).includes("charts/learning_rate@96=" + Math.fround(2.5e-4 / 6)));
 });

@@ -22,6 +22,9 @@ export interface AfterRecord {
   delta_sum: number[];
   delta_abs_sum: number[];
   delta_sample: number[][];
+  /** `every_step` fixtures: each tensor's ‖Δ‖ and its Δ projected on the recorder's hash vectors. */
+  delta_norm?: number[];
+  delta_projection?: number[][];
 }
 export interface ForwardRecord {
   index: number[];
@@ -231,7 +234,11 @@ export function variantArgs(spec: Parameters<typeof parseArgs>[0], fixture: Fixt
 }
 
 /** Sets the agent's parameters (in CleanRL's `parameters()` order) to the recorder's formula; returns them as set. */
-function setParameters(params: tf.Variable[], fixture: Fixture, flatten: number[] | null = null): Float32Array[] {
+export function setParameters(
+  params: tf.Variable[],
+  fixture: Fixture,
+  flatten: number[] | null = null,
+): Float32Array[] {
   assert.deepEqual(
     params.length,
     fixture.parameters.length,
@@ -346,6 +353,29 @@ function compareAfter(
     floor,
   });
   cmp.group(`after ${step} steps: Δ samples`, samples, a.delta_sample.flat(), b.delta_sample.flat(), { floor });
+  if (b.delta_projection === undefined || a.delta_projection === undefined || b.delta_norm === undefined) return;
+  // Every entry of every tensor, one group per tensor: its change projected on the recorder's hash vectors, relative
+  // to the tensor's ‖Δ‖. An error e in the entries moves a projection by about ‖e‖/√3 (the vectors' entries are
+  // uniform in [-1, 1)), so each tensor is held to torch's own float32 error on that tensor.
+  fixture.parameters.forEach((p, k) => {
+    const { perm } = ourIndexOfTorch(p, flatten);
+    const now = params[k].dataSync();
+    const ours = b.delta_projection![k].map((_, j) => {
+      const u = projectionVector(k, j, perm.length);
+      let sum = 0;
+      for (let t = 0; t < perm.length; t++) sum += (now[perm[t]] - initial[k][perm[t]]) * u[t];
+      return sum;
+    });
+    cmp.group(`after ${step} steps: ${p.name} Δ projections`, ours, a.delta_projection![k], b.delta_projection![k], {
+      scale: ours.map(() => b.delta_norm![k]),
+      floor,
+    });
+  });
+}
+
+/** The recorder's `projection_vector`: what tensor number `tensor`'s change is projected on, in torch's order. */
+function projectionVector(tensor: number, j: number, n: number): Float64Array {
+  return hashUnit(4000 + 16 * tensor + j, n);
 }
 
 export interface ForwardOutputs {

@@ -116,7 +116,7 @@ test("ppo_atari_lstm.ts plays a torch.save state dict of CleanRL's ppo_atari_lst
   const { recording: r, file } = fixture("ppo_atari_lstm");
   const n = r.minibatch_size;
   const envs = 2;
-  const agent = new lstm.Agent(4, new RandomGenerator(0));
+  const agent = new lstm.Agent(4);
   load(file, "ppo_atari_lstm.ts", agent.namedParameters());
   // benchmark/cleanrl_record.py's LSTM minibatch: episode starts at steps 37 (env 0), 0, 80 and 81 (env 1).
   const dones = new Float32Array(n);
@@ -128,17 +128,17 @@ test("ppo_atari_lstm.ts plays a torch.save state dict of CleanRL's ppo_atari_lst
   ])
     dones[step * envs + env] = 1;
   const state = Float32Array.from(hashUnit(r.minibatch.initial_state_seed!, 2 * envs * 128), (u) => u * 0.5);
-  const initial = {
-    h: tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]),
-    c: tf.tensor2d(state.subarray(envs * 128), [envs, 128]),
-  };
-  const obs = tf.tensor4d(hashBytes(r.minibatch.obs_seed, n * 84 * 84), [n, 1, 84, 84], "int32");
+  const initial: nn.LstmState = [
+    tf.tensor2d(state.subarray(0, envs * 128), [envs, 128]),
+    tf.tensor2d(state.subarray(envs * 128), [envs, 128]),
+  ];
+  const obs = nn.framesToInput(hashBytes(r.minibatch.obs_seed, n * 84 * 84), [1, 84, 84], "chw");
   const actions = tf.tensor1d(hashInts(r.minibatch.actions_seed, n, 4), "int32");
-  assertForward(
-    "ppo_atari_lstm",
-    r,
-    readForward(() => agent.getActionAndValue(obs, initial, tf.tensor1d(dones), actions)),
-  );
+  const forward = () => {
+    const [, logprob, entropy, value] = agent.getActionAndValue(obs, initial, tf.tensor1d(dones), actions);
+    return { logprob, entropy, value };
+  };
+  assertForward("ppo_atari_lstm", r, readForward(forward));
 });
 
 test("ppo_pettingzoo_ma_atari.ts plays a torch.save state dict of CleanRL's ppo_pettingzoo_ma_atari.py agent (6-channel CNN)", () => {

@@ -1,6 +1,7 @@
 // envs/torch/distributed.ts across real processes on 127.0.0.1: ring all-reduce and broadcast for odd sizes and world
-// sizes 2 and 3, and every failure path ending in one clear error instead of a hang (a killed rank, a rank that
-// never arrives, a rank that stalls, a size mismatch).
+// sizes 2 and 3, all-reduce exact call after call whatever the previous call left behind, and every failure path
+// ending in one clear error instead of a hang (a killed rank, a rank that never arrives, a rank that stalls, a size
+// mismatch).
 //
 // Each rank is this same file run as a child process with DIST_TEST_ROLE set (see the bottom): it then does one
 // scripted thing and exits, instead of defining tests.
@@ -77,6 +78,62 @@ function pattern(rank: number, n: number): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => ((i * 7 + rank * 13) % 101) - 50 + rank * 0.5);
 }
 
+/**
+ * The calls of the "repeated" role, in order: sizes that do not cut into equal chunks (0 and 2 leave chunks empty at
+ * world size 3), smaller after larger and back, each with contents of its own. "sum": every rank's contribution;
+ * "cancel": the last rank sends minus the others' sum, so the result is all zeros and any float left over from an
+ * earlier call shows; "one-rank": one rank (a different one each call) sends arbitrary float32 bit patterns, the
+ * others zeros, so every byte must arrive as it was sent.
+ */
+const REPEATED: { n: number; kind: "sum" | "cancel" | "one-rank" }[] = [
+  { n: 1_000_003, kind: "sum" },
+  { n: 5, kind: "cancel" },
+  { n: 0, kind: "sum" },
+  { n: 2, kind: "one-rank" },
+  { n: 196_609, kind: "one-rank" },
+  { n: 1_000_003, kind: "cancel" },
+  { n: 7, kind: "sum" },
+  { n: 65_537, kind: "one-rank" },
+  { n: 999_999, kind: "cancel" },
+];
+/** Sentinel floats around each buffer of the "repeated" role: allReduce must write only the caller's view. */
+const GUARD = 3;
+
+/** A 32-bit hash of (call, rank, i), murmur3's finalizer. */
+function hash(call: number, rank: number, i: number): number {
+  let h = Math.imul(i, 0x9e3779b1) ^ Math.imul(call * 16 + rank + 1, 0x85ebca77);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Rank `rank`'s contribution to call `call` of REPEATED. "sum" and "cancel": odd multiples of 2^-9 below 2^7 in
+ * magnitude, never zero, so sums over 3 ranks are exact in float32 whatever order the ring adds them in.
+ */
+function contribution(call: number, rank: number, worldSize: number): Float32Array {
+  const { n, kind } = REPEATED[call];
+  const dyadic = (r: number) =>
+    Float32Array.from({ length: n }, (_, i) => ((hash(call, r, i) >>> 16) - 32768 + 0.5) / 256);
+  if (kind === "one-rank") {
+    if (rank !== call % worldSize) return new Float32Array(n);
+    // Any finite float32 but -0 (-0 + +0 is +0): subnormals, tiny and huge magnitudes, both signs.
+    const bits = Uint32Array.from({ length: n }, (_, i) => {
+      const b = hash(call, rank, i);
+      return (b & 0x7f800000) === 0x7f800000 ? b ^ 0x00800000 : b === 0x80000000 ? 1 : b;
+    });
+    return new Float32Array(bits.buffer);
+  }
+  if (kind === "cancel" && rank === worldSize - 1) {
+    const minusOthers = new Float32Array(n);
+    for (let r = 0; r < worldSize - 1; r++) dyadic(r).forEach((v, i) => (minusOthers[i] -= v));
+    return minusOthers;
+  }
+  return dyadic(rank);
+}
+
 const role = process.env.DIST_TEST_ROLE;
 // As a child (a rank) this file defines no tests: `test` becomes a no-op.
 const it: typeof test = role ? ((() => {}) as unknown as typeof test) : test;
@@ -90,6 +147,18 @@ for (const worldSize of [2, 3]) {
       const { code } = await r.exit;
       assert.equal(code, 0, stderrs);
       assert.match(r.stdout, new RegExp(`rank ${rank}/${worldSize}: collectives ok`));
+    }
+  });
+}
+
+for (const worldSize of [2, 3]) {
+  it(`allReduce across ${worldSize} processes is exact call after call: sizes that do not split evenly, growing and shrinking, nothing left from the call before`, async () => {
+    const group = await startGroup("repeated", worldSize);
+    await Promise.all(group.map((r) => r.exit));
+    const stderrs = group.map((r, rank) => `rank ${rank}: ${r.stderr}`).join("\n");
+    for (const [rank, r] of group.entries()) {
+      assert.equal((await r.exit).code, 0, stderrs);
+      assert.match(r.stdout, new RegExp(`rank ${rank}/${worldSize}: ${REPEATED.length} calls exact`));
     }
   });
 }
@@ -164,6 +233,32 @@ async function childMain(role: string): Promise<void> {
     }
     await barrier();
     console.log(`rank ${rank}/${worldSize}: collectives ok`);
+  } else if (role === "repeated") {
+    for (let call = 0; call < REPEATED.length; call++) {
+      const { n, kind } = REPEATED[call];
+      // The buffer is a view into a larger array, at an offset that is no multiple of 16 bytes, with sentinels around.
+      const storage = new Float32Array(n + 2 * GUARD).fill(-7.25);
+      const buffer = storage.subarray(GUARD, GUARD + n);
+      buffer.set(contribution(call, rank, worldSize));
+      await allReduce(buffer, "sum");
+      const expected = new Float32Array(n);
+      if (kind !== "cancel")
+        for (let r = 0; r < worldSize; r++) contribution(call, r, worldSize).forEach((v, i) => (expected[i] += v));
+      const got = new Uint32Array(buffer.slice().buffer);
+      const want = new Uint32Array(expected.buffer);
+      const first = got.findIndex((bits, i) => bits !== want[i]);
+      assert.equal(
+        first,
+        -1,
+        `call ${call} (${kind}, ${n} floats): entry ${first} is ${buffer[first]}, expected ${expected[first]}`,
+      );
+      const guards = [...storage.subarray(0, GUARD), ...storage.subarray(GUARD + n)];
+      assert.ok(
+        guards.every((v) => v === -7.25),
+        `call ${call}: allReduce wrote outside the buffer it was given`,
+      );
+    }
+    console.log(`rank ${rank}/${worldSize}: ${REPEATED.length} calls exact`);
   } else if (role === "wait-in-allreduce") {
     await barrier();
     console.log("ready");

@@ -95,6 +95,17 @@ it("rejects bad launcher command lines with one message", () => {
   assert.throws(() => parseLaunchArgs(["--max-restarts", "3", "x.ts"]), /unknown flag --max-restarts/);
 });
 
+it("a script that is not there stops the launcher in one line naming the file it likely meant, exit 2, no rank started", async () => {
+  const typo = fileURLToPath(new URL("../ppo_atari_multigpu.tsx", import.meta.url));
+  const run = await torchrun(["--nproc-per-node=2", typo], "none");
+  assert.equal(run.code, 2);
+  assert.equal(
+    run.stderr,
+    `error: script ${typo} not found (did you mean ppo_atari_multigpu.ts?)\n(run with --help to list the flags)\n`,
+  );
+  assert.equal(run.stdout, "");
+});
+
 it("launches --nproc-per-node ranks that form one group, each line prefixed with its rank", async () => {
   const run = await torchrun(["--standalone", "--nnodes=1", "--nproc-per-node=2", SELF], "sum");
   assert.equal(run.code, 0, run.stderr);

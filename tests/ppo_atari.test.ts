@@ -3,7 +3,7 @@
 // use real ROMs when ALE_ROMS_DIR (or ../shared/roms, as in CI) has them and skip otherwise.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -94,6 +94,7 @@ for (const script of ["ppo_atari.ts", "ppo_atari_lstm.ts"]) {
   });
 
   test(`${script} stops with one clear line when the ROM is missing`, async () => {
+    mkdirSync(join(workDir, "no-roms-here"), { recursive: true }); // a folder without the ROM
     const line = await scriptUsageErrorLine(script, [
       "--env-id",
       "BreakoutNoFrameskip-v4",

@@ -2,12 +2,13 @@
 // against a local HTTP server on 127.0.0.1 serving a copy of the images, the sha256 check, the offline error, PNG
 // decoding. The copy is $PROCGEN_ASSETS_DIR or ../shared/procgen_assets; tests that need it skip without it.
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { PNG } from "pngjs";
 
 import { AssetsNotFoundError, loadImage, neededFiles, readManifest, resolveAssetsDir } from "../envs/procgen/assets.ts";
 import { IMAGE_SIZES } from "../envs/procgen/image_sizes.ts";
@@ -125,6 +126,55 @@ test(
     });
   },
 );
+
+test("a named folder with an image cut short reports that image as truncated, not as missing", async () => {
+  // Files of the manifest's sizes stand in for the images (the lookup checks sizes); one is cut short, as an
+  // interrupted copy leaves it.
+  const dir = join(scratch, "cut-short");
+  const files = neededFiles(GAMES);
+  for (const e of files) {
+    mkdirSync(dirname(join(dir, e.path)), { recursive: true });
+    writeFileSync(join(dir, e.path), new Uint8Array(e.bytes));
+  }
+  const cut = files[1];
+  writeFileSync(join(dir, cut.path), new Uint8Array(cut.bytes - 100));
+  await withEnv(isolated("cache-cut-short"), async () => {
+    await assert.rejects(resolveAssetsDir({ assetsDir: dir, games: GAMES }), (e: Error) => {
+      assert.ok(e instanceof AssetsNotFoundError);
+      assert.equal(
+        e.message,
+        `procgen image ${join(dir, cut.path)} (from --procgen-assets-dir) is truncated or damaged: ${cut.bytes - 100} bytes, procgen's has ${cut.bytes}`,
+      );
+      return true;
+    });
+  });
+});
+
+test("an image that cannot be decoded is reported as unreadable, truncated or damaged, naming the file", () => {
+  const png = new PNG({ width: 4, height: 4 });
+  const bytes = PNG.sync.write(png);
+  const dir = join(scratch, "undecodable");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "cut.png"), bytes.subarray(0, bytes.length - 20));
+  assert.throws(
+    () => loadImage(dir, "cut.png"),
+    (e: Error) =>
+      new RegExp(
+        `^procgen image ${join(dir, "cut.png")} is unreadable, truncated or damaged \\(.+\\): copy it again`,
+      ).test(e.message) && !e.message.includes("\n"),
+  );
+});
+
+test("with the images optional (--use-monochrome-assets) and none found, the lookup gives none without a 'not found'", async () => {
+  const lines: string[] = [];
+  const dir = await withEnv(isolated("cache-optional"), () =>
+    resolveAssetsDir({ games: GAMES, optional: true, log: (l) => lines.push(l) }),
+  );
+  assert.equal(dir, null);
+  assert.deepEqual(lines, [
+    "--use-monochrome-assets without procgen's images: black backgrounds (--procgen-assets-dir draws procgen's)",
+  ]);
+});
 
 test(
   "missing images are downloaded over HTTP into the cache, checked, with progress lines",

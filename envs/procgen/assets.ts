@@ -63,6 +63,12 @@ export interface ResolveOptions {
   log?: (line: string) => void;
   /** Only the images these games use (default: all 16 games' images). */
   games?: readonly string[];
+  /**
+   * The images are optional (`--use-monochrome-assets`, whose sprites need none): nothing is downloaded, and when
+   * no folder holds them this resolves to null, logging that the backgrounds are drawn black, instead of failing.
+   * A folder the user named must still be complete.
+   */
+  optional?: boolean;
 }
 
 /** Where downloaded images are kept: $XDG_CACHE_HOME/ppo.ts/procgen, else ~/.cache/ppo.ts/procgen. */
@@ -89,24 +95,40 @@ export function pythonPackageAssetsDir(): string | null {
   }
 }
 
-/** Needed files missing from `dir` (or the wrong size). */
+/** Needed files missing from `dir` or of another size than the manifest's (cut short by a copy, say). */
 function missingFiles(dir: string, files: ManifestEntry[]): ManifestEntry[] {
-  return files.filter((e) => {
-    try {
-      return statSync(join(dir, e.path)).size !== e.bytes;
-    } catch {
-      return true;
-    }
-  });
+  return files.filter((e) => sizeIn(dir, e) !== e.bytes);
+}
+
+/** The size of `e` in `dir`, or null when it is not there. */
+function sizeIn(dir: string, e: ManifestEntry): number | null {
+  try {
+    return statSync(join(dir, e.path)).size;
+  } catch {
+    return null;
+  }
+}
+
+/** What is wrong with a folder the user named: its first damaged image, else how many are missing. */
+function describeIncomplete(what: string, dir: string, files: ManifestEntry[], wrong: ManifestEntry[]): string {
+  const damaged = wrong.find((e) => sizeIn(dir, e) !== null);
+  if (damaged !== undefined)
+    return `procgen image ${join(dir, damaged.path)} (from ${what}) is truncated or damaged: ${sizeIn(dir, damaged)} bytes, procgen's has ${damaged.bytes}`;
+  return `${what} ${dir} is not a copy of procgen's data/assets: ${wrong.length} of ${files.length} needed images missing (first: ${wrong[0].path})`;
 }
 
 export class AssetsNotFoundError extends Error {}
+
+/** An image file that is there but cannot be decoded. */
+export class AssetUnreadableError extends Error {}
 
 /**
  * The folder to load procgen's images from, found or filled by download (see the lookup order at the top).
  * Throws AssetsNotFoundError with one readable message when nothing works.
  */
-export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<string> {
+export async function resolveAssetsDir(opts: ResolveOptions & { optional: boolean }): Promise<string | null>;
+export async function resolveAssetsDir(opts?: ResolveOptions): Promise<string>;
+export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<string | null> {
   const files = neededFiles(opts.games);
   const log = opts.log ?? (() => {});
   const named: [string, string | null | undefined][] = [
@@ -116,12 +138,8 @@ export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<strin
   for (const [what, dir] of named) {
     if (dir === null || dir === undefined || dir === "") continue;
     const full = resolve(dir);
-    const missing = missingFiles(full, files);
-    if (missing.length > 0) {
-      throw new AssetsNotFoundError(
-        `${what} ${full} is not a copy of procgen's data/assets: ${missing.length} of ${files.length} needed images missing (first: ${missing[0].path})`,
-      );
-    }
+    const wrong = missingFiles(full, files);
+    if (wrong.length > 0) throw new AssetsNotFoundError(describeIncomplete(what, full, files, wrong));
     return full;
   }
   const searched: string[] = [];
@@ -141,6 +159,10 @@ export async function resolveAssetsDir(opts: ResolveOptions = {}): Promise<strin
   searched.push(`the user cache ${cache} (${missing.length} of ${files.length} images missing)`);
   const baseUrl = process.env.PROCGEN_ASSETS_BASE_URL || DEFAULT_BASE_URL;
   const hint = "or pass --use-monochrome-assets to run with procgen's solid-colour sprites and no image files";
+  if (opts.optional) {
+    log("--use-monochrome-assets without procgen's images: black backgrounds (--procgen-assets-dir draws procgen's)");
+    return null;
+  }
   if (opts.download === false) {
     throw new AssetsNotFoundError(
       `procgen images not found; searched ${["--procgen-assets-dir (not given)", "PROCGEN_ASSETS_DIR (not set)", ...searched].join(", ")}; downloading is off: point --procgen-assets-dir or PROCGEN_ASSETS_DIR at a copy of procgen's data/assets, ${hint}`,
@@ -211,7 +233,14 @@ export function loadImage(assetsDir: string, relPath: string): ProcgenImage {
   let img = imageCache.get(file);
   if (img === undefined) {
     if (!existsSync(file)) throw new AssetsNotFoundError(`procgen image ${relPath} not found in ${assetsDir}`);
-    const png = PNG.sync.read(readFileSync(file));
+    let png: PNG;
+    try {
+      png = PNG.sync.read(readFileSync(file));
+    } catch (e) {
+      throw new AssetUnreadableError(
+        `procgen image ${file} is unreadable, truncated or damaged (${(e as Error).message}): copy it again from procgen's data/assets`,
+      );
+    }
     img = {
       width: png.width,
       height: png.height,

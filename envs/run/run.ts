@@ -145,6 +145,12 @@ export interface RunOptions {
   writes?: boolean;
   /** The number of data-parallel ranks (default 1); a resumed checkpoint must come from as many. */
   worldSize?: number;
+  /**
+   * The env ids the variant takes, where they are not Gymnasium's registered ids (procgen's game names,
+   * PettingZoo's env ids): what --env-id is checked against and --list-envs prints. A variant that names its
+   * `spaces` takes registered ids; one that names neither is not checked here.
+   */
+  envIds?: readonly string[];
 }
 
 /** What `parseRunArgs` learnt beside the args: the flags given, and the checkpoint --resume read. */
@@ -187,7 +193,7 @@ function givenFlags(argv: string[]): Set<string> {
 
 /** Sets up the run; see the top of this file. */
 export async function startRun<A extends RunArgs>(args: A, options: RunOptions): Promise<Run<A>> {
-  if (args.listEnvs) listEnvs(options.spaces ?? {});
+  if (args.listEnvs) listEnvs(options);
   const { given, checkpoint } = parsed.get(args) ?? { given: new Set<string>(), checkpoint: null };
   const { batchSize, numMinibatches, numIterations, totalTimesteps } = args;
   if (batchSize !== undefined && batchSize > MAX_BATCH)
@@ -198,8 +204,11 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     );
   if (numIterations !== undefined && numIterations < 1)
     usageError(`--total-timesteps ${totalTimesteps} is less than one batch (${batchSize} steps)`);
-  if (!gym.registeredIds().includes(args.envId) && (args.evalCheckpoint === null || given.has("envId")))
-    usageError(`unknown --env-id ${args.envId}; did you mean ${nearestIds(args.envId).join(", ")}? (--list-envs)`);
+  const knownIds = options.envIds ?? (options.spaces !== undefined ? gym.registeredIds() : null);
+  if (knownIds !== null && !knownIds.includes(args.envId) && (args.evalCheckpoint === null || given.has("envId")))
+    usageError(
+      `unknown --env-id ${args.envId}; did you mean ${nearestIds(args.envId, knownIds).join(", ")}? (--list-envs lists them all)`,
+    );
   // Before any env is built: a wrong id fails here, in one line.
   if (options.spaces !== undefined && (args.evalCheckpoint === null || given.has("envId")))
     checkEnvSpaces(args.envId, options.spaces);
@@ -208,10 +217,16 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     usageError(`${checkpoint.path} was written by ${ranks} rank(s); this run has ${options.worldSize ?? 1}`);
   if (checkpoint !== null && (checkpoint.progress === null || checkpoint.optimizerStep === null))
     usageError(`${checkpoint.path} holds parameters only (no optimizer state or progress): it can be evaluated`);
+  const done = checkpoint?.progress?.iteration ?? 0;
+  if (checkpoint !== null && numIterations !== undefined && numIterations <= done)
+    usageError(
+      `${checkpoint.path} is at iteration ${done} of ${numIterations}: give a larger --total-timesteps to continue it`,
+    );
   // The ROM folder travels as ALE_ROMS_DIR, which the env workers inherit and the ALE envs read.
   if (args.romDir != null) {
-    if (!fs.existsSync(args.romDir) || !fs.statSync(args.romDir).isDirectory())
-      usageError(`--rom-dir ${args.romDir} is ${fs.existsSync(args.romDir) ? "a file" : "missing"}: give the folder`);
+    // A missing folder is reported by the ROM lookup, with every place it searched.
+    if (fs.existsSync(args.romDir) && !fs.statSync(args.romDir).isDirectory())
+      usageError(`--rom-dir ${args.romDir} is a file: give the folder that holds the ROM images`);
     process.env.ALE_ROMS_DIR = args.romDir;
   }
   const time = Math.floor(Date.now() / 1000);
@@ -222,7 +237,7 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
     parent === undefined
       ? `${args.envId}__${args.expName}__${args.seed}__${time}`
       : `${parent}__resumed_at_iteration_${checkpoint!.progress!.iteration}`;
-  if (checkpoint !== null) removeStaleTemporaries(path.dirname(path.dirname(checkpoint.path)));
+  if (checkpoint !== null) removeStaleTemporaries(runFolderOf(checkpoint.path));
   const name = args.evalCheckpoint === null && writes ? createRunFolder(wanted) : wanted;
 
   // Seeding and backend (CleanRL's `device`), before any tensor exists.
@@ -259,18 +274,18 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
   return new Run(args, options, given, name, checkpoint, writer, tracker);
 }
 
-/** --list-envs: the registered ids with the spaces this script takes. */
-function listEnvs(spaces: Partial<SpaceKinds>): never {
+/** --list-envs: the variant's own ids, or the registered ids with the spaces it takes. */
+function listEnvs({ envIds, spaces = {} }: RunOptions): never {
   const fits = (id: string) => {
     const kinds = spaceKinds(id);
     return kinds === null || Object.entries(spaces).every(([k, v]) => kinds[k as keyof SpaceKinds] === v);
   };
-  console.log(gym.registeredIds().filter(fits).join("\n"));
+  console.log((envIds ?? gym.registeredIds().filter(fits)).join("\n"));
   process.exit(0);
 }
 
-/** The three registered ids nearest to `id` by edit distance, ignoring case. */
-function nearestIds(id: string): string[] {
+/** The three of `ids` nearest to `id` by edit distance, ignoring case. */
+function nearestIds(id: string, ids: readonly string[]): string[] {
   const distance = (a: string, b: string) => {
     let row = Array.from({ length: b.length + 1 }, (_, j) => j);
     for (let i = 1; i <= a.length; i++) {
@@ -281,7 +296,7 @@ function nearestIds(id: string): string[] {
     }
     return row[b.length];
   };
-  const scored = gym.registeredIds().map((other) => ({ other, d: distance(id.toLowerCase(), other.toLowerCase()) }));
+  const scored = ids.map((other) => ({ other, d: distance(id.toLowerCase(), other.toLowerCase()) }));
   return scored
     .sort((x, y) => x.d - y.d)
     .slice(0, 3)
@@ -306,12 +321,21 @@ function createRunFolder(name: string): string {
   }
 }
 
-/** Removes the `<file>.tmp-<pid>` files that writes interrupted by a killed process left in a run folder. */
+/** The run folder a checkpoint lies in: `runs/<run>` for `runs/<run>/checkpoints/*` and `runs/<run>/<model>`. */
+function runFolderOf(checkpointPath: string): string {
+  const dir = path.dirname(checkpointPath);
+  return path.basename(dir) === "checkpoints" ? path.dirname(dir) : dir;
+}
+
+/**
+ * Removes the `<checkpoint>.safetensors.tmp-<pid>` files that writes interrupted by a killed process left in a run
+ * folder (atomicWrite's temporaries, envs/torch/checkpoint.ts).
+ */
 function removeStaleTemporaries(runDir: string): void {
   for (const dir of [runDir, path.join(runDir, "checkpoints")]) {
     if (!fs.existsSync(dir)) continue;
     for (const file of fs.readdirSync(dir)) {
-      const pid = Number(/\.tmp-(\d+)$/.exec(file)?.[1]);
+      const pid = Number(/\.safetensors\.tmp-(\d+)$/.exec(file)?.[1]);
       if (!pid || processAlive(pid)) continue;
       fs.rmSync(path.join(dir, file), { force: true });
       console.log(`removed ${path.join(dir, file)}, left by an interrupted write (process ${pid})`);
@@ -348,7 +372,7 @@ export class Run<A extends RunArgs> {
   private optimizer: StatefulOptimizer | null = null;
   private globalStep = 0;
   /** The parameters at the start of the last iteration that began finite and after no diverging one. */
-  private lastGood: { parameters: tf.Tensor[]; iteration: number } | null = null;
+  private lastGood: { parameters: tf.Tensor[]; iteration: number; globalStep: number } | null = null;
   /** The iteration the guard saw last, whether it diverged, and how many diverging iterations in a row ended. */
   private guarded = { iteration: 0, diverging: "", streak: 0 };
   /** The periodic checkpoints this process wrote: the only ones it may rotate away. */
@@ -411,7 +435,7 @@ export class Run<A extends RunArgs> {
     const finite = tf.tidy(() => tf.addN(parameters.map((p) => tf.sum(tf.mul(p, 0)))).dataSync()[0] === 0);
     if (!finite) this.stop(`the parameters became non-finite during iteration ${iteration - 1}`);
     tf.dispose(this.lastGood?.parameters ?? []);
-    this.lastGood = { parameters: parameters.map((p) => tf.mul(p, 1)), iteration: iteration - 1 };
+    this.lastGood = { parameters: parameters.map((p) => tf.mul(p, 1)), iteration: iteration - 1, globalStep };
   }
 
   /**
@@ -426,9 +450,9 @@ export class Run<A extends RunArgs> {
       this.stop((e as Error).message.split(": training stopped")[0]);
     }
     this.guarded.iteration = iteration; // startIteration counts it once it is over
-    const [valueLoss, approxKl] = [metrics[1], metrics[4]];
+    const [valueLoss, approxKl, limit] = [metrics[1], metrics[4], this.args.guardValueLoss];
     if (valueLoss > this.args.guardValueLoss)
-      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${this.args.guardValueLoss.toExponential()}`;
+      this.guarded.diverging = `value_loss ${valueLoss.toExponential(2)} > --guard-value-loss ${limit.toExponential()}`;
     else if (approxKl > this.args.guardApproxKl)
       this.guarded.diverging = `approx_kl ${approxKl.toExponential(2)} > --guard-approx-kl ${this.args.guardApproxKl}`;
   }
@@ -439,15 +463,18 @@ export class Run<A extends RunArgs> {
     if (iteration === 0) return;
     this.guarded.streak = diverging === "" ? 0 : this.guarded.streak + 1;
     this.guarded.diverging = "";
-    if (this.guarded.streak >= this.args.guardIterations)
-      this.stop(`training diverged in iterations ${iteration - this.guarded.streak + 1}-${iteration}: ${diverging}`);
+    const streak = this.guarded.streak;
+    if (streak >= this.args.guardIterations)
+      this.stop(
+        `training diverged in ${streak === 1 ? `iteration ${iteration}` : `iterations ${iteration - streak + 1}-${iteration}`}: ${diverging}`,
+      );
   }
 
   /** Saves the last good agent (finite, checked when it was kept) and stops with one line saying where it is. */
   private stop(why: string): never {
     let saved = "";
     if (this.lastGood !== null && this.agent !== null && this.summaryWriter !== null) {
-      const { parameters, iteration: goodIteration } = this.lastGood;
+      const { parameters, iteration: goodIteration, globalStep: goodStep } = this.lastGood;
       const current = this.agent
         .namedParameters()
         .map((p) => p.variable)
@@ -456,7 +483,7 @@ export class Run<A extends RunArgs> {
         .namedParameters()
         .map((p) => p.variable)
         .forEach((p, i) => p.assign(parameters[i]));
-      const file = this.save(this.modelPath, false, goodIteration);
+      const file = this.save(this.modelPath, false, goodIteration, goodStep);
       this.agent
         .namedParameters()
         .map((p) => p.variable)
@@ -493,11 +520,11 @@ export class Run<A extends RunArgs> {
     return path;
   }
 
-  private save(path: string, withOptimizer: boolean, iteration: number): string {
+  private save(path: string, withOptimizer: boolean, iteration: number, globalStep = this.globalStep): string {
     const progress: Progress = {
       runName: this.name,
       iteration,
-      globalStep: this.globalStep,
+      globalStep,
       rng: this.rngStates(),
       args: this.args as unknown as Record<string, unknown>,
       trackingRunId: this.tracker?.runId ?? null,
@@ -529,6 +556,7 @@ export class Run<A extends RunArgs> {
       usageError(`${checkpoint.path} was trained on ${checkpoint.envId}, not --env-id ${this.args.envId}`);
     if (checkpoint.envId !== null && !this.given.has("envId"))
       console.log(`evaluating on ${envId}, the checkpoint's env`);
+    evaluating = checkpoint.path;
     return { agent, envId };
   }
 
@@ -567,28 +595,52 @@ function legacyShapes(checkpoint: Checkpoint): (name: string) => number[] {
   return (name) => shapes[name];
 }
 
+/** The checkpoint `Run.loadAgent` loaded for --eval-checkpoint, which `evaluate` then runs. */
+let evaluating: string | null = null;
+
 /**
- * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations → actions) on one env built by `makeEnv`
- * for `evalEpisodes` episodes; returns their returns. The generator is seeded anew with `seed`.
+ * CleanRL's `ppo_eval.evaluate`: runs the policy `act` (observations and done flags in, actions out) on one env
+ * built by `makeEnv` for `evalEpisodes` episodes; returns their returns. The generator is seeded anew with `seed`.
+ * A loaded checkpoint whose agent cannot act on the env's first observation (one that records no env, evaluated
+ * on an env of other spaces) stops in one line naming both.
  */
 export function evaluate<Obs>(
   makeEnv: () => gym.Env,
   evalEpisodes: number,
   seed: number,
-  act: (obs: Obs) => ArrayLike<number>,
+  act: (obs: Obs, done: Float32Array) => ArrayLike<number>,
 ): number[] {
   const envs = new gym.vector.SyncVectorEnv([makeEnv]);
   manualSeed(seed);
   let [obs] = envs.reset({ seed });
+  let done = new Float32Array(1); // whether `obs` starts a new episode (a recurrent policy resets its state)
+  const checkpoint = evaluating;
+  evaluating = null;
+  /** The first action: an agent loaded from a checkpoint that does not fit the env fails here. */
+  const firstAction = (): ArrayLike<number> => {
+    try {
+      return act(obs as Obs, done);
+    } catch (e) {
+      if (checkpoint === null) throw e;
+      envs.close();
+      const spaces = `observations ${envs.singleObservationSpace}, actions ${envs.singleActionSpace}`;
+      usageError(
+        `the agent in ${checkpoint} does not fit ${envs.envs[0].spec?.id ?? "this env"} (${spaces}; ${(e as Error).message}): evaluate it on the env it was trained on`,
+      );
+    }
+  };
+  let action = firstAction();
   const episodicReturns: number[] = [];
   while (episodicReturns.length < evalEpisodes) {
-    const [nextObs, , , , infos] = envs.step(act(obs as Obs) as never);
+    const [nextObs, , terminations, truncations, infos] = envs.step(action as never);
+    done = Float32Array.of(terminations[0] || truncations[0] ? 1 : 0);
     for (const info of infos.final_info ?? []) {
       if (!info?.episode) continue;
       console.log(`eval_episode=${episodicReturns.length}, episodic_return=${info.episode.r}`);
       episodicReturns.push(info.episode.r);
     }
     obs = nextObs;
+    if (episodicReturns.length < evalEpisodes) action = act(obs as Obs, done);
   }
   envs.close();
   return episodicReturns;

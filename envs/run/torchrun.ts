@@ -13,8 +13,9 @@
 // exits non-zero, as torchrun does without restarts; Ctrl-C (SIGINT) and SIGTERM are passed on to every rank once.
 // .ts scripts run under tsx's loader, with the same `process.execPath`.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 export interface LaunchConfig {
@@ -95,6 +96,31 @@ export function parseLaunchArgs(argv: string[]): LaunchConfig | "help" {
       "with --nnodes > 1, give --master-addr and --master-port (the address of node 0, reachable from every node)",
     );
   return cfg;
+}
+
+/**
+ * Throws a one-line Error unless `script` is a file: otherwise every rank would fail with Node's own multi-line
+ * module-not-found trace. Names the file of that folder the script most likely meant.
+ */
+export function checkScript(script: string): void {
+  let kind: "file" | "folder" | null = null;
+  try {
+    kind = statSync(script).isFile() ? "file" : "folder";
+  } catch {
+    // missing: reported below
+  }
+  if (kind === "file") return;
+  if (kind === "folder") throw new Error(`script ${script} is a folder, not a script`);
+  const dir = dirname(resolve(script));
+  let siblings: string[] = [];
+  try {
+    siblings = readdirSync(dir).filter((n) => /\.[cm]?[jt]s$/.test(n));
+  } catch {
+    // the folder is missing too
+  }
+  const name = basename(script);
+  const near = siblings.find((n) => n.startsWith(name.replace(/\.[^.]*$/, ".")) || name.startsWith(n));
+  throw new Error(`script ${script} not found${near ? ` (did you mean ${near}?)` : ""}`);
 }
 
 /** torchrun's environment for local rank `localRank`. */
@@ -210,6 +236,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   let cfg: LaunchConfig | "help";
   try {
     cfg = parseLaunchArgs(process.argv.slice(2));
+    if (cfg !== "help") checkScript(cfg.script);
   } catch (e) {
     // The launcher installs no runMain/handleExits (their signal handlers would fight its own forwarding to the
     // ranks), so a bad command line is printed here: one line, exit 2, like every script.

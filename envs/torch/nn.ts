@@ -291,3 +291,72 @@ export function framesToInput(frames: Uint8Array, [c, h, w]: readonly number[], 
 
 // TEMPORARY while the variants move to envs/torch/optim.ts: the optimizer's old import path.
 export { adam, getLearningRate, setLearningRate, type OptimizerState, type StatefulOptimizer } from "./optim.ts";
+
+// ---- recurrent layer (ppo_atari_lstm.ts) ------------------------------------------------------------------------
+
+/** `torch.nn.init`'s in-place initializers, for parameters that are not a Linear's or a Conv2d's (see `layerInit`). */
+export const init = {
+  /** `orthogonal_(param, gain)` on a weight stored [...in, out], from the generator `torch.manual_seed` seeded. */
+  orthogonal(param: tf.Variable, gain = 1, rng = defaultGenerator): void {
+    tf.tidy(() => param.assign(tf.tensor(orthogonal(param.shape, gain, rng), param.shape)));
+  },
+  constant(param: tf.Variable, value: number): void {
+    tf.tidy(() => param.assign(tf.fill(param.shape, value)));
+  },
+};
+
+/** An LSTM's hidden and cell states, [batch, hiddenSize] each: torch's `(h, c)` without its layer axis. */
+export type LstmState = [h: tf.Tensor, c: tf.Tensor];
+
+/**
+ * `nn.LSTM(inputSize, hiddenSize)` with one layer, its gates in torch's order (input, forget, cell, output) and
+ * its weights stored [in, 4 * hiddenSize], torch's transposed. Like `Linear`, it is made without drawing random
+ * numbers: the caller initializes it. Where torch runs a whole sequence in one call, this layer is stepped, so
+ * that a policy can reset the state between steps where an episode ends: `inputGates` for all steps at once, then
+ * `cell` once per step.
+ */
+export class LSTM extends Module {
+  readonly weightIh: tf.Variable;
+  readonly weightHh: tf.Variable;
+  // Torch's two bias vectors, kept as two although the gates only see their sum: each gets the same gradient and
+  // Adam moves each by its own step, so together they move twice as far as one vector would; clip_grad_norm_
+  // counts that gradient twice too.
+  readonly biasIh: tf.Variable;
+  readonly biasHh: tf.Variable;
+
+  constructor(
+    readonly inputSize: number,
+    readonly hiddenSize: number,
+  ) {
+    super();
+    this.weightIh = tf.variable(tf.zeros([inputSize, 4 * hiddenSize]));
+    this.weightHh = tf.variable(tf.zeros([hiddenSize, 4 * hiddenSize]));
+    this.biasIh = tf.variable(tf.zeros([4 * hiddenSize]));
+    this.biasHh = tf.variable(tf.zeros([4 * hiddenSize]));
+  }
+
+  override namedParameters(prefix = ""): NamedParameter[] {
+    return [
+      { name: `${prefix}weight_ih_l0`, variable: this.weightIh, layout: "linear" },
+      { name: `${prefix}weight_hh_l0`, variable: this.weightHh, layout: "linear" },
+      { name: `${prefix}bias_ih_l0`, variable: this.biasIh, layout: "same" },
+      { name: `${prefix}bias_hh_l0`, variable: this.biasHh, layout: "same" },
+    ];
+  }
+
+  /** x·W_ih + b_ih + b_hh, the input's share of the four gates, for every row of `x` (all steps) in one product. */
+  inputGates(x: tf.Tensor): tf.Tensor {
+    return tf.add(tf.add(tf.matMul(x as tf.Tensor2D, this.weightIh as tf.Tensor2D), this.biasIh), this.biasHh);
+  }
+
+  /**
+   * One step from that step's rows of `inputGates`:
+   *   i, f, g, o = split(inputGates + h·W_hh);  c' = σ(f)·c + σ(i)·tanh(g);  h' = σ(o)·tanh(c')
+   */
+  cell(inputGates: tf.Tensor, [h, c]: LstmState): LstmState {
+    const gates = tf.add(inputGates, tf.matMul(h as tf.Tensor2D, this.weightHh as tf.Tensor2D));
+    const [i, f, g, o] = tf.split(gates, 4, 1);
+    const cNext = tf.add(tf.mul(tf.sigmoid(f), c), tf.mul(tf.sigmoid(i), tf.tanh(g)));
+    return [tf.mul(tf.sigmoid(o), tf.tanh(cNext)), cNext];
+  }
+}
