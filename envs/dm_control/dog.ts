@@ -3,7 +3,7 @@
 //
 // The dog's model (dog.xml, 84 kB, with 42 MB of bone meshes, skin and textures in dog_assets/) is not committed:
 // it is read from dm_control's suite folder on the user's machine, found as the ROMs are: the DM_CONTROL_SUITE_DIR
-// environment variable (a folder with dog.xml, common/ and dog_assets/: dm_control's `dm_control/suite`), else the
+// environment variable (a folder with dog.xml and dog_assets/: dm_control's `dm_control/suite`), else the
 // suite folder of an installed Python `dm_control` package (asked from `python3`). The model is edited as
 // `make_model` edits it: the floor's half-size becomes speed times time limit (15 m for stand and walk, 45, 135; 10
 // for fetch), and every task but fetch loses the ball, target, walls and the two ball cameras.
