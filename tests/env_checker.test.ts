@@ -5,6 +5,7 @@ import * as gym from "../envs/gymnasium/index.ts";
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../envs/gymnasium/core.ts";
 import { RomNotFoundError } from "../envs/ale/index.ts";
 import { AssetsNotFoundError } from "../envs/procgen/index.ts";
+import { DogModelNotFoundError } from "../envs/dm_control/index.ts";
 import { checkEnv } from "../envs/gymnasium/env_checker.ts";
 import { Discrete } from "../envs/gymnasium/spaces.ts";
 import { float32Box } from "./helpers.ts";
@@ -40,7 +41,7 @@ function makeUnlessRomMissing(id: string, options: gym.MakeOptions, skipped: Set
   try {
     return gym.make(id, options);
   } catch (e) {
-    if (e instanceof RomNotFoundError || e instanceof AssetsNotFoundError) {
+    if (e instanceof RomNotFoundError || e instanceof AssetsNotFoundError || e instanceof DogModelNotFoundError) {
       skipped.add(id);
       return null;
     }
@@ -50,7 +51,7 @@ function makeUnlessRomMissing(id: string, options: gym.MakeOptions, skipped: Set
 
 function skippedMessage(skipped: Set<string>): string {
   const ids = [...skipped];
-  return `skipped ${ids.length} ids whose ROM or images were not found (set ALE_ROMS_DIR / PROCGEN_ASSETS_DIR): ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", ..." : ""}`;
+  return `skipped ${ids.length} ids whose ROM, images or model were not found (set ALE_ROMS_DIR / PROCGEN_ASSETS_DIR / DM_CONTROL_SUITE_DIR): ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", ..." : ""}`;
 }
 
 test("checkEnv passes on every registered environment", (t) => {

@@ -7,7 +7,7 @@
 
 import { Env, type Info } from "./core.ts";
 import { make } from "./registration.ts";
-import { Box, Discrete, Space, zerosOf } from "./spaces.ts";
+import { Box, Dict, Discrete, Space, zerosOf } from "./spaces.ts";
 
 export interface CheckEnvOptions {
   /** Seed of the determinism checks (Gymnasium uses 123). */
@@ -87,6 +87,16 @@ function checkSpaceLimits(space: Space, kind: "observation" | "action", warn: (m
 
 /** Throws unless `obs` is a value of `space` in its exact representation (number for Discrete, typed array of the dtype otherwise). */
 export function checkObservation(obs: unknown, space: Space, where: string): void {
+  if (space instanceof Dict) {
+    // Gymnasium checks a Dict observation key by key against its subspaces.
+    if (!isPlainObject(obs)) fail(`${where}: a Dict observation must be an object of arrays, got ${describe(obs)}`);
+    const value = obs as Record<string, unknown>;
+    const keys = Object.keys(space.spaces);
+    if (Object.keys(value).length !== keys.length || !keys.every((k) => k in value))
+      fail(`${where}: observation keys [${Object.keys(value).join(", ")}] are not the space's [${keys.join(", ")}]`);
+    for (const key of keys) checkObservation(value[key], space.spaces[key], `${where} ["${key}"]`);
+    return;
+  }
   if (space instanceof Discrete) {
     if (typeof obs !== "number" || !Number.isInteger(obs))
       fail(`${where}: a Discrete observation must be an integer number, got ${describe(obs)}`);

@@ -19,5 +19,7 @@ export * as vector from "./vector.ts";
 export * as utils from "./env_checker.ts";
 /** `gym.mujoco`: registers the MuJoCo "-v4" tasks; `await gym.mujoco.init()` loads MuJoCo before `gym.make`. */
 export * as mujoco from "../mujoco/index.ts";
+/** `gym.dm_control`: registers `dm_control/<domain>-<task>-v0` (Shimmy's ids); MuJoCo must be loaded first. */
+export * as dm_control from "../dm_control/index.ts";
 /** `gym.procgen`: registers `procgen-{game}-v0`; `gym.procgen.ProcgenEnv` is procgen's vector env. */
 export * as procgen from "../procgen/index.ts";

@@ -204,3 +204,49 @@ export class MultiBinary extends Space<Int8Array> {
 
 /** A float32 Box: its values are Float32Array, which `Box`'s generic `TypedArray` type cannot say by itself. */
 export type Float32Box = Box & Space<Float32Array>;
+
+/**
+ * `Dict(spaces)`: a value per key, each in its own space, as `gymnasium.spaces.Dict`. Keys are kept sorted, as
+ * Gymnasium sorts the keys of a plain dict (Shimmy builds dm_control's observation space from one), so that
+ * FlattenObservation concatenates them in that order. Only Box subspaces, the only kind dm_control needs. Its
+ * `size` is the number of scalars in one flattened value; `dtype` is the common type of the subspaces.
+ */
+export class Dict extends Space<Record<string, TypedArray>> {
+  readonly spaces: Readonly<Record<string, Box>>;
+  private readonly flatSize: number;
+
+  constructor(spaces: Record<string, Box>) {
+    const keys = Object.keys(spaces).sort();
+    const dtypes = new Set(keys.map((k) => spaces[k].dtype));
+    if (dtypes.size > 1) throw new TypeError(`Dict: subspaces of different dtypes (${[...dtypes].join(", ")})`);
+    super([], keys.length === 0 ? "float64" : spaces[keys[0]].dtype);
+    const sorted: Record<string, Box> = {};
+    for (const k of keys) sorted[k] = spaces[k];
+    this.spaces = sorted;
+    this.flatSize = keys.reduce((n, k) => n + spaces[k].size, 0);
+  }
+
+  override get size(): number {
+    return this.flatSize;
+  }
+
+  sample(): Record<string, TypedArray> {
+    const out: Record<string, TypedArray> = {};
+    for (const [k, space] of Object.entries(this.spaces)) out[k] = space.sample();
+    return out;
+  }
+
+  contains(x: unknown): boolean {
+    if (typeof x !== "object" || x === null) return false;
+    const value = x as Record<string, unknown>;
+    const keys = Object.keys(this.spaces);
+    if (Object.keys(value).length !== keys.length) return false;
+    return keys.every((k) => this.spaces[k].contains(value[k]));
+  }
+
+  toString(): string {
+    return `Dict(${Object.entries(this.spaces)
+      .map(([k, s]) => `'${k}': ${s}`)
+      .join(", ")})`;
+  }
+}

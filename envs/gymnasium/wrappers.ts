@@ -12,7 +12,7 @@ import {
   Wrapper,
 } from "./core.ts";
 import { RunningMeanStd, type RunningMeanStdState } from "./running_mean_std.ts";
-import { Box, type TypedArray, zerosOf } from "./spaces.ts";
+import { Box, Dict, type TypedArray, zerosOf } from "./spaces.ts";
 
 export { RunningMeanStd, type RunningMeanStdState } from "./running_mean_std.ts";
 
@@ -282,17 +282,60 @@ export class TransformReward<Obs = unknown, Act = unknown> extends RewardWrapper
 }
 
 /**
- * Reshapes a Box observation space to one dimension, as `gymnasium.wrappers.FlattenObservation` (CleanRL's
- * continuous PPO applies it first). Values are already stored flat and row-major, so observations pass through.
+ * Reshapes an observation space to one dimension, as `gymnasium.wrappers.FlattenObservation` (CleanRL's
+ * continuous PPO applies it first). A Box's values are already stored flat and row-major, so they pass through; a
+ * Dict's values are concatenated in its (sorted) key order into one array of its dtype, as `flatten` does for the
+ * dict observations of dm_control.
  */
 export class FlattenObservation<Act = unknown> extends Wrapper<TypedArray, Act> {
-  /** Also takes an untyped `Env` (what `make` returns): the Box observation space is checked at run time. */
+  private readonly dict: Dict | null;
+
+  /** Also takes an untyped `Env` (what `make` returns): the Box or Dict observation space is checked at run time. */
   constructor(env: Env<TypedArray, Act> | Env) {
-    if (!(env.observationSpace instanceof Box))
-      throw new TypeError(`FlattenObservation: only Box observation spaces are supported, got ${env.observationSpace}`);
+    const space = env.observationSpace;
+    if (!(space instanceof Box) && !(space instanceof Dict))
+      throw new TypeError(`FlattenObservation: only Box and Dict observation spaces are supported, got ${space}`);
     super(env as Env<TypedArray, Act>);
-    const box = env.observationSpace;
-    this.observationSpace = new Box(box.low, box.high, [box.size], box.dtype);
+    if (space instanceof Box) {
+      this.dict = null;
+      this.observationSpace = new Box(space.low, space.high, [space.size], space.dtype);
+    } else {
+      this.dict = space;
+      const parts = Object.values(space.spaces);
+      const low = parts.flatMap((s) => Array.from(s.low));
+      const high = parts.flatMap((s) => Array.from(s.high));
+      this.observationSpace = new Box(low, high, [space.size], space.dtype);
+    }
+  }
+
+  private flatten(obs: TypedArray): TypedArray {
+    const dict = this.dict;
+    if (dict === null) return obs;
+    const values = obs as unknown as Record<string, ArrayLike<number>>;
+    const out = zerosOf(dict.dtype, dict.size);
+    let offset = 0;
+    for (const key of Object.keys(dict.spaces)) {
+      const part = values[key];
+      for (let i = 0; i < part.length; i++) out[offset + i] = part[i];
+      offset += part.length;
+    }
+    return out;
+  }
+
+  override reset(args: ResetArgs = {}): [TypedArray, Info] {
+    const [obs, info] = this.env.reset(args);
+    return [this.flatten(obs), info];
+  }
+
+  override step(action: Act): StepResult<TypedArray> {
+    const [obs, reward, terminated, truncated, info] = this.env.step(action);
+    return [this.flatten(obs), reward, terminated, truncated, info];
+  }
+
+  /** A Box observation passes through, so the inner env may write it where it is wanted (see Wrapper.stepInto). */
+  override stepInto(action: Act, out: TypedArray | null): StepWithoutObservationResult {
+    if (this.dict === null) return this.env.stepInto(action, out);
+    return super.stepInto(action, out);
   }
 }
 
