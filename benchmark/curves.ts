@@ -234,7 +234,7 @@ function chartSpec(
     config: {
       font: "DejaVu Sans",
       // Full-strength legend symbols: the merged legend would otherwise take the band's faint fill.
-      legend: { orient: "bottom", direction: "vertical", labelLimit: 420, symbolOpacity: 1, symbolSize: 120 },
+      legend: { orient: "bottom", direction: "vertical", labelLimit: 640, symbolOpacity: 1, symbolSize: 120 },
     },
     title: {
       text: `${envId}: episodic return vs ${axis === "step" ? "global step" : "wall-clock time"}`,
