@@ -14,7 +14,7 @@
 
 import type { MainModule, MjData, MjModel } from "@mujoco/mujoco";
 
-import { mujocoModule } from "../mujoco/mujoco_env.ts";
+import { type Handles, deleteHandles, leakGuard, mujocoModule } from "../mujoco/mujoco_env.ts";
 
 /** MuJoCo's mjMAXVAL: the bound dm_control gives an actuator without a control range. */
 export const MJ_MAXVAL = 1e10;
@@ -37,20 +37,6 @@ export const JOINT_FREE = 0;
 export const JOINT_BALL = 1;
 export const JOINT_SLIDE = 2;
 export const JOINT_HINGE = 3;
-
-interface Handles {
-  model: MjModel | null;
-  data: MjData | null;
-}
-
-function deleteHandles(handles: Handles): void {
-  handles.data?.delete();
-  handles.model?.delete();
-  handles.data = null;
-  handles.model = null;
-}
-
-const leakGuard = new FinalizationRegistry<Handles>(deleteHandles);
 
 /** Compiled models kept for the life of the process, by cache key: see the `cacheKey` option. */
 const compiledModels = new Map<string, MjModel>();

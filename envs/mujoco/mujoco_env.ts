@@ -112,12 +112,13 @@ export interface DataViews {
   cfrcExt: Float64Array;
 }
 
-interface Handles {
+/** A model and its data, freed together (the WASM heap is not garbage-collected). */
+export interface Handles {
   model: MjModel | null;
   data: MjData | null;
 }
 
-function deleteHandles(handles: Handles): void {
+export function deleteHandles(handles: Handles): void {
   // Data first: it was made from the model.
   handles.data?.delete();
   handles.model?.delete();
@@ -126,7 +127,7 @@ function deleteHandles(handles: Handles): void {
 }
 
 /** Frees the model and data of an env that was garbage-collected without `close()`. */
-const leakGuard = new FinalizationRegistry<Handles>(deleteHandles);
+export const leakGuard = new FinalizationRegistry<Handles>(deleteHandles);
 
 export interface MujocoEnvOptions {
   /** File name of the MJCF model in envs/mujoco/assets/. */
