@@ -11,10 +11,11 @@ import { defaultGenerator } from "./rng.ts";
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
-/** A sample drawn in JS, and the log-probabilities of its rows. */
+/** A sample drawn in JS, the log-probabilities of its rows, and each row's entropy (computed alongside). */
 interface Drawn {
   value: tf.Tensor;
   logProb: Float32Array;
+  entropy: Float32Array;
 }
 
 /** `Categorical(logits=logits)` over the last axis of [N, numActions] logits. */
@@ -36,6 +37,7 @@ export class Categorical {
     const logits = this.logits.dataSync();
     const action = new Int32Array(n);
     const logProb = new Float32Array(n);
+    const entropy = new Float32Array(n);
     for (let i = 0; i < n; i++) {
       const row = i * numActions;
       let max = -Infinity;
@@ -43,6 +45,10 @@ export class Categorical {
       let sumExp = 0;
       for (let a = 0; a < numActions; a++) sumExp += Math.exp(logits[row + a] - max);
       const logSumExp = max + Math.log(sumExp);
+      for (let a = 0; a < numActions; a++) {
+        const lp = logits[row + a] - logSumExp;
+        entropy[i] -= Math.exp(lp) * lp;
+      }
       let u = rng.random();
       let chosen = numActions - 1;
       for (let a = 0; a < numActions - 1; a++) {
@@ -56,7 +62,7 @@ export class Categorical {
       logProb[i] = logits[row + chosen] - logSumExp;
     }
     const value = tf.tensor1d(action, "int32");
-    this.drawn = { value, logProb };
+    this.drawn = { value, logProb, entropy };
     return value;
   }
 
@@ -66,7 +72,9 @@ export class Categorical {
     return tf.sum(tf.mul(this.logProbs, tf.oneHot(action, this.logits.shape[1])), -1) as tf.Tensor1D;
   }
 
+  /** After `sample()` (the rollout, which only logs it), from the values read back; else differentiable. */
   entropy(): tf.Tensor1D {
+    if (this.drawn !== null) return tf.tensor1d(this.drawn.entropy);
     const logProbs = this.logProbs;
     return tf.neg(tf.sum(tf.mul(tf.exp(logProbs), logProbs), -1)) as tf.Tensor1D;
   }
@@ -98,7 +106,12 @@ export class Normal {
       logProb[i] = sum;
     }
     const value = tf.tensor2d(action, [n, d]);
-    this.drawn = { value, logProb };
+    const entropy = Float32Array.from({ length: n }, (_, i) => {
+      let sum = 0;
+      for (let j = 0; j < d; j++) sum += logStd[i * d + j] + 0.5 + LOG_SQRT_2PI;
+      return sum;
+    });
+    this.drawn = { value, logProb, entropy };
     return value;
   }
 
@@ -109,8 +122,9 @@ export class Normal {
     return tf.sum(tf.sub(tf.sub(tf.mul(-0.5, tf.square(z)), this.logStd), LOG_SQRT_2PI), 1);
   }
 
-  /** 0.5 + log √(2π) + log σ per component, summed over the action's components. */
+  /** 0.5 + log √(2π) + log σ per component, summed over the action's components (after `sample()`: in JS). */
   entropy(): tf.Tensor1D {
+    if (this.drawn !== null) return tf.tensor1d(this.drawn.entropy);
     return tf.sum(tf.add(this.logStd, 0.5 + LOG_SQRT_2PI), 1);
   }
 }
