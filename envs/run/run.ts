@@ -354,7 +354,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Names of the metrics `updateStep` returns, in order (the NaN guard names the one that failed). */
-export const UPDATE_METRICS = [
+const UPDATE_METRICS = [
   "policy_loss",
   "value_loss",
   "entropy",

@@ -57,18 +57,6 @@ export interface NamedParameter {
   layout: Layout;
 }
 
-/** A layer's weight and bias as torch names them under `prefix` (`prefix.weight` in `layout`, `prefix.bias`). */
-export function weightAndBias(
-  prefix: string,
-  layer: { weight: tf.Variable; bias: tf.Variable },
-  layout: Layout,
-): NamedParameter[] {
-  return [
-    { name: `${prefix}.weight`, variable: layer.weight, layout },
-    { name: `${prefix}.bias`, variable: layer.bias, layout: "same" },
-  ];
-}
-
 /** What a run has done so far, saved beside the parameters so that `--resume` continues it. */
 export interface Progress {
   runName: string;
@@ -220,17 +208,6 @@ export function atomicWrite(file: string, bytes: Uint8Array): void {
 /** `<runDir>/checkpoints/iteration_<n>.safetensors`: the name `--checkpoint-every` gives a checkpoint. */
 export function periodicCheckpointPath(runDir: string, iteration: number): string {
   return path.join(runDir, "checkpoints", `iteration_${String(iteration).padStart(8, "0")}.safetensors`);
-}
-
-/** Removes all but the newest `keep` periodic checkpoints in `<runDir>/checkpoints` (0 keeps all). */
-export function pruneCheckpoints(runDir: string, keep: number): void {
-  if (keep <= 0) return;
-  const dir = path.join(runDir, "checkpoints");
-  const names = fs
-    .readdirSync(dir)
-    .filter((n) => /^iteration_\d+\.safetensors$/.test(n))
-    .sort();
-  for (const n of names.slice(0, Math.max(0, names.length - keep))) fs.rmSync(path.join(dir, n), { force: true });
 }
 
 // ---- reading ------------------------------------------------------------------------------------------------
