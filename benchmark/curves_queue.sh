@@ -10,6 +10,7 @@
 # benchmark/cleanrl_side.sh (its `setup` first). Ours runs on WASM, named on the command line so that building native
 # TensorFlow later changes no MLP run; Atari on native TensorFlow, the fastest CPU backend here. Every run is
 # `nice -n 19`: the machine is shared. `touch $CURVES_DIR/STOP` ends the queue after the current run.
+# Two queues may run at once on different sides, one per core: `SIDES=ours bash ...` and `SIDES=cleanrl bash ...`.
 # Edit this file only by replacing it (write a new file, then mv), never in place: a running bash reads its script
 # as it goes.
 set -euo pipefail
@@ -19,6 +20,7 @@ CURVES_DIR="${CURVES_DIR:-/work/scratch/curves}"
 SNAPSHOT="${SNAPSHOT:-$CURVES_DIR/main_snapshot}"
 ROMS="${ROMS:-/work/shared/roms}"
 MACHINE="${MACHINE:-2-core Intel Xeon VM, 23 GiB, no GPU, shared with other work}"
+SIDES="${SIDES:-ours cleanrl}"
 export CURVES_DIR
 
 die() {
@@ -122,7 +124,7 @@ run_job() {
 
 while read -r variant env_id seed steps; do
   [ -n "$variant" ] || continue
-  for side in ours cleanrl; do
+  for side in $SIDES; do
     [ -f "$CURVES_DIR/STOP" ] && {
       echo "$(date -u +%FT%TZ) stopped ($CURVES_DIR/STOP)"
       exit 0
