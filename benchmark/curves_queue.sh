@@ -86,6 +86,17 @@ run_job() {
     fi
     extra=(--backend tensorflow --rom-dir "$ROMS")
   fi
+  # A dm_control run waits for a snapshot that has the suite, as CleanRL's waits for setup-dm-control.
+  if [[ "$env_id" == dm_control/* ]]; then
+    if [ "$side" = ours ] && [ ! -d "$SNAPSHOT/envs/dm_control" ]; then
+      echo "$(date -u +%FT%TZ) skipped $rel: no envs/dm_control in $SNAPSHOT"
+      return 0
+    fi
+    if [ "$side" = cleanrl ] && ! "$CURVES_DIR/venv/bin/python" -c "import shimmy, dm_control" 2>/dev/null; then
+      echo "$(date -u +%FT%TZ) skipped $rel: no Shimmy and dm_control in $CURVES_DIR/venv (bash benchmark/cleanrl_side.sh setup-dm-control)"
+      return 0
+    fi
+  fi
   if [ ! -f "$parent/.done" ]; then
     rm -rf "$parent"
     mkdir -p "$parent"
