@@ -22,7 +22,8 @@
 # `run` starts cleanrl/SCRIPT (ppo.py, ppo_continuous_action.py, ppo_atari.py) in RUN_PARENT, so its TensorBoard run
 # lands in RUN_PARENT/runs/ENV_ID__SCRIPT__SEED__TIME/, with CleanRL's defaults except env id, seed and budget, and
 # one torch thread, as CleanRL benchmarks.
-# Atari ROMs: ale-py 0.12 ships them in its wheel; $ALE_ROMS_DIR is not needed.
+# Atari ROMs: ale-py 0.12 ships them in its wheel (`setup` makes BreakoutNoFrameskip-v4 to check); $ALE_ROMS_DIR is
+# not needed. ppo_atari.py at fe8d8a03 takes its Atari wrappers from cleanrl_utils, so stable-baselines3 is not needed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,8 +82,10 @@ setup() {
   # --no-deps: 0.29.1's dependencies are listed here so pip never swaps numpy for a 2.x.
   "${pip[@]}" cloudpickle typing-extensions farama-notifications
   "${pip[@]}" --no-deps "$CURVES_DIR/gymnasium"
-  # ale-py 0.12 declares gymnasium>=1.0; its environments run on 0.29's API (reset/step with info dicts).
-  "${pip[@]}" --no-deps ale-py
+  # ale-py 0.12 declares gymnasium>=1.0; its environments run on 0.29's API (reset/step with info dicts). Pinned: `run`
+  # registers the v0-v4 ids through its ale_py.registration.register_v0_v4_envs, whose kwargs for {Game}NoFrameskip-v4
+  # (frameskip 1, no sticky actions, minimal action set, 108k frames per episode) are those of 0.8.1, CleanRL's pin.
+  "${pip[@]}" --no-deps "ale-py==0.12.1"
   # imageio: Gymnasium 0.29's MuJoCo renderer imports it at module load (CleanRL's mujoco extra lists it).
   "${pip[@]}" mujoco imageio "numpy==1.26.4"
   "${pip[@]}" tensorboard "numpy==1.26.4"
@@ -92,11 +95,28 @@ setup() {
   if ! "${pip[@]}" tyro 2>/dev/null; then
     cp "$ROOT/benchmark/cleanrl_tyro_shim.py" "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tyro.py"
   fi
-  "$VENV/bin/python" - <<'EOF'
-import gymnasium, numpy, torch, mujoco, ale_py, tyro
-from torch.utils.tensorboard import SummaryWriter
+  # What the three scripts import and make, down to ppo_atari.py's Breakout with its wrappers (cleanrl_utils'
+  # atari_wrappers and Gymnasium's ResizeObservation both need OpenCV) and the ROM that ale-py's wheel carries.
+  PYTHONPATH="$CURVES_DIR/cleanrl" "$VENV/bin/python" - <<'EOF' || exit 1
+import sys
+try:
+    import gymnasium, numpy, torch, mujoco, ale_py, tyro, cv2
+    from torch.utils.tensorboard import SummaryWriter
+    from ale_py.registration import register_v0_v4_envs
+    from cleanrl_utils.atari_wrappers import ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, MaxAndSkipEnv, NoopResetEnv
+    ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)  # no emulator banner
+    register_v0_v4_envs()
+    env = gymnasium.wrappers.ResizeObservation(gymnasium.make("BreakoutNoFrameskip-v4"), (84, 84))
+    env = gymnasium.wrappers.FrameStack(gymnasium.wrappers.GrayScaleObservation(env), 4)
+    obs, _ = env.reset(seed=1)
+    assert obs.shape == (4, 84, 84), f"BreakoutNoFrameskip-v4 observations are {obs.shape}, not (4, 84, 84)"
+    gymnasium.make("Hopper-v4").reset(seed=1)
+except Exception as e:
+    print(f"error: the venv at {sys.prefix} is incomplete: {type(e).__name__}: {e}".splitlines()[0], file=sys.stderr)
+    sys.exit(1)
 print(f"gymnasium {gymnasium.__version__}, numpy {numpy.__version__}, torch {torch.__version__}, "
-      f"mujoco {mujoco.__version__}, ale-py {ale_py.__version__}, tyro {getattr(tyro, '__version__', 'shim')}")
+      f"mujoco {mujoco.__version__}, ale-py {ale_py.__version__}, opencv {cv2.__version__}, "
+      f"tyro {getattr(tyro, '__version__', 'shim')}")
 EOF
   echo "CleanRL $(cat "$CURVES_DIR/cleanrl/COMMIT") in $CURVES_DIR/cleanrl"
 }
