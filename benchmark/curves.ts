@@ -1,13 +1,14 @@
 // Learning curves of our variants beside CleanRL's own scripts, from the committed run CSVs:
 //   npx tsx benchmark/curves.ts [--results-dir benchmark/results] [--plots-dir benchmark/plots]
 // Reads every benchmark/results/<variant>/<env>/<side>_seed<N>.csv (side `ours` or `cleanrl`, written by
-// benchmark/curves_record.ts through benchmark/curves_queue.sh) and, per env, draws with Vega-Lite:
+// benchmark/curves_record.ts through benchmark/curves_queue.sh; a namespaced env id is a folder per part, as in
+// <variant>/dm_control/cartpole-balance-v0/) and, per env, draws with Vega-Lite:
 //   curves_<variant>_<env>.svg/.png       episodic return against global step
 //   curves_<variant>_<env>_time.svg/.png  the same against wall-clock time since the run started
-// Each side is the mean over its seeds (line) inside the min–max over its seeds (band), where a seed's value at a
-// point is the mean of its last 20 episodes up to there (the window of the final-return column). CleanRL's
-// published final return (its docs, mean ± std over seeds) is a marker at the end of the step axis when the run's
-// budget is CleanRL's. Prints, per variant, the markdown table of final returns that benchmark/README.md shows, with
+// (<env> with `_` for `/` in the file names). Each side is the mean over its seeds (line) inside the min–max over its
+// seeds (band), where a seed's value at a point is the mean of its last 20 episodes up to there (the window of the
+// final-return column). CleanRL's published final return (its docs, mean ± std over seeds) is a marker at the budget
+// it was published for, where the runs here reach that budget. Prints, per variant, the markdown table of final returns that benchmark/README.md shows, with
 // each side's mean return over the last fifth of its steps beside it (a late level less noisy than 20 episodes).
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,33 +28,77 @@ const COMMAND = "npx tsx benchmark/curves.ts";
 const WINDOW = 20; // episodes per seed behind each plotted point and each final return
 const GRID = 120; // points per curve
 
-// CleanRL's published final returns (docs/benchmark/<variant>.md of vwxyzjn/cleanrl, openrlbenchmark tag pr-424:
-// mean ± std over 3 seeds) and the budget they were reached at (its scripts' default total_timesteps).
-const PUBLISHED: Record<string, { steps: number; returns: Record<string, [number, number]> }> = {
-  ppo: {
-    steps: 500_000,
-    returns: { "CartPole-v1": [490.04, 6.12], "Acrobot-v1": [-86.36, 1.32], "MountainCar-v0": [-200.0, 0.0] },
-  },
-  ppo_continuous_action: {
-    steps: 1_000_000,
-    returns: {
-      "HalfCheetah-v4": [1442.64, 46.03],
-      "Walker2d-v4": [2287.95, 571.78],
-      "Hopper-v4": [2382.86, 271.74],
-      "InvertedPendulum-v4": [963.09, 22.2],
-      "Humanoid-v4": [716.11, 49.08],
-      "Pusher-v4": [-40.38, 7.15],
+/** Final returns CleanRL published for one set of runs (mean ± std over seeds) and the budget they ran to. */
+interface Published {
+  steps: number;
+  returns: Record<string, [number, number]>;
+}
+// From the docs of vwxyzjn/cleanrl (fe8d8a03), per variant.
+const PUBLISHED: Record<string, Published[]> = {
+  // docs/benchmark/<variant>.md: openrlbenchmark tag pr-424, 3 seeds, each script's default total_timesteps.
+  ppo: [
+    {
+      steps: 500_000,
+      returns: { "CartPole-v1": [490.04, 6.12], "Acrobot-v1": [-86.36, 1.32], "MountainCar-v0": [-200.0, 0.0] },
     },
-  },
-  ppo_atari: {
-    steps: 10_000_000,
-    returns: {
-      "BreakoutNoFrameskip-v4": [414.66, 28.09],
-      "PongNoFrameskip-v4": [20.36, 0.2],
-      "BeamRiderNoFrameskip-v4": [1915.93, 484.58],
+  ],
+  ppo_continuous_action: [
+    {
+      steps: 1_000_000,
+      returns: {
+        "HalfCheetah-v4": [1442.64, 46.03],
+        "Walker2d-v4": [2287.95, 571.78],
+        "Hopper-v4": [2382.86, 271.74],
+        "InvertedPendulum-v4": [963.09, 22.2],
+        "Humanoid-v4": [716.11, 49.08],
+        "Pusher-v4": [-40.38, 7.15],
+      },
     },
-  },
+    // docs/rl-algorithms/ppo.md, its dm_control table (tag v1.0.0-13-gcbd83f6). The page's learning curves of those
+    // runs (ppo/ppo_continuous_action_gymnasium_dm_control.png) end at 1M steps: the script's default when the table
+    // was added (b558b2b4; benchmark/ppo.sh then ran it without --total-timesteps, 3 seeds). The 8M-step command the
+    // page shows now came later, with RPO (a90742a6).
+    {
+      steps: 1_000_000,
+      returns: {
+        "dm_control/cartpole-balance-v0": [855.47, 22.06],
+        "dm_control/cheetah-run-v0": [432.56, 82.54],
+        "dm_control/walker-walk-v0": [392.51, 56.25],
+      },
+    },
+    // docs/rl-algorithms/rpo.md, PPO's column (`ppo_continuous_action_8M`): 8M steps, 10 seeds.
+    {
+      steps: 8_000_000,
+      returns: {
+        "dm_control/cartpole-balance-v0": [790.36, 17.64],
+        "dm_control/cheetah-run-v0": [472.14, 99.62],
+        "dm_control/walker-walk-v0": [305.74, 92.15],
+      },
+    },
+  ],
+  ppo_atari: [
+    {
+      steps: 10_000_000,
+      returns: {
+        "BreakoutNoFrameskip-v4": [414.66, 28.09],
+        "PongNoFrameskip-v4": [20.36, 0.2],
+        "BeamRiderNoFrameskip-v4": [1915.93, 484.58],
+      },
+    },
+  ],
 };
+
+/** CleanRL's published final returns of one env, in the order listed. */
+function publishedFor(variant: string, envId: string): { steps: number; mean: number; std: number }[] {
+  return (PUBLISHED[variant] ?? []).flatMap(({ steps, returns }) =>
+    returns[envId] ? [{ steps, mean: returns[envId][0], std: returns[envId][1] }] : [],
+  );
+}
+
+/** 500k, 1M, 8M: a budget as CleanRL's docs name it. */
+function shortSteps(steps: number): string {
+  return steps >= 1_000_000 ? `${steps / 1_000_000}M` : `${steps / 1000}k`;
+}
 
 const SIDES = ["ours", "cleanrl"] as const;
 type Side = (typeof SIDES)[number];
@@ -104,25 +149,28 @@ function readCsv(path: string): { episodes: Episode[]; meta: Record<string, stri
   return { episodes, meta };
 }
 
+/** The folders under `dir`, at any depth, as paths relative to it with `/` between parts, in sorted order. */
+function subfolders(dir: string, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .flatMap((name) => [`${prefix}${name}`, ...subfolders(join(dir, name), `${prefix}${name}/`)]);
+}
+
 function readRuns(resultsDir: string): Run[] {
   const runs: Run[] = [];
   for (const variant of readdirSync(resultsDir, { withFileTypes: true })) {
     if (!variant.isDirectory()) continue;
-    for (const env of readdirSync(join(resultsDir, variant.name), { withFileTypes: true })) {
-      if (!env.isDirectory()) continue;
-      for (const file of readdirSync(join(resultsDir, variant.name, env.name)).sort()) {
+    // The env id is the folder's path below the variant: `dm_control/cartpole-balance-v0` is two folders.
+    for (const envId of subfolders(join(resultsDir, variant.name))) {
+      const envDir = join(resultsDir, variant.name, ...envId.split("/"));
+      for (const file of readdirSync(envDir).sort()) {
         const match = /^(ours|cleanrl)_seed(\d+)\.csv$/.exec(file);
         if (!match) continue;
-        const { episodes, meta } = readCsv(join(resultsDir, variant.name, env.name, file));
+        const { episodes, meta } = readCsv(join(envDir, file));
         if (episodes.length === 0) continue;
-        runs.push({
-          variant: variant.name,
-          envId: env.name,
-          side: match[1] as Side,
-          seed: Number(match[2]),
-          episodes,
-          meta,
-        });
+        runs.push({ variant: variant.name, envId, side: match[1] as Side, seed: Number(match[2]), episodes, meta });
       }
     }
   }
@@ -204,15 +252,13 @@ function chartSpec(
     colors.push(COLORS[side]);
     values.push(...bandCurve(sideRuns, axis, xMax, label));
   }
-  const published = PUBLISHED[variant];
-  const reference = published?.returns[envId];
-  // The marker stands at the budget CleanRL published for; drawn only when the runs here went that far.
-  if (axis === "step" && reference && published.steps <= xMax * 1.01) {
-    const publishedLabel = `CleanRL published (its docs): ${fmtSpread(reference[0], reference[1])}`;
+  // A marker stands at the budget CleanRL published for; drawn only when the runs here went that far.
+  for (const { steps, mean: m, std: s } of publishedFor(variant, envId)) {
+    if (axis !== "step" || steps > xMax * 1.01) continue;
+    const publishedLabel = `CleanRL published (its docs, ${shortSteps(steps)} steps): ${fmtSpread(m, s)}`;
     labels.push(publishedLabel);
     colors.push(COLORS.published);
-    const [m, s] = reference;
-    values.push({ x: published.steps, published: m, low: m - s, high: m + s, series: publishedLabel });
+    values.push({ x: steps, published: m, low: m - s, high: m + s, series: publishedLabel });
   }
   const machines = unique(runs.map((r) => r.meta.machine));
   const recorded = unique(runs.map((r) => r.meta.recorded?.slice(0, 10))).sort();
@@ -315,7 +361,6 @@ function verdict(ours: Run[], theirs: Run[], measure: (run: Run) => number): str
 }
 
 function table(variant: string, runs: Run[]): string {
-  const published = PUBLISHED[variant];
   const rows = [
     "| env | steps | ours: final return, mean ± std (per seed) | CleanRL side by side: final return (per seed) | CleanRL published | ours' mean within CleanRL's seeds here | last fifth of steps, mean return: ours / CleanRL (ours within CleanRL's seeds) | SPS ours / CleanRL |",
     "|---|---|---|---|---|---|---|---|",
@@ -325,8 +370,10 @@ function table(variant: string, runs: Run[]): string {
     const ours = envRuns.filter((r) => r.side === "ours");
     const theirs = envRuns.filter((r) => r.side === "cleanrl");
     const steps = Math.max(...envRuns.map(budget));
-    const ref = published?.returns[envId];
-    const refText = ref ? `${fmtSpread(ref[0], ref[1])} at ${published.steps.toLocaleString("en-US")}` : "—";
+    const refs = publishedFor(variant, envId);
+    const refText =
+      refs.map(({ steps, mean: m, std: s }) => `${fmtSpread(m, s)} at ${steps.toLocaleString("en-US")}`).join("; ") ||
+      "—";
     const sps = (rs: Run[]) => (rs.length ? mean(rs.map(finalSps)).toFixed(0) : "—");
     const late = (rs: Run[]) => (rs.length ? fmt(mean(rs.map(lateMean))) : "—");
     rows.push(
@@ -354,7 +401,8 @@ for (const variant of unique(runs.map((r) => r.variant))) {
   for (const envId of unique(variantRuns.map((r) => r.envId))) {
     const envRuns = variantRuns.filter((r) => r.envId === envId);
     for (const axis of ["step", "seconds"] as const) {
-      const path = join(cli.plotsDir, `curves_${variant}_${envId}${axis === "seconds" ? "_time" : ""}`);
+      const name = `curves_${variant}_${envId.replaceAll("/", "_")}${axis === "seconds" ? "_time" : ""}`;
+      const path = join(cli.plotsDir, name);
       await render(chartSpec(variant, envId, envRuns, axis, drawnOn), path);
       console.log(`${path}.svg, .png`);
     }

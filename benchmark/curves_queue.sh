@@ -2,12 +2,14 @@
 # The side-by-side learning runs behind benchmark/curves.ts, one at a time, resumable:
 #   nohup bash benchmark/curves_queue.sh >/work/scratch/curves/queue.log 2>&1 &
 # Each job is one (variant, env, side, seed) run at CleanRL's defaults except the budget; its CSV is
-# benchmark/results/<variant>/<env>/<side>_seed<N>.csv in this checkout. A job whose CSV exists is skipped, so the
+# benchmark/results/<variant>/<env>/<side>_seed<N>.csv in this checkout (a namespaced env id is a folder per part:
+# benchmark/results/ppo_continuous_action/dm_control/cartpole-balance-v0/). A job whose CSV exists is skipped, so the
 # queue picks up where a stopped one left off; a run cut short is started again from scratch. Each finished CSV is
 # committed on its own (only that path), so the branch keeps every run that landed.
 # Ours runs from a detached checkout at a fixed commit ($SNAPSHOT, made by `git worktree add --detach`, with its own
 # node_modules), so edits to this checkout never change a run in flight; CleanRL's side runs through
-# benchmark/cleanrl_side.sh (its `setup` first). Ours runs on WASM, named on the command line so that building native
+# benchmark/cleanrl_side.sh (its `setup` first, and `setup-dm-control` for the dm_control/* ids; ours needs a
+# snapshot with envs/dm_control). Ours runs on WASM, named on the command line so that building native
 # TensorFlow later changes no MLP run; Atari on native TensorFlow, the fastest CPU backend here. Every run is
 # `nice -n 19`: the machine is shared. `touch $CURVES_DIR/STOP` ends the queue after the current run.
 # Two queues may run at once on different sides, one per core: `SIDES=ours bash ...` and `SIDES=cleanrl bash ...`.
@@ -44,7 +46,10 @@ ppo MountainCar-v0 2 500000
 ppo MountainCar-v0 3 500000
 ppo_continuous_action Hopper-v4 1 1000000
 ppo_continuous_action Hopper-v4 2 1000000
+ppo_continuous_action dm_control/cartpole-balance-v0 1 1000000
 ppo_continuous_action Hopper-v4 3 1000000
+ppo_continuous_action dm_control/walker-walk-v0 1 1000000
+ppo_continuous_action dm_control/cheetah-run-v0 1 1000000
 ppo_continuous_action HalfCheetah-v4 1 1000000
 ppo_continuous_action HalfCheetah-v4 2 1000000
 ppo_continuous_action HalfCheetah-v4 3 1000000
@@ -81,6 +86,17 @@ run_job() {
     fi
     extra=(--backend tensorflow --rom-dir "$ROMS")
   fi
+  # A dm_control run waits for a snapshot that has the suite, as CleanRL's waits for setup-dm-control.
+  if [[ "$env_id" == dm_control/* ]]; then
+    if [ "$side" = ours ] && [ ! -d "$SNAPSHOT/envs/dm_control" ]; then
+      echo "$(date -u +%FT%TZ) skipped $rel: no envs/dm_control in $SNAPSHOT"
+      return 0
+    fi
+    if [ "$side" = cleanrl ] && ! "$CURVES_DIR/venv/bin/python" -c "import shimmy, dm_control" 2>/dev/null; then
+      echo "$(date -u +%FT%TZ) skipped $rel: no Shimmy and dm_control in $CURVES_DIR/venv (bash benchmark/cleanrl_side.sh setup-dm-control)"
+      return 0
+    fi
+  fi
   if [ ! -f "$parent/.done" ]; then
     rm -rf "$parent"
     mkdir -p "$parent"
@@ -114,8 +130,11 @@ run_job() {
   commit="$(sed -n 2p "$parent/.done")"
   local load
   load="$(sed -n 3p "$parent/.done")"
+  # Both sides name a run folder after the env id, so a namespaced id (dm_control/cartpole-balance-v0) nests it in
+  # runs/<namespace>/.
   local run_dir
-  run_dir="$(find "$parent/runs" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)"
+  run_dir="$(find "$parent/runs/$(dirname "$env_id")" -mindepth 1 -maxdepth 1 -type d -name "${env_id##*/}__*" |
+    sort | tail -n 1)"
   (cd "$ROOT" && nice -n 19 npx tsx benchmark/curves_record.ts --run-dir "$run_dir" --out "$csv" \
     --command "$command" --commit "$commit" --machine "$MACHINE" --load "$load")
   commit_csv "$rel" "benchmark/results: $variant $env_id $side seed $seed ($steps steps)"

@@ -433,10 +433,15 @@ describe("AtariEnv", () => {
 describe("registration and ROM lookup", () => {
   test("ids and defaults follow ale-py: NoFrameskip-v4 and ALE/...-v5", () => {
     const v4 = envSpec("BreakoutNoFrameskip-v4");
-    assert.equal(v4.maxEpisodeSteps, 400_000);
+    assert.equal(v4.maxEpisodeSteps, null);
     assert.deepEqual(
-      [v4.kwargs.frameskip, v4.kwargs.repeatActionProbability, v4.kwargs.fullActionSpace],
-      [1, 0, false],
+      [
+        v4.kwargs.frameskip,
+        v4.kwargs.repeatActionProbability,
+        v4.kwargs.fullActionSpace,
+        v4.kwargs.maxNumFramesPerEpisode,
+      ],
+      [1, 0, false, 108_000],
     );
     const v5 = envSpec("ALE/Pong-v5");
     assert.equal(v5.maxEpisodeSteps, null);

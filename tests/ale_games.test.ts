@@ -137,9 +137,11 @@ describe("the game table", () => {
     }
   });
 
-  test("NoFrameskip-v4 limits are 100k legacy steps: 4 frames each, SpaceInvaders 3", () => {
-    assert.equal(envSpec("SeaquestNoFrameskip-v4").maxEpisodeSteps, 400_000);
-    assert.equal(envSpec("SpaceInvadersNoFrameskip-v4").maxEpisodeSteps, 300_000);
+  test("every NoFrameskip-v4 id ends its episodes at 108k frames through ALE, with no TimeLimit (ale-py 0.8)", () => {
+    for (const game of games) {
+      const spec = envSpec(`${game.name}NoFrameskip-v4`);
+      assert.deepEqual([spec.maxEpisodeSteps, spec.kwargs.maxNumFramesPerEpisode], [null, 108_000], game.name);
+    }
   });
 });
 

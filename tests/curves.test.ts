@@ -145,3 +145,48 @@ test("curves.ts draws SVG and PNG per env and axis, and tells whether ours lies 
   // for CleanRL's, both sides' means 405.
   assert.match(row, /\| 405\.00 \/ 405\.00 \(yes\) \|/);
 });
+
+test("curves.ts reads a namespaced env id from a folder per part and names its charts without a slash", async (t) => {
+  const dir = tempDir(t);
+  const envDir = path.join(dir, "results", "ppo_continuous_action", "dm_control", "cartpole-balance-v0");
+  fs.mkdirSync(envDir, { recursive: true });
+  fs.writeFileSync(path.join(envDir, "ours_seed1.csv"), rampCsv(800, 1_000_000));
+  fs.writeFileSync(path.join(envDir, "cleanrl_seed1.csv"), rampCsv(820, 1_000_000));
+  const plots = path.join(dir, "plots");
+  const { stdout } = await tsx("benchmark/curves.ts", [
+    "--results-dir",
+    path.join(dir, "results"),
+    "--plots-dir",
+    plots,
+  ]);
+  assert.deepEqual(fs.readdirSync(plots).sort(), [
+    "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.png",
+    "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.svg",
+    "curves_ppo_continuous_action_dm_control_cartpole-balance-v0_time.png",
+    "curves_ppo_continuous_action_dm_control_cartpole-balance-v0_time.svg",
+  ]);
+  const row = stdout.split("\n").find((line) => line.startsWith("| dm_control/cartpole-balance-v0 "));
+  assert.ok(row, stdout);
+});
+
+test("curves.ts marks CleanRL's published return only at a budget the runs reach, and lists every budget", async (t) => {
+  const dir = tempDir(t);
+  const envDir = path.join(dir, "results", "ppo_continuous_action", "dm_control", "cartpole-balance-v0");
+  fs.mkdirSync(envDir, { recursive: true });
+  fs.writeFileSync(path.join(envDir, "ours_seed1.csv"), rampCsv(800, 1_000_000));
+  const plots = path.join(dir, "plots");
+  const { stdout } = await tsx("benchmark/curves.ts", [
+    "--results-dir",
+    path.join(dir, "results"),
+    "--plots-dir",
+    plots,
+  ]);
+  const svg = fs.readFileSync(
+    path.join(plots, "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.svg"),
+    "utf8",
+  );
+  assert.match(svg, /CleanRL published \(its docs, 1M steps\)/);
+  assert.doesNotMatch(svg, /8M steps/);
+  const row = stdout.split("\n").find((line) => line.startsWith("| dm_control/cartpole-balance-v0 "));
+  assert.match(row ?? stdout, /\| \S+ ± \S+ at 1,000,000; \S+ ± \S+ at 8,000,000 \|/);
+});

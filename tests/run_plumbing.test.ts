@@ -30,6 +30,7 @@ import { setupBackend } from "../envs/torch/backend.ts";
 import { deserialize, serialize, toFloat32 } from "../envs/torch/safetensors.ts";
 import * as ppo from "../ppo.ts";
 import * as ppoAtari from "../ppo_atari.ts";
+import * as ppoContinuous from "../ppo_continuous_action.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** 2 envs × 8 steps a batch: an iteration is 16 steps. */
@@ -248,6 +249,30 @@ test("two runs started in the same second with the same env and seed get a folde
     assert.equal(deserialize(readFileSync(join("runs", folder, "twins.safetensors"))).metadata.run_name, folder);
     rmSync(join("runs", folder), { recursive: true });
   }
+});
+
+test("a namespaced env id runs in runs/<namespace>/<run>, as CleanRL's SummaryWriter nests it", async () => {
+  const envId = "dm_control/cartpole-balance-v0";
+  const args = [
+    "--backend",
+    "cpu",
+    "--num-envs",
+    "1",
+    "--num-steps",
+    "8",
+    "--num-minibatches",
+    "2",
+    "--update-epochs",
+    "1",
+  ];
+  args.push("--total-timesteps", "8", "--env-id", envId, "--save-model");
+  await quietly([...args, "--eval-episodes", "1", "--exp-name", "nested"], ppoContinuous.main);
+  const [folder] = readdirSync(join("runs", "dm_control")).filter((f) => f.includes("__nested__"));
+  assert.match(folder, /^cartpole-balance-v0__nested__1__\d+$/);
+  const files = readdirSync(join("runs", "dm_control", folder));
+  assert.equal(files.filter((f) => f.startsWith("events.out.tfevents.")).length, 1);
+  assert.ok(files.includes("nested.safetensors"), files.join(", "));
+  rmSync(join("runs", "dm_control"), { recursive: true });
 });
 
 test("--learning-rate 1e38: the NaN guard stops the run and saves the last finite agent, which --eval-checkpoint runs", async () => {

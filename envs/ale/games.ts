@@ -82,8 +82,6 @@ export interface GameSpec {
   selectMode?: (ctl: ModeControl, mode: number) => void;
   /** Console properties from Stella's database for this cartridge. */
   console?: ConsoleOptions;
-  /** Frames per agent step in ale-py's legacy Deterministic ids (default 4; SpaceInvaders 3); sets NoFrameskip-v4's limit. */
-  legacyFrameskip?: number;
   createSettings(): GameSettings;
 }
 
@@ -1093,7 +1091,6 @@ export const SPACE_INVADERS: GameSpec = {
   modes: range(16),
   difficulties: [0, 1],
   modeSelect: { ramIndex: 0xdc, selectFrames: 2 },
-  legacyFrameskip: 3,
   createSettings: ramGame({
     state: startingLives(3),
     score: (ram) => decimalScore(ram, 0xe8, 0xe6),

@@ -1,9 +1,9 @@
 // Registers the Atari games under ale-py's ids. Importing this module is what makes `make("BreakoutNoFrameskip-v4")`
 // and `make("ALE/Breakout-v5")` work; the ROM itself is looked up when the env is made (see roms.ts).
 //
-//   {Game}NoFrameskip-v4: frameskip 1, repeat_action_probability 0, minimal action set, and a TimeLimit of
-//                         frameskip * 100k steps (400k; SpaceInvaders 300k), as in the ale-py 0.7/0.8 registrations
-//                         that CleanRL's published Atari results used.
+//   {Game}NoFrameskip-v4: frameskip 1, repeat_action_probability 0, max_num_frames_per_episode 108000, minimal
+//                         action set, no TimeLimit wrapper: ale-py 0.8's legacy registration, the one CleanRL runs
+//                         on Gymnasium 0.29 (ale-py 0.7 used a TimeLimit of frameskip * 100k steps instead).
 //   ALE/{Game}-v5:        frameskip 4, repeat_action_probability 0.25, max_num_frames_per_episode 108000 (30 minutes
 //                         of play), minimal action set; no TimeLimit wrapper (ALE truncates by frames itself).
 
@@ -43,13 +43,13 @@ export function registerGame(spec: GameSpec, extraKwargs: Record<string, unknown
     entryPoint: (kw) => new AtariEnv(kw as unknown as AtariEnvKwargs),
     acceptedKwargs: ACCEPTED_KWARGS,
     spaceKinds,
-    maxEpisodeSteps: (spec.legacyFrameskip ?? 4) * 100_000,
     kwargs: {
       game: spec.rom,
       obsType: "rgb",
       frameskip: 1,
       repeatActionProbability: 0,
       fullActionSpace: false,
+      maxNumFramesPerEpisode: 108_000,
       ...extraKwargs,
     },
   });

@@ -307,10 +307,11 @@ function nearestIds(id: string, ids: readonly string[]): string[] {
 /**
  * Creates `runs/<name>` and returns the name; a folder that exists already (another run started in the same second
  * with the same env and seed) gets the next free `-2`, `-3`, ... suffix. `mkdir` fails on an existing folder, so two
- * processes can never take the same one.
+ * processes can never take the same one. An env id with a namespace (`dm_control/cartpole-balance-v0`) nests the
+ * run one folder deeper, as torch's SummaryWriter does for CleanRL's `runs/{run_name}`.
  */
 function createRunFolder(name: string): string {
-  fs.mkdirSync("runs", { recursive: true });
+  fs.mkdirSync(path.dirname(path.join("runs", name)), { recursive: true });
   for (let k = 1; ; k++) {
     const candidate = k === 1 ? name : `${name}-${k}`;
     try {
