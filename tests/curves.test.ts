@@ -111,6 +111,18 @@ function rampCsv(final: number, steps: number): string {
   return `${rows.join("\n")}\n`;
 }
 
+/** Runs `benchmark/curves.ts` on `<dir>/results`, drawing into `<dir>/plots`; its stdout and the plots folder. */
+async function drawCurves(dir: string): Promise<{ stdout: string; plots: string }> {
+  const plots = path.join(dir, "plots");
+  const { stdout } = await tsx("benchmark/curves.ts", [
+    "--results-dir",
+    path.join(dir, "results"),
+    "--plots-dir",
+    plots,
+  ]);
+  return { stdout, plots };
+}
+
 test("curves.ts draws SVG and PNG per env and axis, and tells whether ours lies within CleanRL's seeds", async (t) => {
   const dir = tempDir(t);
   const envDir = path.join(dir, "results", "ppo", "CartPole-v1");
@@ -119,13 +131,7 @@ test("curves.ts draws SVG and PNG per env and axis, and tells whether ours lies 
   fs.writeFileSync(path.join(envDir, "ours_seed2.csv"), rampCsv(500, 500_000));
   fs.writeFileSync(path.join(envDir, "cleanrl_seed1.csv"), rampCsv(420, 500_000));
   fs.writeFileSync(path.join(envDir, "cleanrl_seed2.csv"), rampCsv(480, 500_000));
-  const plots = path.join(dir, "plots");
-  const { stdout } = await tsx("benchmark/curves.ts", [
-    "--results-dir",
-    path.join(dir, "results"),
-    "--plots-dir",
-    plots,
-  ]);
+  const { stdout, plots } = await drawCurves(dir);
   assert.deepEqual(fs.readdirSync(plots).sort(), [
     "curves_ppo_CartPole-v1.png",
     "curves_ppo_CartPole-v1.svg",
@@ -152,13 +158,7 @@ test("curves.ts reads a namespaced env id from a folder per part and names its c
   fs.mkdirSync(envDir, { recursive: true });
   fs.writeFileSync(path.join(envDir, "ours_seed1.csv"), rampCsv(800, 1_000_000));
   fs.writeFileSync(path.join(envDir, "cleanrl_seed1.csv"), rampCsv(820, 1_000_000));
-  const plots = path.join(dir, "plots");
-  const { stdout } = await tsx("benchmark/curves.ts", [
-    "--results-dir",
-    path.join(dir, "results"),
-    "--plots-dir",
-    plots,
-  ]);
+  const { stdout, plots } = await drawCurves(dir);
   assert.deepEqual(fs.readdirSync(plots).sort(), [
     "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.png",
     "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.svg",
@@ -174,13 +174,7 @@ test("curves.ts marks CleanRL's published return only at a budget the runs reach
   const envDir = path.join(dir, "results", "ppo_continuous_action", "dm_control", "cartpole-balance-v0");
   fs.mkdirSync(envDir, { recursive: true });
   fs.writeFileSync(path.join(envDir, "ours_seed1.csv"), rampCsv(800, 1_000_000));
-  const plots = path.join(dir, "plots");
-  const { stdout } = await tsx("benchmark/curves.ts", [
-    "--results-dir",
-    path.join(dir, "results"),
-    "--plots-dir",
-    plots,
-  ]);
+  const { stdout, plots } = await drawCurves(dir);
   const svg = fs.readFileSync(
     path.join(plots, "curves_ppo_continuous_action_dm_control_cartpole-balance-v0.svg"),
     "utf8",

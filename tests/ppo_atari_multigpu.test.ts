@@ -189,6 +189,23 @@ it("refuses a --device-ids list that does not match the local ranks", () => {
   );
 });
 
+it("refuses a rank's batch that --num-minibatches does not divide, though the whole batch divides", () => {
+  // 2 ranks × 1 env × 5 steps: 10 steps split in 2, but each rank's 5 would give minibatches of 2, 2 and 1.
+  const flags = ["--env-id", "MemoryCue-v0", "--local-num-envs", "1", "--num-steps", "5", "--num-minibatches", "2"];
+  const env = { ...process.env, RANK: "0", WORLD_SIZE: "2", LOCAL_RANK: "0", LOCAL_WORLD_SIZE: "2" };
+  const run = spawnSync(process.execPath, ["--import", TSX, join(ROOT, "ppo_atari_multigpu.ts"), ...flags], {
+    cwd: workDir,
+    encoding: "utf8",
+    timeout: 60_000,
+    env,
+  });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(
+    run.stderr,
+    /^error: a rank's batch of 5 steps \(--local-num-envs × --num-steps\) is not divisible by --num-minibatches 2$/m,
+  );
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Child: an SGD step then an Adam step of a freshly initialized agent on part of a fixed batch, weights to OUT_DIR.
 // World size 2: rank r takes samples [r·m, (r+1)·m). World size 1: all 2m samples, then, from the same initial

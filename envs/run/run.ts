@@ -124,6 +124,8 @@ interface RunArgs {
   envId: string;
   romDir?: string | null;
   batchSize?: number;
+  /** A data-parallel rank's share of the batch, which its minibatches split (ppo_atari_multigpu.ts). */
+  localBatchSize?: number;
   numMinibatches?: number;
   numIterations?: number;
   totalTimesteps?: number;
@@ -201,6 +203,11 @@ export async function startRun<A extends RunArgs>(args: A, options: RunOptions):
   if (batchSize !== undefined && numMinibatches !== undefined && batchSize % numMinibatches !== 0)
     usageError(
       `batch size ${batchSize} (num-envs × num-steps) is not divisible by --num-minibatches ${numMinibatches}`,
+    );
+  const { localBatchSize } = args;
+  if (localBatchSize !== undefined && numMinibatches !== undefined && localBatchSize % numMinibatches !== 0)
+    usageError(
+      `a rank's batch of ${localBatchSize} steps (--local-num-envs × --num-steps) is not divisible by --num-minibatches ${numMinibatches}`,
     );
   if (numIterations !== undefined && numIterations < 1)
     usageError(`--total-timesteps ${totalTimesteps} is less than one batch (${batchSize} steps)`);
