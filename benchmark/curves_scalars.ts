@@ -1,0 +1,109 @@
+// The training scalars of finished runs, ours beside CleanRL's, as one markdown table:
+//   npx tsx benchmark/curves_scalars.ts --ours DIR[,DIR...] --cleanrl DIR[,DIR...] [--windows 0-0.2,0.4-0.6,0.8-1]
+// Each DIR is a TensorBoard run directory (ours, envs/run/logging.ts, or CleanRL's torch SummaryWriter) or a folder
+// holding one under runs/ (a seed's folder from benchmark/curves_queue.sh). For every scalar both sides log (but
+// charts/SPS, which measures the machine), and for each window of global steps (fractions of the longest run), a
+// row gives each side's mean over its seeds, each seed's own mean over the window (a seed is named by the seed field
+// of CleanRL's run name `<env>__<exp>__<seed>__<time>`), and whether the two sides' per-seed ranges overlap: a
+// difference that is not seed spread shows as ranges that stay apart window after window.
+
+import { existsSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+
+import { parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { type EventEntry, readRunDir } from "../envs/run/logging.ts";
+import { handleExits } from "../envs/run/main.ts";
+import { mean } from "./lib.ts";
+
+handleExits();
+
+const cli = parseArgs(
+  {
+    ours: str(null, "comma-separated run directories of ours"),
+    cleanrl: str(null, "comma-separated run directories of CleanRL's script"),
+    windows: str("0-0.2,0.4-0.6,0.8-1", "comma-separated windows of global step, as fractions of the longest run"),
+  },
+  "Prints a markdown table of the training scalars both sides log, per side and per seed, over windows of steps.",
+  "benchmark/curves_scalars.ts",
+  process.argv.slice(2),
+);
+if (cli.ours === null || cli.cleanrl === null) usageError("--ours and --cleanrl are required");
+
+interface Run {
+  seed: string;
+  entries: EventEntry[];
+}
+
+/** A run directory itself, or the one run directory under DIR/runs/. */
+function runDirOf(dir: string): string {
+  if (!existsSync(dir)) usageError(`${dir} does not exist`);
+  if (readdirSync(dir).some((n) => n.includes("tfevents"))) return dir;
+  const runs = join(dir, "runs");
+  const inside = existsSync(runs) ? readdirSync(runs).map((n) => join(runs, n)) : [];
+  if (inside.length !== 1) usageError(`${dir} is neither a TensorBoard run directory nor a folder with one in runs/`);
+  return inside[0];
+}
+
+function readSide(list: string): Run[] {
+  return list.split(",").map((dir) => {
+    const runDir = runDirOf(dir);
+    const entries = readRunDir(runDir).filter((e) => !Number.isNaN(e.value));
+    if (entries.length === 0) usageError(`${runDir} has no TensorBoard scalars`);
+    return { seed: basename(runDir).split("__")[2] ?? basename(runDir), entries };
+  });
+}
+
+function parseWindows(list: string): [number, number][] {
+  return list.split(",").map((w) => {
+    const [from, to] = w.split("-").map(Number);
+    if (!(from >= 0 && to > from && to <= 1)) usageError(`--windows: "${w}" is not FROM-TO with 0 <= FROM < TO <= 1`);
+    return [from, to];
+  });
+}
+
+/** Four significant digits, plain notation while that stays short. */
+function format(x: number): string {
+  if (Number.isNaN(x)) return "–";
+  const abs = Math.abs(x);
+  return abs !== 0 && (abs < 1e-3 || abs >= 1e6) ? x.toExponential(3) : String(Number(x.toPrecision(4)));
+}
+
+const sides = { ours: readSide(cli.ours), CleanRL: readSide(cli.cleanrl) };
+const windows = parseWindows(cli.windows);
+const allRuns = [...sides.ours, ...sides.CleanRL];
+const lastStep = Math.max(...allRuns.flatMap((r) => r.entries.map((e) => e.step)));
+const tagsOf = (r: Run) => new Set(r.entries.map((e) => e.tag));
+const tags = [...tagsOf(allRuns[0])]
+  .filter((tag) => tag !== "charts/SPS" && allRuns.every((r) => tagsOf(r).has(tag)))
+  .sort();
+
+/** One seed's mean of a scalar over the steps in (from, to] of the longest run (from the start for the first). */
+function windowMean(run: Run, tag: string, [from, to]: [number, number]): number {
+  const low = from * lastStep;
+  const high = to * lastStep;
+  const values = run.entries
+    .filter((e) => e.tag === tag && (e.step > low || (from === 0 && e.step >= 0)) && e.step <= high)
+    .map((e) => e.value);
+  return values.length > 0 ? mean(values) : NaN;
+}
+
+const lines = [
+  `| scalar | steps | ours: mean | CleanRL: mean | ours per seed | CleanRL per seed | seed ranges overlap |`,
+  "|---|---|---|---|---|---|---|",
+];
+for (const tag of tags) {
+  for (const window of windows) {
+    const perSeed = Object.fromEntries(
+      Object.entries(sides).map(([side, runs]) => [side, runs.map((r) => windowMean(r, tag, window))]),
+    ) as Record<keyof typeof sides, number[]>;
+    const [ours, theirs] = [perSeed.ours, perSeed.CleanRL];
+    const overlap = Math.max(...ours) >= Math.min(...theirs) && Math.max(...theirs) >= Math.min(...ours);
+    const seeds = (side: keyof typeof sides) =>
+      sides[side].map((r, i) => `${r.seed}: ${format(perSeed[side][i])}`).join(", ");
+    const steps = `${Math.round((window[0] * lastStep) / 1000)}k–${Math.round((window[1] * lastStep) / 1000)}k`;
+    lines.push(
+      `| ${tag} | ${steps} | ${format(mean(ours))} | ${format(mean(theirs))} | ${seeds("ours")} | ${seeds("CleanRL")} | ${overlap ? "yes" : "**no**"} |`,
+    );
+  }
+}
+console.log(lines.join("\n"));
