@@ -1,16 +1,18 @@
 // The training scalars of finished runs, ours beside CleanRL's, as one markdown table:
 //   npx tsx benchmark/curves_scalars.ts --ours DIR[,DIR...] --cleanrl DIR[,DIR...] [--windows 0-0.2,0.4-0.6,0.8-1]
+//     [--steps N]
 // Each DIR is a TensorBoard run directory (ours, envs/run/logging.ts, or CleanRL's torch SummaryWriter) or a folder
-// holding one under runs/ (a seed's folder from benchmark/curves_queue.sh). For every scalar both sides log (but
-// charts/SPS, which measures the machine), and for each window of global steps (fractions of the longest run), a
-// row gives each side's mean over its seeds, each seed's own mean over the window (a seed is named by the seed field
-// of CleanRL's run name `<env>__<exp>__<seed>__<time>`), and whether the two sides' per-seed ranges overlap: a
-// difference that is not seed spread shows as ranges that stay apart window after window.
+// holding one under runs/ (a seed's folder from benchmark/curves_queue.sh or benchmark/curves_prefix.sh), read only
+// once its `.done` mark says the run finished. For every scalar both sides log (but charts/SPS, which measures the
+// machine) and each window of global steps (fractions of --steps, by default the longest run's), a row gives each
+// side's mean over its seeds, each seed's own mean over the window (a seed is named by the seed field of CleanRL's
+// run name `<env>__<exp>__<seed>__<time>`), and whether the two sides' per-seed ranges overlap: a difference that is
+// not seed spread shows as ranges that stay apart window after window.
 
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 
-import { parseArgs, str, usageError } from "../envs/run/cli.ts";
+import { int, parseArgs, str, usageError } from "../envs/run/cli.ts";
 import { type EventEntry, readRunDir } from "../envs/run/logging.ts";
 import { handleExits } from "../envs/run/main.ts";
 import { mean } from "./lib.ts";
@@ -21,7 +23,10 @@ const cli = parseArgs(
   {
     ours: str(null, "comma-separated run directories of ours"),
     cleanrl: str(null, "comma-separated run directories of CleanRL's script"),
-    windows: str("0-0.2,0.4-0.6,0.8-1", "comma-separated windows of global step, as fractions of the longest run"),
+    windows: str("0-0.2,0.4-0.6,0.8-1", "comma-separated windows of global step, as fractions of --steps"),
+    steps: int(null, "the steps the windows divide (default: the longest run's); later scalars are left out", {
+      ge: 1,
+    }),
   },
   "Prints a markdown table of the training scalars both sides log, per side and per seed, over windows of steps.",
   "benchmark/curves_scalars.ts",
@@ -34,10 +39,11 @@ interface Run {
   entries: EventEntry[];
 }
 
-/** A run directory itself, or the one run directory under DIR/runs/. */
+/** A run directory itself, or the one run directory under DIR/runs/ once DIR has the queue's `.done` mark. */
 function runDirOf(dir: string): string {
   if (!existsSync(dir)) usageError(`${dir} does not exist`);
   if (readdirSync(dir).some((n) => n.includes("tfevents"))) return dir;
+  if (!existsSync(join(dir, ".done"))) usageError(`${dir} has no .done: its run has not finished`);
   const runs = join(dir, "runs");
   const inside = existsSync(runs) ? readdirSync(runs).map((n) => join(runs, n)) : [];
   if (inside.length !== 1) usageError(`${dir} is neither a TensorBoard run directory nor a folder with one in runs/`);
@@ -71,13 +77,13 @@ function format(x: number): string {
 const sides = { ours: readSide(cli.ours), CleanRL: readSide(cli.cleanrl) };
 const windows = parseWindows(cli.windows);
 const allRuns = [...sides.ours, ...sides.CleanRL];
-const lastStep = Math.max(...allRuns.flatMap((r) => r.entries.map((e) => e.step)));
+const lastStep = cli.steps ?? Math.max(...allRuns.flatMap((r) => r.entries.map((e) => e.step)));
 const tagsOf = (r: Run) => new Set(r.entries.map((e) => e.tag));
 const tags = [...tagsOf(allRuns[0])]
   .filter((tag) => tag !== "charts/SPS" && allRuns.every((r) => tagsOf(r).has(tag)))
   .sort();
 
-/** One seed's mean of a scalar over the steps in (from, to] of the longest run (from the start for the first). */
+/** One seed's mean of a scalar over the steps in (from, to] of `lastStep` (from the start for the first). */
 function windowMean(run: Run, tag: string, [from, to]: [number, number]): number {
   const low = from * lastStep;
   const high = to * lastStep;
