@@ -50,6 +50,8 @@ ppo_continuous_action dm_control/cartpole-balance-v0 1 1000000
 ppo_continuous_action Hopper-v4 3 1000000
 ppo_continuous_action dm_control/walker-walk-v0 1 1000000
 ppo_continuous_action dm_control/cheetah-run-v0 1 1000000
+ppo_continuous_action Hopper-v4 4 1000000
+ppo_continuous_action Hopper-v4 5 1000000
 ppo_continuous_action HalfCheetah-v4 1 1000000
 ppo_continuous_action HalfCheetah-v4 2 1000000
 ppo_continuous_action HalfCheetah-v4 3 1000000
