@@ -1,6 +1,6 @@
 """Replays a stream from benchmark/wrapper_stream_record.ts through CleanRL's own env stack and compares outputs.
 
-    python benchmark/wrapper_stream_check.py DIR CLEANRL_SCRIPT
+    MUJOCO_GL=disable python benchmark/wrapper_stream_check.py DIR CLEANRL_SCRIPT
 
 CLEANRL_SCRIPT is CleanRL's ppo_continuous_action.py (its `make_env` builds the stack: RecordEpisodeStatistics,
 ClipAction, NormalizeObservation, clip, NormalizeReward, clip), run on Gymnasium 0.29.1 (CleanRL's pin; the venv of
@@ -8,6 +8,9 @@ benchmark/cleanrl_side.sh). A registered env replays what ours' stack was fed: e
 reset observation, each step checks that the action it receives is the recorded (clipped) one and returns the next
 recorded step. SyncVectorEnv autoresets as 0.29 does. Prints the largest differences between our vector env's
 outputs (observation, reward, flags, final observation) and Gymnasium's, and where the first one above 1e-9 is.
+Then, as a check of the env under the stack, the episodes of the recorded (ours) env beside as many steps of
+Gymnasium's own env under the same kind of actions (N(0, 1) per component, clipped; its own seed): episode length
+and return, mean and standard error.
 """
 
 import importlib.util
@@ -16,10 +19,11 @@ import os
 import sys
 import warnings
 
-import gymnasium as gym
-import numpy as np
-
+# Before gymnasium's import: its plugin loader warns about the venv's optional dm_control extras.
 warnings.filterwarnings("ignore")
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def final_difference(final, ours_final) -> float:
@@ -100,6 +104,41 @@ def main(stream_dir: str, cleanrl_script: str) -> None:
     late = slice(steps // 2, steps)
     print(f"  observation, second half of the stream: {np.max(diffs['observation'][late]):.3g}")
     print(f"first step with a difference above 1e-9: {first_bad}")
+
+    env = gym.make(meta["envId"], max_episode_steps=meta["maxEpisodeSteps"])
+    rng = np.random.default_rng(meta["seed"])
+    env.reset(seed=meta["seed"])
+    theirs = []
+    for _ in range(steps):
+        action = np.clip(rng.standard_normal(act_dim).astype(np.float32), -1, 1)
+        _, reward, terminated, truncated, _ = env.step(action)
+        theirs.append((reward, terminated, truncated))
+        if terminated or truncated:
+            env.reset()
+    ours = inner_steps[:, act_dim + obs_dim :]
+    print(f"episodes under N(0, 1) actions, {steps} steps each side (mean ± standard error):")
+    for name, stream in (("ours", ours), ("Gymnasium", np.array(theirs, dtype=np.float64))):
+        lengths, returns = episode_statistics(stream)
+        print(
+            f"  {name}: {len(lengths)} episodes, length {lengths.mean():.2f} ± {sem(lengths):.2f}, "
+            f"return {returns.mean():.2f} ± {sem(returns):.2f}"
+        )
+
+
+def episode_statistics(stream):
+    """Lengths and returns of the episodes that end in a stream of (reward, terminated, truncated) rows."""
+    lengths, returns, length, total = [], [], 0, 0.0
+    for reward, terminated, truncated in stream:
+        length, total = length + 1, total + reward
+        if terminated or truncated:
+            lengths.append(length)
+            returns.append(total)
+            length, total = 0, 0.0
+    return np.array(lengths), np.array(returns)
+
+
+def sem(values):
+    return values.std(ddof=1) / np.sqrt(len(values))
 
 
 if __name__ == "__main__":
