@@ -34,3 +34,17 @@ test("a sampled Normal's log-probabilities and entropies equal the differentiabl
   close(sampled.logProb(action).dataSync(), fresh.logProb(action).dataSync());
   close(sampled.entropy().dataSync(), fresh.entropy().dataSync());
 });
+
+test("a Normal's samples are mean + std · N(0, 1): standardized, their first, second and fourth moments are 0, 1, 3", () => {
+  manualSeed(3);
+  const [n, d] = [20_000, 3];
+  const [mu, logSigma] = [0.3, -0.7];
+  const action = new Normal(tf.fill([n, d], mu) as tf.Tensor2D, tf.fill([n, d], logSigma) as tf.Tensor2D).sample();
+  const z = Array.from(action.dataSync(), (a) => (a - mu) / Math.exp(logSigma));
+  const moment = (k: number) => z.reduce((s, v) => s + v ** k, 0) / z.length;
+  // Four standard errors of each sample moment of N(0, 1): sqrt(1/N), sqrt(2/N) for z², sqrt(96/N) for z⁴.
+  const se = (variance: number) => 4 * Math.sqrt(variance / z.length);
+  assert.ok(Math.abs(moment(1)) < se(1), `mean ${moment(1)}`);
+  assert.ok(Math.abs(moment(2) - 1) < se(2), `variance ${moment(2)}`);
+  assert.ok(Math.abs(moment(4) - 3) < se(96), `fourth moment ${moment(4)}`);
+});
