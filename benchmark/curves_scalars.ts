@@ -40,15 +40,24 @@ interface Run {
   entries: EventEntry[];
 }
 
-/** A run directory itself, or the one run directory under DIR/runs/ once DIR has the queue's `.done` mark. */
+/**
+ * A run directory itself, or the one run directory under DIR/runs/ (DIR/runs/<namespace>/ for an id such as
+ * dm_control/cartpole-balance-v0) once DIR has the queue's `.done` mark.
+ */
 function runDirOf(dir: string): string {
   if (!existsSync(dir)) usageError(`${dir} does not exist`);
-  if (readdirSync(dir).some((n) => n.includes("tfevents"))) return dir;
+  const hasEvents = (d: string) => readdirSync(d).some((n) => n.includes("tfevents"));
+  if (hasEvents(dir)) return dir;
   if (!existsSync(join(dir, ".done"))) usageError(`${dir} has no .done: its run has not finished`);
-  const runs = join(dir, "runs");
-  const inside = existsSync(runs) ? readdirSync(runs).map((n) => join(runs, n)) : [];
-  if (inside.length !== 1) usageError(`${dir} is neither a TensorBoard run directory nor a folder with one in runs/`);
-  return inside[0];
+  let found = join(dir, "runs");
+  for (let depth = 0; depth < 2 && existsSync(found) && !hasEvents(found); depth++) {
+    const inside = readdirSync(found);
+    if (inside.length !== 1) break;
+    found = join(found, inside[0]);
+  }
+  if (!existsSync(found) || !hasEvents(found))
+    usageError(`${dir} is neither a TensorBoard run directory nor a folder with one in runs/`);
+  return found;
 }
 
 function readSide(list: string): Run[] {
