@@ -12,7 +12,9 @@
 # snapshot with envs/dm_control). Ours runs on WASM, named on the command line so that building native
 # TensorFlow later changes no MLP run; Atari on native TensorFlow, the fastest CPU backend here. Every run is
 # `nice -n 19`: the machine is shared. `touch $CURVES_DIR/STOP` ends the queue after the current run.
-# Two queues may run at once on different sides, one per core: `SIDES=ours bash ...` and `SIDES=cleanrl bash ...`.
+# Queues may run side by side, one per core: each claims a job before it starts it (a folder $parent.claim holding
+# the queue's pid), so two queues never run the same job, and a claim whose queue has died is taken over.
+# `SIDES=ours bash ...` and `SIDES=cleanrl bash ...` split the sides; two plain queues share all the jobs.
 # Edit this file only by replacing it (write a new file, then mv), never in place: a running bash reads its script
 # as it goes.
 set -euo pipefail
@@ -51,13 +53,13 @@ ppo_continuous_action Hopper-v4 3 1000000
 ppo_continuous_action dm_control/walker-walk-v0 1 1000000
 ppo_continuous_action dm_control/cheetah-run-v0 1 1000000
 ppo_continuous_action Hopper-v4 4 1000000
-ppo_continuous_action Hopper-v4 5 1000000
 ppo_continuous_action HalfCheetah-v4 1 1000000
-ppo_continuous_action HalfCheetah-v4 2 1000000
-ppo_continuous_action HalfCheetah-v4 3 1000000
 ppo_continuous_action Walker2d-v4 1 1000000
+ppo_continuous_action HalfCheetah-v4 2 1000000
 ppo_continuous_action Walker2d-v4 2 1000000
+ppo_continuous_action HalfCheetah-v4 3 1000000
 ppo_continuous_action Walker2d-v4 3 1000000
+ppo_continuous_action Hopper-v4 5 1000000
 ppo_atari BreakoutNoFrameskip-v4 1 1000000
 ppo_atari BreakoutNoFrameskip-v4 2 1000000
 "
@@ -99,6 +101,19 @@ run_job() {
       return 0
     fi
   fi
+  # Claim the job: mkdir is atomic, so of two queues reaching it together one wins; a claim left by a queue that
+  # is no longer running is taken over.
+  local claim="$parent.claim"
+  mkdir -p "$(dirname "$parent")"
+  if ! mkdir "$claim" 2>/dev/null; then
+    local owner
+    owner="$(cat "$claim/pid" 2>/dev/null || true)"
+    [ -n "$owner" ] || { sleep 2; owner="$(cat "$claim/pid" 2>/dev/null || true)"; }
+    if [ -n "$owner" ] && [ "$owner" != "$$" ] && grep -qs curves_queue.sh "/proc/$owner/cmdline"; then
+      return 0
+    fi
+  fi
+  echo "$$" >"$claim/pid"
   if [ ! -f "$parent/.done" ]; then
     rm -rf "$parent"
     mkdir -p "$parent"
@@ -140,6 +155,7 @@ run_job() {
   (cd "$ROOT" && nice -n 19 npx tsx benchmark/curves_record.ts --run-dir "$run_dir" --out "$csv" \
     --command "$command" --commit "$commit" --machine "$MACHINE" --load "$load")
   commit_csv "$rel" "benchmark/results: $variant $env_id $side seed $seed ($steps steps)"
+  rm -rf "$claim"
   echo "$(date -u +%FT%TZ) done $rel"
 }
 
