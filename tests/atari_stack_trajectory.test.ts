@@ -1,9 +1,9 @@
 // CleanRL's whole Atari stack (ppo_atari.ts's makeEnv) on real ROMs, over a long scripted trajectory, against the
 // unoptimised path: the same env with tests/reference_atari_wrappers.ts's plain image wrappers, which step every
 // frame with its observation. Every observation, reward, termination, truncation and the RAM after every step must
-// agree: the whole trajectory's SHA-1 over all of them is checked against a digest recorded with the plain emulator
-// and wrappers of commit 2578d23, which also covers the emulator itself. On a mismatch the reference stack is run
-// beside the fast one (on the same emulator) to name the first record that differs.
+// agree: the whole trajectory's SHA-1 over all of them is checked against a digest of the reference stack's
+// trajectory. On a mismatch the reference stack is run beside the fast one (on the same emulator) to name the first
+// record that differs.
 // Needs the cartridges (ALE_ROMS_DIR or ../shared/roms); skips without them.
 
 import assert from "node:assert/strict";
@@ -78,21 +78,25 @@ function* trajectory(
   }
 }
 
-/** Digests recorded with commit 2578d23 (before the speed work), `steps` agent steps each. */
+/**
+ * Digests of `steps` agent steps each. First recorded with the plain emulator and wrappers of commit 2578d23 (before
+ * the speed work); re-recorded when the envs' generators became numpy's PCG64 (NoopResetEnv's counts changed), from
+ * this test's run in which the fast and the reference stack agreed on every record (assertSameAsReference).
+ */
 const CASES = [
   {
     envId: "BreakoutNoFrameskip-v4",
     rom: "breakout",
     steps: 2500,
     minEnds: 3,
-    sha1: "24ada91e2aec872278b4be8689d5b07a18550825",
+    sha1: "ff5f1671032485c7a702426c0fd122413bb1ed1d",
   },
   {
     envId: "PongNoFrameskip-v4",
     rom: "pong",
     steps: 2500,
     minEnds: 1,
-    sha1: "62dd1b6e9ee4b3d8e9b3874f3a3c5d2f7197ece0",
+    sha1: "aebe4085618d561d3800cc31be5ef12d5aeb5413",
   },
 ];
 

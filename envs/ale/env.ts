@@ -6,6 +6,12 @@
 //   terminated: the game's own game-over test;  truncated: max_num_frames_per_episode used up
 //   info:       { lives, episode_frame_number, frame_number }
 // ale-py's constructor defaults are those of Machado et al. (2018): frameskip 4, repeat_action_probability 0.25.
+//
+// Seeding follows ale-py's `seed_game`: `reset({ seed })` splits `SeedSequence(seed).generate_state(2)` into np_seed
+// and ale_seed; the env's `npRandom` becomes `np_random(np_seed)` (what NoopResetEnv and a stochastic frameskip draw
+// from, so those draws equal ale-py's), and ale_seed seeds the emulator side. ALE's own generator behind sticky
+// actions (Stella's, seeded with random_seed) is not reproduced: those draws come from a PCG64 stream of ale_seed,
+// kept apart from `npRandom` as ALE's is from ale-py's np_random.
 
 import {
   Env,
@@ -16,6 +22,7 @@ import {
   type StepWithoutObservationResult,
 } from "../gymnasium/core.ts";
 import { Box, Discrete, type Space, type TypedArray } from "../gymnasium/spaces.ts";
+import { NumpyGenerator, SeedSequence } from "../torch/numpy_random.ts";
 import { ACTION_MEANINGS } from "./controls.ts";
 import { findGame, type GameSpec } from "./games.ts";
 import { ALEInterface } from "./interface.ts";
@@ -59,6 +66,8 @@ export class AtariEnv extends Env<Uint8Array, number> {
   private readonly obsType: ObsType;
   private readonly frameskip: number | readonly [number, number];
   private readonly rgbSize: number;
+  /** The emulator side's draws (sticky actions, power-on): seeded with ale-py's ale_seed on a seeded reset. */
+  private aleRandom = new NumpyGenerator();
 
   constructor(kwargs: AtariEnvKwargs) {
     super();
@@ -105,7 +114,7 @@ export class AtariEnv extends Env<Uint8Array, number> {
         mode: kwargs.mode ?? undefined,
         difficulty: kwargs.difficulty ?? undefined,
       },
-      () => this.npRandom.random(),
+      () => this.aleRandom.random(),
     );
     this.actionSet = fullActionSpace ? this.ale.getLegalActionSet() : this.ale.getMinimalActionSet();
     this.actionSpace = new Discrete(this.actionSet.length);
@@ -116,10 +125,15 @@ export class AtariEnv extends Env<Uint8Array, number> {
   }
 
   override reset(args: ResetArgs = {}): [Uint8Array, Info] {
-    super.reset(args);
+    if (args.seed === undefined) super.reset(args);
+    else {
+      const [npSeed, aleSeed] = new SeedSequence(args.seed).generateState(2);
+      super.reset({ ...args, seed: npSeed });
+      this.aleRandom = new NumpyGenerator(aleSeed);
+    }
     // Power-on RIOT RAM and timer are ALE's fixed ones (see Atari2600.powerOn); the generator's draw only seeds what
     // lies beyond them (SC cartridges' extra RAM), so `reset({ seed })` reproduces the episode exactly.
-    this.ale.resetGame(this.npRandom.integers(0, 2 ** 31), args.seed !== undefined);
+    this.ale.resetGame(this.aleRandom.integers(0, 2 ** 31), args.seed !== undefined);
     return [this.observation(), this.info()];
   }
 

@@ -58,7 +58,7 @@ export class ALEInterface {
     readonly game: GameSpec,
     rom: Uint8Array,
     private readonly aleSettings: AleSettings,
-    /** Uniform [0, 1) source for sticky actions (the env's npRandom). */
+    /** Uniform [0, 1) source for sticky actions (AtariEnv's emulator-side stream, apart from its npRandom). */
     private readonly random: () => number,
   ) {
     const modes = game.modes ?? [0];

@@ -5,9 +5,10 @@
 // fire impulses with a random dispersion. Every constant below is Gymnasium's; the physics engine is planck (a
 // TypeScript port of Box2D 2.3, the version pybox2d wraps), stepped exactly as Gymnasium steps Box2D.
 //
-// What cannot carry over bit for bit: Box2D computes in float32 and planck in float64, and our generator is not
-// numpy's PCG64 (see ../rng.ts), so trajectories for a given seed differ from Python's; the distributions, the
-// rewards and the termination rules are the same.
+// What cannot carry over bit for bit: Box2D computes in float32 and planck in float64, so trajectories for a given
+// seed drift from Python's, although the env's generator is numpy's PCG64 and the terrain heights, the initial push
+// and the engine dispersion are drawn in the order of Gymnasium's code; the rewards and the termination rules are
+// the same.
 //
 // v3 versus v2 (Gymnasium 1.0 changelog): v3 re-draws the wind/turbulence offsets from the env's seeded generator on
 // every reset (v2 drew them once, unseeded, at construction), builds a fresh Box2D world on every reset (v2 reused

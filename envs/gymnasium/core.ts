@@ -4,7 +4,7 @@
 // `terminated` means the MDP reached a terminal state (no bootstrapping past it); `truncated` means an outside
 // limit (usually TimeLimit) cut the episode short. PPO treats both as the end of an episode, as CleanRL does.
 
-import { type RandomGenerator, npRandom } from "../torch/rng.ts";
+import { type NumpyGenerator, npRandom } from "../torch/rng.ts";
 import type { Space, TypedArray } from "./spaces.ts";
 
 export type Info = Record<string, unknown>;
@@ -35,10 +35,10 @@ export abstract class Env<Obs = unknown, Act = unknown> {
   metadata: Metadata = { renderModes: [] };
   renderMode: string | null = null;
   spec: EnvSpec | null = null;
-  private _npRandom: RandomGenerator | null = null;
+  private _npRandom: NumpyGenerator | null = null;
 
   /** The env's own generator; lazily seeded from entropy if `reset` was never given a seed (as Gymnasium). */
-  get npRandom(): RandomGenerator {
+  get npRandom(): NumpyGenerator {
     if (this._npRandom === null) this._npRandom = npRandom()[0];
     return this._npRandom;
   }
@@ -106,7 +106,7 @@ export class Wrapper<Obs = unknown, Act = unknown, InnerObs = Obs, InnerAct = Ac
     this.spec = env.spec;
   }
 
-  override get npRandom(): RandomGenerator {
+  override get npRandom(): NumpyGenerator {
     return this.env.npRandom;
   }
 

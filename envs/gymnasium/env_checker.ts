@@ -150,11 +150,11 @@ function checkStepResult(result: unknown, env: Env, where: string): [unknown, nu
 
 /**
  * State of the env's own generator, or null when it has none. Gymnasium compares `env.unwrapped._np_random`
- * states; ours is a plain object whose fields JSON captures.
+ * states (`bit_generator.state`); ours is `getState()`, the same fields.
  */
 function rngState(env: Env): string | null {
-  const rng = (env.unwrapped as unknown as { _npRandom: unknown })._npRandom;
-  return rng === null || rng === undefined ? null : JSON.stringify(rng);
+  const rng = (env.unwrapped as unknown as { _npRandom: { getState(): unknown } | null })._npRandom;
+  return rng === null || rng === undefined ? null : JSON.stringify(rng.getState());
 }
 
 /** Copies typed arrays so a later call that reuses the env's buffer cannot change what was recorded. */

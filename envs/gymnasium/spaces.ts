@@ -3,7 +3,7 @@
 // Values are plain numbers (Discrete) or typed arrays (Box, MultiDiscrete, MultiBinary), row-major, with the
 // dtype Gymnasium uses: a float32 Box holds Float32Array values, exactly as numpy would hold float32 arrays.
 
-import { type RandomGenerator, npRandom } from "../torch/rng.ts";
+import { type NumpyGenerator, npRandom } from "../torch/rng.ts";
 
 export type DType = "float32" | "float64" | "uint8" | "int8" | "int32" | "int64";
 export type TypedArray = Float32Array | Float64Array | Uint8Array | Int8Array | Int32Array;
@@ -27,14 +27,14 @@ export function isFloatDType(dtype: DType): boolean {
 }
 
 export abstract class Space<T = unknown> {
-  private _npRandom: RandomGenerator | null = null;
+  private _npRandom: NumpyGenerator | null = null;
   constructor(
     readonly shape: readonly number[],
     readonly dtype: DType,
   ) {}
 
   /** Lazily seeded from entropy, like Gymnasium's `Space.np_random`. */
-  get npRandom(): RandomGenerator {
+  get npRandom(): NumpyGenerator {
     if (this._npRandom === null) this._npRandom = npRandom()[0];
     return this._npRandom;
   }
@@ -103,24 +103,26 @@ export class Box extends Space<TypedArray> {
     }
   }
 
-  /** Gymnasium's sampling rule: uniform on bounded dims, shifted exponential on half-bounded, normal on unbounded. */
+  /**
+   * Gymnasium's sampling rule and draw order: first a normal for every unbounded entry, then an exponential for every
+   * entry bounded below only (plus low), then for every entry bounded above only (high minus it), then a uniform
+   * for every bounded entry, each group in index order. Integer boxes sample over [low, high + 1) and floor.
+   */
   sample(): TypedArray {
     const out = zerosOf(this.dtype, this.size);
     const rng = this.npRandom;
     const float = isFloatDType(this.dtype);
-    for (let i = 0; i < this.size; i++) {
-      // Integer boxes sample uniformly over [low, high] inclusive, as Gymnasium does by widening `high` by 1.
-      const lo = this.low[i];
-      const hi = float ? this.high[i] : this.high[i] + 1;
-      const below = Number.isFinite(lo);
-      const above = Number.isFinite(hi);
-      let v: number;
-      if (below && above) v = rng.uniform(lo, hi);
-      else if (below) v = lo + rng.exponential();
-      else if (above) v = hi - rng.exponential();
-      else v = rng.normal();
-      out[i] = float ? v : Math.floor(v);
-    }
+    const n = this.size;
+    const low = (i: number) => this.low[i];
+    const high = (i: number) => (float ? this.high[i] : this.high[i] + 1);
+    const values = new Float64Array(n);
+    const below = (i: number) => Number.isFinite(low(i));
+    const above = (i: number) => Number.isFinite(high(i));
+    for (let i = 0; i < n; i++) if (!below(i) && !above(i)) values[i] = rng.normal();
+    for (let i = 0; i < n; i++) if (below(i) && !above(i)) values[i] = rng.exponential() + low(i);
+    for (let i = 0; i < n; i++) if (!below(i) && above(i)) values[i] = -rng.exponential() + high(i);
+    for (let i = 0; i < n; i++) if (below(i) && above(i)) values[i] = rng.uniform(low(i), high(i));
+    for (let i = 0; i < n; i++) out[i] = float ? values[i] : Math.floor(values[i]);
     return out;
   }
 
@@ -166,8 +168,9 @@ export class MultiDiscrete extends Space<Int32Array> {
     this.nvec = Int32Array.from(nvec);
     if (!this.nvec.every((n) => n > 0)) throw new RangeError("MultiDiscrete: every nvec entry must be positive");
   }
+  /** Gymnasium's rule: `floor(random() * nvec[i])`, one `random()` per entry in order. */
   sample(): Int32Array {
-    return this.nvec.map((n) => this.npRandom.integers(0, n));
+    return this.nvec.map((n) => Math.floor(this.npRandom.random() * n));
   }
   contains(x: unknown): boolean {
     if (!ArrayBuffer.isView(x) && !Array.isArray(x)) return false;
@@ -188,9 +191,8 @@ export class MultiBinary extends Space<Int8Array> {
     super([n], "int8");
   }
   sample(): Int8Array {
-    const out = new Int8Array(this.n);
-    for (let i = 0; i < this.n; i++) out[i] = this.npRandom.integers(0, 2);
-    return out;
+    // Gymnasium's `integers(0, 2, size=n, dtype=int8)`: numpy's 8-bit path, one 32-bit draw per four entries.
+    return this.npRandom.integersInt8(0, 2, this.n);
   }
   contains(x: unknown): boolean {
     if (!ArrayBuffer.isView(x) && !Array.isArray(x)) return false;

@@ -393,7 +393,7 @@ export abstract class MujocoEnv extends Env<Float64Array, Float32Array> {
   protected normalNoise(init: Float64Array, scale: number): Float64Array {
     const rng = this.npRandom;
     const out = new Float64Array(init.length);
-    for (let i = 0; i < init.length; i++) out[i] = init[i] + scale * rng.normal();
+    for (let i = 0; i < init.length; i++) out[i] = init[i] + scale * rng.standardNormal();
     return out;
   }
 

@@ -1,19 +1,36 @@
-// Seeded random numbers: the shim's stand-in for numpy's `np.random.Generator`.
+// Seeded random numbers, two families:
 //
-// Gymnasium seeds every environment and space through `gymnasium.utils.seeding.np_random(seed)`. We keep the
-// same *semantics* (same seed -> same stream, `seed=undefined` -> fresh entropy, each env/space owns its own
-// generator) but not numpy's PCG64 bit stream: matching numpy bit-for-bit is not needed for learning results
-// to be comparable, only the distributions are. The generator is xoshiro128** (Blackman & Vigna), seeded
-// through splitmix32 so that nearby seeds (0, 1, 2, ...) give unrelated streams.
+// - `npRandom(seed)`: numpy's `np.random.Generator(PCG64(SeedSequence(seed)))` bit for bit (./numpy_random.ts), the
+//   generator Gymnasium seeds every environment and space with (`gymnasium.utils.seeding.np_random`), so seeded
+//   resets and space samples give Gymnasium's values.
+// - `RandomGenerator`: xoshiro128** (Blackman & Vigna), seeded through splitmix32 so that nearby seeds (0, 1, 2, ...)
+//   give unrelated streams. It is the stand-in for torch's default generator (`defaultGenerator`, `manualSeed`):
+//   layer init, action sampling and minibatch shuffles. It does not reproduce torch's MT19937 stream; what matters
+//   there is that it is seeded, checkpointed with the run, and independent of the environments' PCG64 streams.
+//
+// Both implement `Random`, the methods call sites use.
 
 import { randomBytes } from "node:crypto";
+
+import { NumpyGenerator } from "./numpy_random.ts";
+
+export { NumpyGenerator, SeedSequence, type Pcg64State } from "./numpy_random.ts";
+
+/** What a seeded generator offers: numpy's `Generator` method names, shared by both families. */
+export interface Random {
+  random(): number;
+  uniform(low?: number, high?: number): number;
+  integers(low: number, high: number): number;
+  normal(loc?: number, scale?: number): number;
+  exponential(): number;
+}
 
 export interface RandomState {
   s: number[];
   spareNormal: number | null;
 }
 
-export class RandomGenerator {
+export class RandomGenerator implements Random {
   private s0 = 0;
   private s1 = 0;
   private s2 = 0;
@@ -121,18 +138,19 @@ function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
 }
 
-/** A fresh seed from OS entropy, used when the caller gives none (numpy does the same with SeedSequence). */
+/** A fresh seed from OS entropy, used when the caller gives none. */
 export function randomSeed(): number {
   return randomBytes(4).readUInt32LE(0);
 }
 
 /**
- * Mirrors `gymnasium.utils.seeding.np_random(seed)`: returns the generator and the seed actually used,
- * so an unseeded env can still report (and reproduce) its seed.
+ * `gymnasium.utils.seeding.np_random(seed)`: numpy's PCG64 Generator seeded through `SeedSequence(seed)`, and the seed
+ * used. Without a seed, a fresh one from OS entropy (53 bits, so that it can be reported and given back to reproduce
+ * the stream; numpy draws 128).
  */
-export function npRandom(seed?: number): [RandomGenerator, number] {
-  const used = seed ?? randomSeed();
-  return [new RandomGenerator(used), used];
+export function npRandom(seed?: number): [NumpyGenerator, number] {
+  const used = seed ?? randomBytes(8).readBigUInt64LE(0) >> 11n;
+  return [new NumpyGenerator(used), Number(used)];
 }
 
 /**
