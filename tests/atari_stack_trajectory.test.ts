@@ -79,9 +79,8 @@ function* trajectory(
 }
 
 /**
- * Digests of `steps` agent steps each. First recorded with the plain emulator and wrappers of commit 2578d23 (before
- * the speed work); re-recorded when the envs' generators became numpy's PCG64 (NoopResetEnv's counts changed), from
- * this test's run in which the fast and the reference stack agreed on every record (assertSameAsReference).
+ * Digests of `steps` agent steps each, from a run of this test in which the fast and the reference stack agreed on
+ * every record (assertSameAsReference), with the envs' seeded PCG64 generators deciding NoopResetEnv's counts.
  */
 const CASES = [
   {
