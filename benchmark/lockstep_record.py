@@ -27,6 +27,7 @@ import torch
 import torch.utils.tensorboard
 
 ARGV = ["--env-id", "Hopper-v4", "--seed", "1", "--total-timesteps", "6144", "--num-envs", "1"]
+# An optional third argument: other total timesteps, for a longer run than the fixture's.
 
 
 def b64(array, dtype):
@@ -141,4 +142,6 @@ def main(script, out_path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        ARGV[ARGV.index("--total-timesteps") + 1] = sys.argv[3]
     main(sys.argv[1], sys.argv[2])
