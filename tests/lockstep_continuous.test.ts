@@ -29,8 +29,12 @@ interface Recording {
   steps: string;
 }
 
+// LOCKSTEP_RECORDING names another recording (a longer run of the recorder) to print its table.
 const recording: Recording = JSON.parse(
-  readFileSync(new URL("fixtures/lockstep/ppo_continuous_action_hopper.json", import.meta.url), "utf8"),
+  readFileSync(
+    process.env.LOCKSTEP_RECORDING ?? new URL("fixtures/lockstep/ppo_continuous_action_hopper.json", import.meta.url),
+    "utf8",
+  ),
 );
 const float32s = (b64: string) => {
   const bytes = Buffer.from(b64, "base64");
@@ -305,6 +309,14 @@ after(() => {
       ];
       console.log(`  ${tag}: CleanRL ${theirs} ours ${mine} diff ${(mine - theirs).toExponential(2)}`);
     }
+  }
+  const theirs = theirSteps();
+  for (let iteration = 1; iteration <= theirs.length / minibatchesPerIteration; iteration++) {
+    const last = iteration * minibatchesPerIteration - 1;
+    const logstd = (row: number[]) => row.slice(7).map((v) => v.toFixed(5));
+    console.log(
+      `log-std after iteration ${iteration}: CleanRL ${logstd(theirs[last])} ours ${logstd(ours.steps[last])}`,
+    );
   }
   console.log(`first clip-fraction flip: minibatch ${firstClipFlip()} of ${ours.steps.length}`);
 });
