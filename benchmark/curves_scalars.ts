@@ -87,7 +87,8 @@ function format(x: number): string {
 const sides = { ours: readSide(cli.ours), CleanRL: readSide(cli.cleanrl) };
 const windows = parseWindows(cli.windows);
 const allRuns = [...sides.ours, ...sides.CleanRL];
-const lastStep = cli.steps ?? Math.max(...allRuns.flatMap((r) => r.entries.map((e) => e.step)));
+// A reduce, not Math.max(...steps): a dozen 1M-step runs log more entries than a call's arguments may hold.
+const lastStep = cli.steps ?? allRuns.reduce((m, r) => r.entries.reduce((n, e) => Math.max(n, e.step), m), 0);
 const tagsOf = (r: Run) => new Set(r.entries.map((e) => e.tag));
 const shared = [...tagsOf(allRuns[0])].filter((tag) => allRuns.every((r) => tagsOf(r).has(tag))).sort();
 const tags = cli.tags === "" ? shared.filter((tag) => tag !== "charts/SPS") : cli.tags.split(",");
