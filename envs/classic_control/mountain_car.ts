@@ -4,7 +4,7 @@
 // x = 0.5. Actions: 0 push left, 1 no push, 2 push right. -1 per step until the goal, so returns count steps.
 
 import { Env, type Info, type Metadata, type ResetArgs, type StepResult } from "../gymnasium/core.ts";
-import type { Random } from "../torch/rng.ts";
+import type { NumpyGenerator } from "../torch/rng.ts";
 import { Box, Discrete, type Float32Box } from "../gymnasium/spaces.ts";
 import { maybeParseResetBounds } from "./utils.ts";
 import { Canvas, type Frame, type Point, boxPolygon, rotate } from "./raster.ts";
@@ -19,7 +19,7 @@ export interface MountainCarKwargs {
  * The initial state both MountainCar variants reset to: position ~ U(-0.6, -0.4) (or the `low` / `high` reset
  * options) and velocity 0, since the car always starts at rest.
  */
-export function mountainCarStartState(rng: Random, options: Record<string, unknown> | undefined): Float64Array {
+export function mountainCarStartState(rng: NumpyGenerator, options: Record<string, unknown> | undefined): Float64Array {
   const [low, high] = maybeParseResetBounds(options, -0.6, -0.4);
   return Float64Array.of(rng.uniform(low, high), 0);
 }

@@ -7,8 +7,6 @@
 //   give unrelated streams. It is the stand-in for torch's default generator (`defaultGenerator`, `manualSeed`):
 //   layer init, action sampling and minibatch shuffles. It does not reproduce torch's MT19937 stream; what matters
 //   there is that it is seeded, checkpointed with the run, and independent of the environments' PCG64 streams.
-//
-// Both implement `Random`, the methods call sites use.
 
 import { randomBytes } from "node:crypto";
 
@@ -16,21 +14,12 @@ import { NumpyGenerator } from "./numpy_random.ts";
 
 export { NumpyGenerator, SeedSequence, type Pcg64State } from "./numpy_random.ts";
 
-/** What a seeded generator offers: numpy's `Generator` method names, shared by both families. */
-export interface Random {
-  random(): number;
-  uniform(low?: number, high?: number): number;
-  integers(low: number, high: number): number;
-  normal(loc?: number, scale?: number): number;
-  exponential(): number;
-}
-
 export interface RandomState {
   s: number[];
   spareNormal: number | null;
 }
 
-export class RandomGenerator implements Random {
+export class RandomGenerator {
   private s0 = 0;
   private s1 = 0;
   private s2 = 0;
@@ -126,11 +115,6 @@ export class RandomGenerator implements Random {
     const r = Math.sqrt(-2 * Math.log(u));
     this.spareNormal = r * Math.sin(2 * Math.PI * v);
     return mean + std * r * Math.cos(2 * Math.PI * v);
-  }
-
-  /** Exponential with scale 1, like `rng.exponential()` (used by Box.sample on half-bounded dimensions). */
-  exponential(): number {
-    return -Math.log(1 - this.random());
   }
 }
 
