@@ -61,12 +61,12 @@ ppo_continuous_action HalfCheetah-v4 3 1000000
 ppo_continuous_action Walker2d-v4 3 1000000
 ppo_continuous_action Hopper-v4 5 1000000
 ppo_continuous_action Hopper-v4 6 1000000
+ppo_atari BreakoutNoFrameskip-v4 1 1000000
+ppo_atari BreakoutNoFrameskip-v4 2 1000000
 ppo_continuous_action Hopper-v4 7 1000000
 ppo_continuous_action HalfCheetah-v4 4 1000000
 ppo_continuous_action HalfCheetah-v4 5 1000000
 ppo_continuous_action Hopper-v4 8 1000000
-ppo_atari BreakoutNoFrameskip-v4 1 1000000
-ppo_atari BreakoutNoFrameskip-v4 2 1000000
 "
 
 commit_csv() {
