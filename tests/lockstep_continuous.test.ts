@@ -29,7 +29,8 @@ interface Recording {
   steps: string;
 }
 
-// LOCKSTEP_RECORDING names another recording (a longer run of the recorder) to print its table.
+// LOCKSTEP_RECORDING names another recording (a longer run of the recorder) to print its table; LOCKSTEP_BACKEND
+// runs ours on another backend than cpu (wasm, the learning runs' backend).
 const recording: Recording = JSON.parse(
   readFileSync(
     process.env.LOCKSTEP_RECORDING ?? new URL("fixtures/lockstep/ppo_continuous_action_hopper.json", import.meta.url),
@@ -143,7 +144,7 @@ before(async () => {
   workDir = mkdtempSync(join(tmpdir(), "lockstep-"));
   process.chdir(workDir);
   try {
-    await main([...recording.argv, "--backend", "cpu"]);
+    await main([...recording.argv, "--backend", process.env.LOCKSTEP_BACKEND ?? "cpu"]);
   } finally {
     process.chdir(home);
     Agent.prototype.getActionAndValue = getActionAndValue;
