@@ -50,6 +50,27 @@ test("orthogonal init is reproducible from the seed and differs across seeds", (
   assert.notDeepEqual(orthogonal([8, 8], 1, new RandomGenerator(5)), orthogonal([8, 8], 1, new RandomGenerator(6)));
 });
 
+test("orthogonal init is uniform over orthogonal matrices, as torch's sign-fixed QR: no entry or trace leans", () => {
+  // For Q uniform (Haar) on O(8): E[Q_ij] = 0, E[Q_ij^2] = 1/8, E[tr Q] = 0, Var[tr Q] = 1. A QR without torch's
+  // sign fix (Householder's R has a negative diagonal) puts E[Q_00] near -0.27 and E[tr Q] near -2.2.
+  const n = 8;
+  const draws = 4000;
+  const rng = new RandomGenerator(3);
+  let q00 = 0;
+  let q00Squared = 0;
+  let trace = 0;
+  for (let d = 0; d < draws; d++) {
+    const q = orthogonal([n, n], 1, rng);
+    q00 += q[0];
+    q00Squared += q[0] ** 2;
+    for (let i = 0; i < n; i++) trace += q[i * n + i];
+  }
+  // Five standard errors: sqrt(1/8 / 4000) for the entry, sqrt(1 / 4000) for the trace.
+  assert.ok(Math.abs(q00 / draws) < 5 * Math.sqrt(1 / n / draws), `mean Q_00 = ${q00 / draws}`);
+  assert.ok(Math.abs(q00Squared / draws - 1 / n) < 0.01, `mean Q_00^2 = ${q00Squared / draws}`);
+  assert.ok(Math.abs(trace / draws) < 5 * Math.sqrt(1 / draws), `mean trace = ${trace / draws}`);
+});
+
 test("clipGradNorm scales every gradient by maxNorm / (global norm + 1e-6) when the norm exceeds maxNorm", () => {
   tf.tidy(() => {
     // Global norm of [3] and [4] is 5.
