@@ -34,6 +34,8 @@ die() {
 [ -x "$SNAPSHOT/node_modules/.bin/tsx" ] ||
   die "no checkout with node_modules at $SNAPSHOT (git worktree add --detach $SNAPSHOT main; link node_modules)"
 [ -x "$CURVES_DIR/venv/bin/python" ] || die "no CleanRL venv: run 'bash benchmark/cleanrl_side.sh setup' first"
+# Each finished run is read back into its CSV by benchmark/curves_record.ts, run from this checkout.
+[ -x "$ROOT/node_modules/.bin/tsx" ] || die "no node_modules in $ROOT (npm ci there, or link another checkout's)"
 
 # variant env seed steps, in the order they run; each line runs ours, then CleanRL's.
 JOBS="
