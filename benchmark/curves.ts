@@ -286,7 +286,9 @@ function chartSpec(
       text: `${envId}: episodic return vs ${axis === "step" ? "global step" : "wall-clock time"}`,
       subtitle: [
         `line: mean over seeds; band: min–max over seeds; a seed's point: mean of its last ${WINDOW} episodes`,
-        ...(axis === "seconds" ? ["one run at a time, nice 19, on a machine shared with other work"] : []),
+        ...(axis === "seconds"
+          ? ["nice 19, beside other runs and work on a shared machine (each CSV records its load averages)"]
+          : []),
         `runs: ${machines.join("; ") || "machine not recorded"}, ${runDates}`,
         `drawn by \`${COMMAND}\` on ${drawnOn}`,
       ],
