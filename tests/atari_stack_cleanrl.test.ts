@@ -13,8 +13,9 @@ import { ROM_DIR, skipWithoutRom } from "./helpers.ts";
 
 process.env.ALE_ROMS_DIR = ROM_DIR;
 
-const fixture = JSON.parse(readFileSync(new URL("fixtures/atari_stack_cleanrl.json", import.meta.url), "utf8")) as
-  StackOptions & { digest: string; games: { step: number; env: number; r: number; l: number }[] };
+const fixture = JSON.parse(
+  readFileSync(new URL("fixtures/atari_stack_cleanrl.json", import.meta.url), "utf8"),
+) as StackOptions & { digest: string; games: { step: number; env: number; r: number; l: number }[] };
 
 test(
   "ppo_atari.ts's env stack gives CleanRL's observations, clipped rewards, flags and games, step for step",
