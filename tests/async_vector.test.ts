@@ -3,7 +3,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
 
@@ -81,19 +80,6 @@ class ExitingEnv extends CounterEnv {
   }
 }
 
-/** About `work` milliseconds of pure computation per step. */
-class BusyEnv extends CounterEnv {
-  sink = 0;
-  constructor(readonly work: number) {
-    super(0, 1_000_000, false);
-  }
-  override step(action: number): StepResult<Float32Array> {
-    const end = performance.now() + this.work;
-    while (performance.now() < end) for (let i = 0; i < 1000; i++) this.sink += Math.sqrt(i + this.sink);
-    return super.step(action);
-  }
-}
-
 /** Loops `iterations` times per step: CPU work that, unlike a deadline, does not finish while the process is stopped. */
 export function spin(iterations: number): number {
   let x = 0;
@@ -125,8 +111,6 @@ export function makeEnv(kind: string, ...params: number[]): () => Env {
       return () => new FaultyEnv(kind);
     case "exit":
       return () => new ExitingEnv(0, 100, false);
-    case "busy":
-      return () => new BusyEnv(params[0]);
     case "spin":
       return () => new SpinEnv(params[0]);
   }
@@ -407,39 +391,5 @@ function registerTests(): void {
     assert.equal(child.status, 0, `exit ${child.status} ${child.signal ?? ""}\n${child.stdout}\n${child.stderr}`);
     // The seeds 5 and 6 reached the two envs: the observation's fourth value is the seed.
     assert.match(child.stdout, /child ok 5 6/);
-  });
-
-  test("two workers step a CPU-bound env in parallel, faster than SyncVectorEnv", (t) => {
-    if (availableParallelism() < 2) return t.skip("needs 2 cores");
-    const steps = 60;
-    const work = 4; // ms per step per env
-    const syncEnvs = new SyncVectorEnv([makeEnv("busy", work), makeEnv("busy", work)]);
-    const asyncEnvs = new AsyncVectorEnv([spec("busy", work), spec("busy", work)]);
-    try {
-      const time = (envs: { reset(): unknown; step(a: number[]): unknown }) => {
-        envs.reset();
-        envs.step([0, 0]);
-        const start = performance.now();
-        for (let i = 0; i < steps; i++) envs.step([0, 0]);
-        return performance.now() - start;
-      };
-      // Best of two rounds, so one burst of outside load does not decide.
-      let syncMs = time(syncEnvs);
-      let asyncMs = time(asyncEnvs);
-      if (syncMs / asyncMs < 1.3) {
-        syncMs = time(syncEnvs);
-        asyncMs = time(asyncEnvs);
-      }
-      const speedup = syncMs / asyncMs;
-      const load = loadavg()[0];
-      // Other processes can take the second core; only an idle-enough machine can be held to the speed-up.
-      if (speedup < 1.3 && load > 1)
-        return t.skip(
-          `speed-up ${speedup.toFixed(2)}x with load average ${load.toFixed(1)}: machine too busy to judge`,
-        );
-      assert.ok(speedup > 1.3, `sync ${syncMs.toFixed(0)} ms, async ${asyncMs.toFixed(0)} ms: ${speedup.toFixed(2)}x`);
-    } finally {
-      asyncEnvs.close();
-    }
   });
 }
