@@ -40,7 +40,8 @@ def main(rec_dir: str, cleanrl_script: str, fixture: str | None) -> int:
 
     register_v0_v4_envs()
     # ppo_atari.py imports cleanrl_utils from the checkout's root, as when run from there.
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(cleanrl_script))))
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(cleanrl_script)))
+    sys.path.insert(0, checkout)
     # CleanRL's scripts keep their training under `if __name__ == "__main__"`: loading one defines make_env only.
     make_env = runpy.run_path(cleanrl_script, run_name="cleanrl_script")["make_env"]
     envs = gym.vector.SyncVectorEnv([make_env(meta["envId"], i, False, "atari-stack-check") for i in range(n)])
@@ -61,7 +62,7 @@ def main(rec_dir: str, cleanrl_script: str, fixture: str | None) -> int:
         theirs_flags.append(np.asarray(terminated, np.uint8) | (np.asarray(truncated, np.uint8) << 1))
         if theirs_digests[-1] != digests[t + 1]:
             what.append("observation")
-        if not np.array_equal(np.asarray(reward, np.float32), rewards[t]):
+        if not np.array_equal(theirs_rewards[-1], rewards[t]):
             what.append(f"reward {list(reward)} against {list(rewards[t])}")
         if not np.array_equal(theirs_flags[-1], flags[t]):
             what.append(f"flags {list(theirs_flags[-1])} against {list(flags[t])}")
@@ -85,7 +86,7 @@ def main(rec_dir: str, cleanrl_script: str, fixture: str | None) -> int:
         whole.update(np.stack(theirs_rewards).astype("<f4").tobytes())
         whole.update(np.stack(theirs_flags).astype(np.uint8).tobytes())
         versions = {m: __import__(m).__version__ for m in ("gymnasium", "ale_py", "cv2", "numpy")}
-        cleanrl_commit = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(cleanrl_script))), "COMMIT")
+        cleanrl_commit = os.path.join(checkout, "COMMIT")
         if os.path.exists(cleanrl_commit):
             versions["cleanrl"] = open(cleanrl_commit).read().strip()
         record = {

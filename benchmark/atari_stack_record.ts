@@ -70,10 +70,7 @@ export function recordStack(o: StackOptions): StackRecording {
     if (ball < paddle + 4) return LEFT;
     return NOOP;
   };
-  const digest = (obs: Uint8Array) =>
-    createHash("sha1")
-      .update(new Uint8Array(obs.buffer, obs.byteOffset, obs.byteLength))
-      .digest("hex");
+  const digest = (obs: Uint8Array) => createHash("sha1").update(obs).digest("hex");
 
   const n = o.numEnvs;
   const rec: StackRecording = {
@@ -108,7 +105,7 @@ export function recordStack(o: StackOptions): StackRecording {
 export function trajectoryDigest(rec: StackRecording): string {
   return createHash("sha1")
     .update(`${rec.digests.join("\n")}\n`)
-    .update(new Uint8Array(rec.rewards.buffer, rec.rewards.byteOffset, rec.rewards.byteLength))
+    .update(rec.rewards)
     .update(rec.flags)
     .digest("hex");
 }
